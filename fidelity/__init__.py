@@ -1,0 +1,72 @@
+"""param-fidelity: do text parameters survive the chain between caller and tool?
+
+``compare(sent, received)`` names every rewrite in the vocabulary of ``KINDS``;
+``survey(target)`` pushes the payload catalogue through a chain and returns the
+transformation map and its contract card. Importing this package stays light: the
+survey, card, Hypothesis, httpx and MCP machinery load only when used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fidelity._compare import Comparison, Transformation, assert_faithful, compare
+from fidelity._errors import FidelityError, TargetError, UsageError
+from fidelity._kinds import FAMILIES, KINDS, Kind, Status
+from fidelity._observation import Direction, Hop, Observation
+from fidelity._payload import Payload
+from fidelity._probe import Probe
+from fidelity._render import safe
+
+if TYPE_CHECKING:
+    from fidelity._card import Card
+    from fidelity._survey import FamilyOutcome, Survey, survey
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FAMILIES",
+    "KINDS",
+    "Card",
+    "Comparison",
+    "Direction",
+    "FamilyOutcome",
+    "FidelityError",
+    "Hop",
+    "Kind",
+    "Observation",
+    "Payload",
+    "Probe",
+    "Status",
+    "Survey",
+    "TargetError",
+    "Transformation",
+    "UsageError",
+    "__version__",
+    "assert_faithful",
+    "compare",
+    "safe",
+    "survey",
+]
+
+_LAZY = {
+    "survey": "fidelity._survey",
+    "Survey": "fidelity._survey",
+    "FamilyOutcome": "fidelity._survey",
+    "Card": "fidelity._card",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fidelity' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,87 @@
+"""The ``fidelity`` command: one subcommand per module, dispatched here.
+
+Every subcommand module defines ``register(subparsers)``, which adds its parser and
+sets ``run`` (a function ``argparse.Namespace -> int``). Registration imports nothing
+heavy; the work happens in ``run``. Errors end as one sentence on stderr and an exit
+code, never a traceback:
+
+    0  nothing unexpected        2  usage error
+    1  unexpected rewrites       3  target unreachable or protocol failure
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from fidelity._errors import TargetError, UsageError
+from fidelity._render import safe
+
+__all__ = ["EXIT_DIFFERENT", "EXIT_OK", "EXIT_TARGET", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+EXIT_DIFFERENT = 1
+EXIT_USAGE = 2
+EXIT_TARGET = 3
+
+_COMMANDS = ("survey", "probe", "reflect", "compare", "card")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from fidelity import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="fidelity",
+        description="Find and name the rewrites a transport chain applies to text parameters.",
+    )
+    parser.add_argument("--version", action="version", version=f"param-fidelity {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMANDS:
+        try:  # DEV: tolerate subcommands still being written; removed before release
+            module = importlib.import_module(f"fidelity._cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"fidelity._cli.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def error(message: str) -> None:
+    """Print one terminal-safe error sentence on stderr."""
+    print(f"fidelity: {safe(message)}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        code: int = run(args)
+    except UsageError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    except TargetError as exc:
+        error(str(exc))
+        return EXIT_TARGET
+    except KeyboardInterrupt:
+        error("interrupted; results gathered so far were kept where an output file was given.")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        if os.environ.get("FIDELITY_DEBUG"):
+            raise
+        error(
+            f"internal error ({type(exc).__name__}: {exc}); "
+            "rerun with FIDELITY_DEBUG=1 for the traceback and report it."
+        )
+        return 4
+    return code

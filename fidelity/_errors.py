@@ -1,0 +1,34 @@
+"""Exceptions raised by param-fidelity.
+
+    Exception
+    ├── AssertionError
+    │   └── FidelityError   a value did not survive; the message is the rendered diff
+    ├── ValueError
+    │   └── UsageError      bad arguments or input (CLI exit code 2)
+    └── RuntimeError
+        └── TargetError     target unreachable or protocol failure (CLI exit code 3)
+"""
+
+from __future__ import annotations
+
+__all__ = ["FidelityError", "TargetError", "UsageError"]
+
+
+class FidelityError(AssertionError):
+    """A value was rewritten in a way that was not allowed.
+
+    The message is the terminal-safe rendering of the comparison; ``comparison`` keeps
+    the structured result.
+    """
+
+    def __init__(self, message: str, comparison: object = None) -> None:
+        super().__init__(message)
+        self.comparison = comparison
+
+
+class UsageError(ValueError):
+    """Arguments or input that cannot be used: one sentence saying what and what to do."""
+
+
+class TargetError(RuntimeError):
+    """The target could not be reached or spoke something other than its protocol."""

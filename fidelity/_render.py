@@ -1,0 +1,106 @@
+"""Terminal-safe rendering of payload text.
+
+Payloads are hostile to terminals: an ESC sequence can rewrite the screen, a bidi
+override can reorder what a reader sees, an invisible character hides an edit. Every
+piece of payload text that param-fidelity prints goes through :func:`safe`, which keeps
+ordinary printable characters and shows everything else as a ``[U+XXXX NAME]`` badge.
+Grapheme clusters are kept whole: a combining mark stays with its base character, and
+only marks with nothing to attach to become badges.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+__all__ = ["badge", "codepoints", "is_unsafe", "safe"]
+
+_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+
+# Names for code points that unicodedata does not name (controls) or names unhelpfully.
+_NAMES: dict[int, str] = {
+    0x00: "NULL", 0x01: "START OF HEADING", 0x02: "START OF TEXT", 0x03: "END OF TEXT",
+    0x04: "END OF TRANSMISSION", 0x05: "ENQUIRY", 0x06: "ACKNOWLEDGE", 0x07: "BELL",
+    0x08: "BACKSPACE", 0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED",
+    0x0B: "LINE TABULATION", 0x0C: "FORM FEED", 0x0D: "CARRIAGE RETURN",
+    0x0E: "SHIFT OUT", 0x0F: "SHIFT IN", 0x10: "DATA LINK ESCAPE",
+    0x11: "DEVICE CONTROL ONE", 0x12: "DEVICE CONTROL TWO", 0x13: "DEVICE CONTROL THREE",
+    0x14: "DEVICE CONTROL FOUR", 0x15: "NEGATIVE ACKNOWLEDGE", 0x16: "SYNCHRONOUS IDLE",
+    0x17: "END OF TRANSMISSION BLOCK", 0x18: "CANCEL", 0x19: "END OF MEDIUM",
+    0x1A: "SUBSTITUTE", 0x1B: "ESCAPE", 0x1C: "FILE SEPARATOR", 0x1D: "GROUP SEPARATOR",
+    0x1E: "RECORD SEPARATOR", 0x1F: "UNIT SEPARATOR", 0x7F: "DELETE",
+    0x85: "NEXT LINE", 0x9B: "CONTROL SEQUENCE INTRODUCER",
+}  # fmt: skip
+
+# Categories whose characters are never printed raw.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def _name(cp: int) -> str:
+    if cp in _NAMES:
+        return _NAMES[cp]
+    if 0xD800 <= cp <= 0xDFFF:
+        return "LOW SURROGATE" if cp >= 0xDC00 else "HIGH SURROGATE"
+    if 0x80 <= cp <= 0x9F:
+        return "C1 CONTROL"
+    try:
+        return unicodedata.name(chr(cp))
+    except ValueError:
+        return "UNASSIGNED" if unicodedata.category(chr(cp)) == "Cn" else "UNNAMED"
+
+
+def badge(char: str) -> str:
+    """Return the badge for one code point, e.g. ``[U+200B ZERO WIDTH SPACE]``."""
+    cp = ord(char)
+    return f"[U+{cp:04X} {_name(cp)}]"
+
+
+def codepoints(text: str) -> str:
+    """Return ``text`` as space-separated ``U+XXXX`` code points (empty for ``""``)."""
+    return " ".join(f"U+{ord(c):04X}" for c in text)
+
+
+def is_unsafe(char: str) -> bool:
+    """True when one code point must not reach a terminal raw.
+
+    Controls (tab and line feed included), format and bidi characters, surrogates,
+    private-use and unassigned code points, line and paragraph separators, and every
+    space other than U+0020 (an NBSP looks like a space but is not one).
+    """
+    cat = unicodedata.category(char)
+    if cat in _UNSAFE_CATEGORIES:
+        return True
+    return cat == "Zs" and char != " "
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char) in ("Mn", "Me", "Mc")
+
+
+def safe(text: str) -> str:
+    """Return ``text`` with every unsafe code point shown as a badge.
+
+    Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
+    consists only of combining marks, is spelled out badge by badge. Variation
+    selectors and other marks that follow an unsafe base are badges too. The result
+    contains only printable characters and U+0020.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    out: list[str] = []
+    for cluster in _GRAPHEME.findall(text):
+        first = cluster[0]
+        if is_unsafe(first) or _is_mark(first):
+            out.extend(badge(c) for c in cluster)
+            continue
+        out.append(first)
+        for i, c in enumerate(cluster[1:], start=1):
+            # A ZWJ joining two pictures inside one emoji sequence is part of the
+            # picture; any other format character is shown.
+            joins = c == "\u200d" and i < len(cluster) - 1
+            if is_unsafe(c) and not joins:
+                out.append(badge(c))
+            else:
+                out.append(c)
+    return "".join(out)

@@ -1,0 +1,95 @@
+"""Probes: push payload texts through real chains and report what arrived.
+
+In-process chains of real serialization libraries (``json``, ``yaml``, ``xml_text``,
+...), any callable (``function``), compositions that blame the first hop that changed
+a value (``chain``), HTTP endpoints (``http``, over httpx) and MCP servers (``mcp``,
+over the official SDK), plus the reference reflector servers. Every name loads its
+module on first use, so importing ``probes`` costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from probes._chain import ChainHop, ChainProbe, chain, function, hop
+    from probes._hops import (
+        argv,
+        builtin_hops,
+        csv,
+        email_header,
+        env,
+        form,
+        json,
+        pipe,
+        query,
+        text_file,
+        toml,
+        xml_attr,
+        xml_text,
+        yaml,
+    )
+    from probes._http import HttpProbe, http
+    from probes._http_reflector import HttpReflector, http_reflector
+    from probes._mcp import McpProbe, mcp
+    from probes._mcp_reflector import McpReflector, mcp_reflector
+    from probes._target import BuiltinTarget
+
+__all__ = [
+    "BuiltinTarget",
+    "ChainHop",
+    "ChainProbe",
+    "HttpProbe",
+    "HttpReflector",
+    "McpProbe",
+    "McpReflector",
+    "argv",
+    "builtin_hops",
+    "chain",
+    "csv",
+    "email_header",
+    "env",
+    "form",
+    "function",
+    "hop",
+    "http",
+    "http_reflector",
+    "json",
+    "mcp",
+    "mcp_reflector",
+    "pipe",
+    "query",
+    "text_file",
+    "toml",
+    "xml_attr",
+    "xml_text",
+    "yaml",
+]
+
+_MODULES = {
+    "probes._chain": ("ChainHop", "ChainProbe", "chain", "function", "hop"),
+    "probes._hops": (
+        "argv", "builtin_hops", "csv", "email_header", "env", "form", "json", "pipe",
+        "query", "text_file", "toml", "xml_attr", "xml_text", "yaml",
+    ),
+    "probes._http": ("HttpProbe", "http"),
+    "probes._http_reflector": ("HttpReflector", "http_reflector"),
+    "probes._mcp": ("McpProbe", "mcp"),
+    "probes._mcp_reflector": ("McpReflector", "mcp_reflector"),
+    "probes._target": ("BuiltinTarget",),
+}  # fmt: skip
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'probes' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
