@@ -67,6 +67,9 @@ __all__ = [
     "yaml",
 ]
 
+#: Marks this package as param-fidelity's, so a shadowing local ``probes`` is detected.
+__param_fidelity__ = True
+
 _MODULES = {
     "probes._chain": ("ChainHop", "ChainProbe", "chain", "function", "hop"),
     "probes._hops": (

@@ -1,0 +1,118 @@
+"""The public names are pinned; importing the core stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import fidelity
+import probes
+
+FIDELITY_ALL = {
+    "FAMILIES",
+    "KINDS",
+    "Card",
+    "Comparison",
+    "Direction",
+    "FamilyOutcome",
+    "FidelityError",
+    "Hop",
+    "Kind",
+    "Observation",
+    "Payload",
+    "Probe",
+    "Status",
+    "Survey",
+    "TargetError",
+    "Transformation",
+    "UsageError",
+    "__version__",
+    "assert_faithful",
+    "compare",
+    "safe",
+    "survey",
+}
+
+PROBES_ALL = {
+    "BuiltinTarget",
+    "ChainHop",
+    "ChainProbe",
+    "HttpProbe",
+    "HttpReflector",
+    "McpProbe",
+    "McpReflector",
+    "argv",
+    "builtin_hops",
+    "chain",
+    "csv",
+    "email_header",
+    "env",
+    "form",
+    "function",
+    "hop",
+    "http",
+    "http_reflector",
+    "json",
+    "mcp",
+    "mcp_reflector",
+    "pipe",
+    "query",
+    "text_file",
+    "toml",
+    "xml_attr",
+    "xml_text",
+    "yaml",
+}
+
+
+def test_fidelity_all_is_pinned() -> None:
+    assert set(fidelity.__all__) == FIDELITY_ALL
+    assert len(fidelity.__all__) == len(FIDELITY_ALL)
+
+
+def test_every_fidelity_name_resolves_and_is_documented() -> None:
+    for name in fidelity.__all__:
+        value = getattr(fidelity, name)
+        if callable(value) and not isinstance(value, type(fidelity)):
+            assert (value.__doc__ or "").strip(), f"fidelity.{name} has no docstring"
+
+
+def test_probes_all_is_pinned() -> None:
+    assert set(probes.__all__) == PROBES_ALL
+
+
+def test_every_probes_name_resolves() -> None:
+    for name in probes.__all__:
+        value = getattr(probes, name)
+        assert (value.__doc__ or "").strip(), f"probes.{name} has no docstring"
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    for module in (fidelity, probes):
+        try:
+            module.no_such_name  # type: ignore[attr-defined]  # noqa: B018
+        except AttributeError as exc:
+            assert "no_such_name" in str(exc)
+        else:
+            raise AssertionError("expected AttributeError")
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"{statement}\nimport sys\nprint('\\n'.join(sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    return set(out.split())
+
+
+HEAVY = {"hypothesis", "httpx", "mcp", "strategies", "probes._http", "probes._mcp", "yaml"}
+
+
+def test_import_fidelity_is_light() -> None:
+    loaded = _modules_after("import fidelity; fidelity.compare('a', 'b')")
+    assert not (HEAVY & loaded), sorted(HEAVY & loaded)
+
+
+def test_import_probes_is_light() -> None:
+    loaded = _modules_after("import probes")
+    assert not (HEAVY & loaded), sorted(HEAVY & loaded)
