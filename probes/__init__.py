@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from probes._http import HttpProbe, http
     from probes._http_reflector import HttpReflector, http_reflector
-    from probes._mcp import McpProbe, mcp
+    from probes._mcp import McpProbe, McpTool, mcp
     from probes._mcp_reflector import McpReflector, mcp_reflector
     from probes._target import BuiltinTarget
 
@@ -44,6 +44,7 @@ __all__ = [
     "HttpReflector",
     "McpProbe",
     "McpReflector",
+    "McpTool",
     "argv",
     "builtin_hops",
     "chain",
@@ -78,7 +79,7 @@ _MODULES = {
     ),
     "probes._http": ("HttpProbe", "http"),
     "probes._http_reflector": ("HttpReflector", "http_reflector"),
-    "probes._mcp": ("McpProbe", "mcp"),
+    "probes._mcp": ("McpProbe", "McpTool", "mcp"),
     "probes._mcp_reflector": ("McpReflector", "mcp_reflector"),
     "probes._target": ("BuiltinTarget",),
 }  # fmt: skip

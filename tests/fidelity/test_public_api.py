@@ -41,6 +41,7 @@ PROBES_ALL = {
     "HttpReflector",
     "McpProbe",
     "McpReflector",
+    "McpTool",
     "argv",
     "builtin_hops",
     "chain",

@@ -1,0 +1,429 @@
+"""One MCP client session on a private event loop, driven from synchronous code.
+
+The official SDK client is async and its transports run inside anyio task groups: a
+fault in a transport task (a server that exits, bytes that are not UTF-8, a value the
+SDK itself cannot encode) cancels the whole session. ``McpSession`` hosts the
+``mcp.Client`` in a task of its own on a background event loop, so such a death is
+caught, kept as ``failure`` and reported, and a new session can be opened.
+
+Two traps of the SDK are closed here: a stdio server's stderr goes to a bounded
+in-memory tail (never to our terminal), and the SDK's log records for lines it cannot
+parse (which carry the raw line, tracebacks included) are kept, bounded and rendered
+terminal-safe, instead of being printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from fidelity._errors import TargetError
+from fidelity._render import safe
+
+if TYPE_CHECKING:
+    from mcp import Client
+
+__all__ = [
+    "EventLoopThread",
+    "McpSession",
+    "SdkLogSink",
+    "StderrTail",
+    "UnparsableReply",
+    "describe_failure",
+]
+
+_T = TypeVar("_T")
+
+#: SDK loggers that print raw peer bytes (unparsable lines, failed responses).
+_SDK_LOGGERS = (
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
+    "mcp.client.session",
+    "mcp.client.client",
+    "mcp.shared.jsonrpc_dispatcher",
+)
+_TAIL_BYTES = 16384
+_MESSAGE_CHARS = 300
+
+
+class EventLoopThread:
+    """An asyncio event loop running in a daemon thread; coroutines are submitted to it."""
+
+    def __init__(self, name: str = "fidelity-mcp") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
+        """Schedule ``coro`` on the loop; return its future."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, _T], timeout: float) -> _T:
+        """Run ``coro`` on the loop and wait at most ``timeout`` seconds.
+
+        Raises ``TimeoutError`` (after cancelling the coroutine) when the bound runs out.
+        """
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"no answer within {timeout:g}s") from None
+
+    def stop(self) -> None:
+        """Stop the loop and join its thread (bounded)."""
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5.0)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+class StderrTail:
+    """A pipe whose write end is a server's stderr; keeps only the last bytes written."""
+
+    def __init__(self, limit: int = _TAIL_BYTES) -> None:
+        read_fd, write_fd = os.pipe()
+        self.file = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+        self._read = read_fd
+        self._buffer = bytearray()
+        self._written = 0
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="mcp-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._read, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._lock:
+                self._written += len(chunk)
+                self._buffer += chunk
+                del self._buffer[: -self._limit]
+        with contextlib.suppress(OSError):
+            os.close(self._read)
+
+    def settle(self, quiet: float = 0.05, bound: float = 0.5) -> None:
+        """Wait (at most ``bound`` seconds) until nothing new arrived for ``quiet`` seconds."""
+        deadline = time.monotonic() + bound
+        last = -1
+        while time.monotonic() < deadline:
+            with self._lock:
+                size = self._written
+            if size == last:
+                return
+            last = size
+            time.sleep(quiet)
+
+    def text(self, chars: int = 400) -> str:
+        """The last ``chars`` characters written, terminal-safe, on one line."""
+        with self._lock:
+            data = bytes(self._buffer)
+        tail = data.decode("utf-8", "replace").strip()[-chars:]
+        return safe(" | ".join(line.strip() for line in tail.splitlines() if line.strip()))
+
+    def close(self) -> None:
+        """Close our write end; the drain thread ends when the servers' copies close."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
+class SdkLogSink:
+    """Swallow the SDK's warning and error records while a probe is open; keep them.
+
+    The SDK logs a full traceback, raw line included, for every stdout line it cannot
+    parse. While any sink is installed those records are not printed; each installed
+    sink counts them and keeps the last few messages, bounded and terminal-safe, as
+    evidence for a ``broken`` or ``lost`` report.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.messages: collections.deque[str] = collections.deque(maxlen=5)
+
+    def keep(self, record: logging.LogRecord) -> None:
+        """Record one swallowed SDK message."""
+        self.count += 1
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record must not break the probe
+            message = str(record.msg)
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message = f"{message}: {type(exc).__name__}: {exc}"
+        self.messages.append(safe(message[:_MESSAGE_CHARS]))
+
+    def install(self) -> None:
+        """Start swallowing the SDK's records (shared by all open probes)."""
+        _FORWARD.add(self)
+
+    def uninstall(self) -> None:
+        """Stop, once no open probe needs it."""
+        _FORWARD.remove(self)
+
+
+class _Forward(logging.Filter):
+    """The one filter on the SDK loggers: hands records to every installed sink."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._sinks: list[SdkLogSink] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        for sink in list(self._sinks):
+            sink.keep(record)
+        return False
+
+    def add(self, sink: SdkLogSink) -> None:
+        with self._lock:
+            self._sinks.append(sink)
+            if len(self._sinks) == 1:
+                for name in _SDK_LOGGERS:
+                    logging.getLogger(name).addFilter(self)
+
+    def remove(self, sink: SdkLogSink) -> None:
+        with self._lock:
+            if sink in self._sinks:
+                self._sinks.remove(sink)
+            if not self._sinks:
+                for name in _SDK_LOGGERS:
+                    logging.getLogger(name).removeFilter(self)
+
+
+_FORWARD = _Forward()
+
+
+class UnparsableReply(Exception):
+    """The server's reply arrived but the SDK could not parse it; ``raw`` is the line."""
+
+    def __init__(self, reason: str, raw: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+def _raw_input(exc: Exception) -> tuple[str | None, str]:
+    """The raw line inside the SDK's parse error, and the parser's reason."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return None, ""
+    try:
+        first = errors()[0]
+    except Exception:  # not a pydantic ValidationError after all
+        return None, ""
+    raw = first.get("input") if isinstance(first, dict) else None
+    reason = str(first.get("msg", "")) if isinstance(first, dict) else ""
+    return (raw if isinstance(raw, str) else None), reason
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc``: groups flattened, causes and contexts followed."""
+    out: list[BaseException] = []
+    stack = [exc]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(item.exceptions)
+            continue
+        out.append(item)
+        for linked in (item.__cause__, item.__context__):
+            if linked is not None:
+                stack.append(linked)
+    return out
+
+
+def _is_cancel(exc: BaseException) -> bool:
+    return isinstance(exc, asyncio.CancelledError) or type(exc).__name__ == "Cancelled"
+
+
+def describe_failure(exc: BaseException) -> tuple[str, str, bool]:
+    """Name what killed a session: ``(error_type, message, client_side)``.
+
+    ``client_side`` is true when the SDK in this process failed to encode the value
+    (a lone surrogate cannot be written as UTF-8 JSON), i.e. before anything was sent.
+    """
+    leaves = [e for e in _leaves(exc) if not _is_cancel(e)] or [exc]
+    for leaf in leaves:
+        text = str(leaf)
+        if isinstance(leaf, UnicodeEncodeError) or (
+            type(leaf).__name__ == "PydanticSerializationError" and "UnicodeEncodeError" in text
+        ):
+            return (
+                type(leaf).__name__,
+                "the MCP client library could not encode the value "
+                f"({safe(text[:_MESSAGE_CHARS])}); the session died before it was sent",
+                True,
+            )
+    for leaf in leaves:
+        if isinstance(leaf, UnicodeDecodeError):
+            return (
+                "UnicodeDecodeError",
+                f"the server wrote bytes that are not UTF-8 ({safe(str(leaf)[:_MESSAGE_CHARS])}); "
+                "the session died",
+                False,
+            )
+    leaf = leaves[0]
+    return type(leaf).__name__, safe(str(leaf)[:_MESSAGE_CHARS]) or type(leaf).__name__, False
+
+
+class McpSession:
+    """One ``mcp.Client`` held open in its own task on ``loop``.
+
+    ``start()`` connects (bounded by ``timeout``) and lists the tools; ``call()`` runs
+    one ``tools/call``; ``failure`` is what ended the session, once ``dead`` is set.
+    """
+
+    def __init__(
+        self,
+        loop: EventLoopThread,
+        make_client: Callable[[Callable[[object], Awaitable[None]]], Client],
+        *,
+        timeout: float,
+    ) -> None:
+        self._loop = loop
+        self._make_client = make_client
+        self._timeout = timeout
+        self.client: Client | None = None
+        self.failure: BaseException | None = None
+        self.tools: list[Any] = []
+        self._dead = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._host: concurrent.futures.Future[None] | None = None
+        self._current: asyncio.Task[Any] | None = None
+        self._interrupted: UnparsableReply | None = None
+
+    @property
+    def dead(self) -> bool:
+        """True once the session ended, by a failure or by ``close()``."""
+        return self._dead.is_set()
+
+    def wait_dead(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the session to end; return whether it did."""
+        return self._dead.wait(timeout)
+
+    def start(self) -> None:
+        """Connect and list the tools; raise ``TargetError`` when that fails."""
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._host = self._loop.submit(self._hold(ready))
+        bound = self._timeout * 2 + 10
+        try:
+            ready.result(bound)
+        except concurrent.futures.TimeoutError:
+            self.close()
+            raise TargetError(
+                f"the MCP server did not complete the handshake within {bound:g}s."
+            ) from None
+        except BaseException as exc:
+            self.close()
+            error_type, message, _ = describe_failure(exc)
+            raise TargetError(f"could not open an MCP session ({error_type}: {message}).") from None
+
+    async def _hold(self, ready: concurrent.futures.Future[None]) -> None:
+        self._stop = asyncio.Event()
+        try:
+            async with self._make_client(self._on_message) as client:
+                self.client = client
+                listing = await client.list_tools()
+                self.tools = list(listing.tools)
+                cursor = listing.next_cursor
+                pages = 0
+                while cursor is not None and pages < 100:
+                    listing = await client.list_tools(cursor=cursor)
+                    self.tools.extend(listing.tools)
+                    cursor = listing.next_cursor
+                    pages += 1
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:  # the host task is outermost: keep what ended it
+            self.failure = exc
+            if not ready.done():
+                ready.set_exception(exc)
+        finally:
+            self.client = None
+            self._dead.set()
+
+    async def _on_message(self, message: object) -> None:
+        """Fail the call in flight at once when its reply reached us but the SDK dropped it.
+
+        The SDK's stdio client hands each line it cannot parse to the message handler
+        and otherwise ignores it: the call would wait for its timeout. A line that is
+        a JSON-RPC reply (by the standard ``json`` module, which is laxer, e.g. about
+        lone surrogate escapes) is the answer to the one call in flight.
+        """
+        if not isinstance(message, Exception) or self._current is None:
+            return
+        raw, reason = _raw_input(message)
+        if raw is None:
+            return
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return
+        if (
+            isinstance(parsed, dict)
+            and "id" in parsed
+            and ("result" in parsed or "error" in parsed)
+        ):
+            self._interrupted = UnparsableReply(reason, raw)
+            self._current.cancel()
+
+    def call(self, coro_fn: Callable[[Client], Awaitable[_T]], timeout: float) -> _T:
+        """Run ``coro_fn(client)`` on the loop, bounded by ``timeout`` seconds.
+
+        Raises ``ConnectionError`` when the session is already dead, ``TimeoutError``
+        when the bound runs out and ``UnparsableReply`` when the reply arrived but the
+        SDK could not parse it.
+        """
+        client = self.client
+        if client is None or self.dead:
+            raise ConnectionError("the MCP session is closed")
+        self._interrupted = None
+
+        async def run() -> _T:
+            self._current = asyncio.current_task()
+            try:
+                return await coro_fn(client)
+            except asyncio.CancelledError:
+                if self._interrupted is not None:
+                    raise self._interrupted from None
+                raise
+            finally:
+                self._current = None
+
+        return self._loop.run(run(), timeout)
+
+    def close(self) -> None:
+        """End the session (bounded: the SDK stops a stdio server within a few seconds)."""
+        stop = self._stop
+        if stop is not None and not self.dead:
+            self._loop.loop.call_soon_threadsafe(stop.set)
+        host = self._host
+        if host is not None and not self._dead.wait(12.0):
+            host.cancel()
+            self._dead.wait(3.0)

@@ -1,0 +1,202 @@
+"""probes.mcp against misbehaving and real servers: statuses, recovery, discovery,
+reading, and nothing raw on our terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from _needs import need_module
+from servers.mcp_support import PYTHON, SERVERS
+
+import probes
+from fidelity import Direction, Status, UsageError
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+HOSTILE = [PYTHON, str(SERVERS / "mcp_hostile.py")]
+RAW = ("\x1b", "\u202e", "\ufffd", "\udc80")
+
+
+@pytest.fixture(autouse=True)
+def _sdk() -> None:
+    need_module("mcp")
+
+
+@pytest.fixture(scope="module")
+def reflector_url() -> Iterator[str]:
+    """One Python reflector over Streamable HTTP for the module (sessions start fast)."""
+    need_module("mcp")
+    need_module("uvicorn")
+    with probes.mcp_reflector("http") as url:
+        assert isinstance(url, str)
+        yield url
+
+
+def _assert_terminal_clean(text: str) -> None:
+    for raw in RAW:
+        assert raw not in text
+
+
+def test_crash_after_n_calls_is_broken_then_the_session_is_re_established(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with probes.mcp([*HOSTILE, "--crash-after", "2"], timeout=5) as probe:
+        statuses = [probe.observe(f"v{i}“”").status for i in range(5)]
+    assert statuses[:2] == [Status.PRESERVED, Status.PRESERVED]
+    assert statuses[2] is Status.BROKEN
+    assert statuses[3:] == [Status.PRESERVED, Status.PRESERVED]
+    _assert_terminal_clean(capfd.readouterr().err)
+
+
+def test_broken_observation_says_what_happened() -> None:
+    with probes.mcp([*HOSTILE, "--crash-after", "0", "--log-stderr"], timeout=5) as probe:
+        obs = probe.observe("a\u202eb\x1b[31m")
+    assert obs.status is Status.BROKEN
+    assert not obs.client_side
+    assert "closed the connection" in obs.error
+    # The server logged the payload raw to its stderr; we show it only badge-rendered.
+    assert "[U+202E RIGHT-TO-LEFT OVERRIDE]" in obs.error
+    _assert_terminal_clean(obs.error)
+
+
+def test_noise_and_invalid_utf8_on_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    with probes.mcp([*HOSTILE, "--noise", "--log-stderr"], timeout=5) as probe:
+        first = probe.observe("alpha “x” beta")
+        second = probe.observe("alpha \u202e beta")
+    # Non-protocol lines (an ESC sequence, a bidi override, bytes that are not UTF-8)
+    # are skipped; the real replies arrive intact.
+    assert first.status is Status.PRESERVED
+    assert second.status is Status.PRESERVED
+    captured = capfd.readouterr()
+    _assert_terminal_clean(captured.err + captured.out)
+    assert "Traceback" not in captured.err
+
+
+def test_lone_surrogate_escape_in_a_reply_is_rejected_without_waiting() -> None:
+    with probes.mcp([*HOSTILE, "--surrogate-reply"], timeout=60) as probe:
+        obs = probe.observe("plain")
+        after = probe.observe("plain")
+    assert obs.status is Status.REJECTED
+    assert obs.error_type == "UnparsableReply"
+    assert "could not parse" in obs.error
+    assert obs.wire is not None
+    assert b"\\ud800" in obs.wire
+    assert after.status is Status.REJECTED  # the session survived
+
+
+def test_lone_surrogate_payload_is_a_client_side_failure() -> None:
+    with probes.mcp([*HOSTILE], timeout=5) as probe:
+        obs = probe.observe("a\ud800b")
+        after = probe.observe("ok")
+    assert obs.status is Status.BROKEN
+    assert obs.client_side
+    assert "client library could not encode" in obs.error
+    assert after.status is Status.PRESERVED
+
+
+def test_timeout_is_not_retried_and_the_survey_goes_on() -> None:
+    with probes.mcp([*HOSTILE, "--hang-on", "HANG"], timeout=0.5) as probe:
+        hung = probe.observe("HANG")
+        calls = probe.calls
+        after = probe.observe("fine")
+    assert hung.status is Status.TIMEOUT
+    assert calls == 1
+    assert after.status is Status.PRESERVED
+
+
+def test_unknown_tool_names_the_available_tools() -> None:
+    probe = probes.mcp(HOSTILE, tool="edit")
+    with pytest.raises(UsageError, match=r"tool='edit' is not offered.*its tools are: echo"):
+        probe.open()
+    probe.close()
+
+
+def test_unknown_param_names_the_arguments() -> None:
+    with (
+        pytest.raises(UsageError, match="its arguments are: text"),
+        probes.mcp(HOSTILE, param="body"),
+    ):
+        pass
+
+
+def test_destructive_tool_is_refused_unless_allowed() -> None:
+    target = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
+    args = {"path": "doc.txt", "new_string": "x"}
+    with pytest.raises(UsageError, match="destructiveHint"):
+        probes.mcp(target, tool="edit", param="old_string", args=args).open()
+    with probes.mcp(
+        target, tool="edit", param="old_string", args=args, allow_destructive=True
+    ) as probe:
+        info = probe.tool_info
+    assert info.destructive
+    assert info.annotations["destructiveHint"] is True
+    assert set(info.properties) == {"path", "old_string", "new_string"}
+
+
+def test_tool_discovery_lists_schemas_and_annotations(reflector_url: str) -> None:
+    with probes.mcp(reflector_url) as probe:
+        tools = {t.name: t for t in probe.tools}
+        assert set(tools) == {"echo", "reflect", "emit"}
+        assert tools["echo"].annotations["readOnlyHint"] is True
+        assert tools["emit"].input_schema["required"] == ["value"]
+        assert not probe.tool_info.destructive
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"),
+    [
+        ("text", "YeKAnGI="),
+        ("structured:base64", "YeKAnGI="),
+        ("structured:codepoints.1", 8220),
+        ("regex:^(YeKA)", "YeKA"),
+    ],
+)
+def test_read_modes(reflector_url: str, read: str, expected: object) -> None:
+    with probes.mcp(reflector_url, tool="reflect", read=read) as probe:
+        obs = probe.observe("a“b")
+    assert obs.received == expected
+    assert obs.parts == ()  # only the echo tool is split into directions
+
+
+def test_armored_read_measures_the_request_path(reflector_url: str) -> None:
+    with probes.mcp(reflector_url, tool="reflect", read="armored:$") as probe:
+        missing = probe.observe("x")
+    assert missing.status is Status.LOST
+    assert missing.direction is Direction.REQUEST
+
+
+def test_lost_when_the_value_is_not_where_read_expects_it() -> None:
+    with probes.mcp_reflector("stdio") as argv, probes.mcp(argv, read="regex:Echo: (.*)") as probe:
+        obs = probe.observe("hello")
+    assert obs.status is Status.LOST
+    assert "no text content matches" in obs.error
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"read": "json:text"}, "is not understood"),
+        ({"read": "regex:(a)(b)"}, "exactly one capture group"),
+        ({"read_args": {"path": "x"}}, "without read_tool"),
+        ({"timeout": 0}, "timeout"),
+        ({"transport": "http"}, "does not fit the target"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        probes.mcp(HOSTILE, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_shell_string_is_not_a_target() -> None:
+    with pytest.raises(UsageError, match="argv list"):
+        probes.mcp("python server.py")
+
+
+def test_unreachable_url_is_a_target_error() -> None:
+    from fidelity import TargetError
+
+    probe = probes.mcp("http://127.0.0.1:9/mcp", timeout=2)
+    with pytest.raises(TargetError):
+        probe.open()
+    probe.close()

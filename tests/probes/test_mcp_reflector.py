@@ -1,0 +1,135 @@
+"""Survey the reference MCP reflectors: Python SDK over stdio and Streamable HTTP,
+TypeScript SDK over stdio. What each chain does is established by running it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from _needs import need, need_executable, need_module
+from servers.mcp_support import SERVERS, catalogue, node_ready, one_per_family
+
+import fidelity
+import probes
+from fidelity import Direction, Status
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _by_direction(survey: fidelity.Survey) -> dict[Direction, list[fidelity.Observation]]:
+    out: dict[Direction, list[fidelity.Observation]] = {d: [] for d in Direction}
+    for obs in survey.observations:
+        for measured in (obs, *obs.parts):
+            out[measured.direction].append(measured)
+    return out
+
+
+def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> None:
+    """Everything but lone surrogates is preserved in every direction; surrogates fail
+    on the client side on the way in, and as ``response_surrogates`` on the way out."""
+    seen = _by_direction(survey)
+    for direction, observations in seen.items():
+        assert observations, direction
+        for obs in observations:
+            if not _has_surrogate(obs.sent):
+                assert obs.status is Status.PRESERVED, (direction, obs.payload_id, obs.error)
+            elif direction is Direction.RESPONSE:
+                assert obs.status in response_surrogates, (obs.payload_id, obs.status, obs.error)
+                assert not obs.client_side
+            else:
+                assert obs.status is Status.BROKEN, (direction, obs.payload_id, obs.error)
+                assert obs.client_side, obs.error
+                assert "could not encode" in obs.error
+    assert any(_has_surrogate(o.sent) for o in survey.observations)
+
+
+def test_python_reflector_over_stdio() -> None:
+    need_module("mcp")
+    payloads = catalogue()
+    surrogates = [p for p in payloads if _has_surrogate(p.text)]
+    payloads = tuple(p for p in payloads if not _has_surrogate(p.text)) + tuple(surrogates[:2])
+    with probes.mcp_reflector("stdio") as argv, probes.mcp(argv) as probe:
+        assert probe.splits_directions
+        survey = fidelity.survey(probe, payloads=payloads)
+    # The Python SDK server cannot write a lone surrogate: its stdio transport dies.
+    _check_chain(survey, {Status.BROKEN})
+
+
+def test_python_reflector_over_streamable_http() -> None:
+    need_module("mcp")
+    need_module("uvicorn")
+    payloads = one_per_family(catalogue())
+    with probes.mcp_reflector("http") as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert url.endswith("/mcp")
+        with probes.mcp(url) as probe:
+            survey = fidelity.survey(probe, payloads=payloads)
+    # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it.
+    _check_chain(survey, {Status.REJECTED})
+    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
+    assert all(o.error_type.startswith("MCPError") for o in response)
+
+
+def test_typescript_reflector_over_stdio() -> None:
+    need_module("mcp")
+    node = need_executable("node")
+    need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
+    payloads = catalogue()
+    with probes.mcp([node, str(SERVERS / "mcp_reflector.mjs")]) as probe:
+        assert probe.splits_directions
+        survey = fidelity.survey(probe, payloads=payloads)
+    # A JS string holds UTF-16 code units: a high+low surrogate pair sent as two code
+    # points arrives back as the one astral character; a lone surrogate is written as a
+    # JSON escape that the Python client cannot parse (it drops the line).
+    _check_chain(survey, {Status.REJECTED, Status.TRANSFORMED})
+    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
+    joined = [o for o in response if o.status is Status.TRANSFORMED]
+    lone = [o for o in response if o.status is Status.REJECTED]
+    assert joined
+    assert lone
+    for obs in joined:
+        assert obs.sent.encode("utf-16", "surrogatepass").decode("utf-16") == obs.received
+    for obs in lone:
+        assert obs.error_type == "UnparsableReply"
+        assert b"\\ud" in (obs.wire or b"").lower()
+
+
+def test_http_reflector_announces_its_url_on_stderr() -> None:
+    need_module("mcp")
+    need_module("uvicorn")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fidelity", "reflect", "mcp", "--transport", "http"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        assert line.startswith("mcp reflector listening on http://127.0.0.1:")
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert out == b""
+
+
+def test_reflector_rejects_unknown_transport() -> None:
+    with pytest.raises(fidelity.UsageError, match="not an MCP transport"):
+        probes.mcp_reflector("sse")  # type: ignore[arg-type]
+
+
+def test_builtin_targets_name_the_python_chains() -> None:
+    from probes._mcp_reflector import builtin_targets
+
+    targets = {t.name: t for t in builtin_targets()}
+    assert {"mcp.stdio", "mcp.http"} <= set(targets)
+    assert all(not t.unavailable for t in targets.values())
+    with targets["mcp.stdio"].open() as probe:
+        obs = probe.observe("“quoted”")
+    assert obs.status is Status.PRESERVED
+    assert [p.direction for p in obs.parts] == [Direction.REQUEST, Direction.RESPONSE]

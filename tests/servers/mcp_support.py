@@ -1,0 +1,38 @@
+"""Shared pieces of the MCP probe tests: payload sets and where the test servers live."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fidelity import Payload
+
+SERVERS = Path(__file__).resolve().parent
+NODE_MODULES = SERVERS / "node_modules"
+PYTHON = sys.executable
+
+
+def catalogue() -> tuple[Payload, ...]:
+    """The payload catalogue (strategies.catalogue)."""
+    from fidelity._imports import load
+
+    return tuple(load("strategies").catalogue())
+
+
+def one_per_family(payloads: tuple[Payload, ...], extra: int = 0) -> tuple[Payload, ...]:
+    """The first ``1 + extra`` payloads of each family (for slow transports)."""
+    seen: dict[str, int] = {}
+    out = []
+    for p in payloads:
+        family = p.families[0]
+        if seen.get(family, 0) <= extra:
+            out.append(p)
+            seen[family] = seen.get(family, 0) + 1
+    return tuple(out)
+
+
+def node_ready() -> bool:
+    """True when ``npm ci --prefix tests/servers`` has installed the SDK and servers."""
+    return (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir() and (
+        NODE_MODULES / "@modelcontextprotocol" / "server-filesystem"
+    ).is_dir()
