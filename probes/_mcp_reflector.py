@@ -88,8 +88,13 @@ def _serve_http(host: str, port: int) -> None:
     import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY on an accepted socket
+    # only when its proto is IPPROTO_TCP, and accepted sockets inherit the listener's.
+    # Without it uvicorn's separate header and body writes meet Nagle plus the
+    # client's delayed ACK on a kept-alive connection: ~40 ms per reply.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
