@@ -1,0 +1,102 @@
+"""Cards: drift against a committed card, order-independent merges, safe Markdown."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+
+import pytest
+
+import fidelity
+import probes
+from fidelity import Card, Payload, UsageError
+
+PAYLOADS = (
+    Payload(id="newlines/crlf", text="a\r\nb", families=("newlines",)),
+    Payload(id="quotes/curly", text="“q”", families=("quotes",)),
+    Payload(id="separators/nel", text="a\x85b", families=("separators",)),
+    Payload(id="control/esc", text="a\x1b[31mred|`b`", families=("control",)),
+)
+
+
+def _card(chain: probes.ChainProbe, payloads: tuple[Payload, ...] = PAYLOADS) -> Card:
+    return fidelity.survey(chain, payloads).card(name="edit.old_string")
+
+
+def test_an_equal_card_has_no_drift_whatever_the_date_and_version() -> None:
+    card = _card(probes.chain(probes.text_file()))
+    later = dataclasses.replace(
+        card, facts=dataclasses.replace(card.facts, date="2099-01-01", version="9.9")
+    )
+    assert later.drift(card) == ()
+
+
+def test_drift_names_each_changed_row() -> None:
+    committed = _card(probes.chain(probes.json()))
+    current = _card(probes.chain(probes.text_file()))
+    lines = current.drift(committed)
+    assert lines
+    assert any(
+        line.startswith("newlines (round trip): outcome preserved -> transformed") for line in lines
+    )
+    assert any("newlines (round trip): kind" in line and "appeared" in line for line in lines)
+    back = committed.drift(current)
+    assert any("disappeared" in line for line in back)
+    assert all("quotes" not in line for line in lines)
+
+
+def test_drift_reports_rows_that_appear_or_vanish() -> None:
+    full = _card(probes.chain(probes.json()))
+    fewer = _card(probes.chain(probes.json()), PAYLOADS[:2])
+    assert fewer.drift(full) == (
+        "control (round trip): no longer surveyed (was preserved (1))",
+        "separators (round trip): no longer surveyed (was preserved (1))",
+    )
+    assert all("new row" in line for line in full.drift(fewer))
+
+
+def test_merge_is_independent_of_order() -> None:
+    chain = probes.chain(probes.yaml())
+    shards = [_card(chain, PAYLOADS[i : i + 1]) for i in range(len(PAYLOADS))]
+    whole = _card(chain)
+    merged = {Card.merge(order).to_json() for order in itertools.permutations(shards)}
+    assert len(merged) == 1
+    result = Card.merge(shards)
+    assert result.rows == whole.rows
+    assert result.observations == whole.observations
+    assert result.facts.catalogue_size == len(PAYLOADS)
+    assert Card.merge([whole, whole]).observations == whole.observations
+
+
+def test_merge_refuses_mixed_chains_and_names() -> None:
+    json_card = _card(probes.chain(probes.json()))
+    csv_card = _card(probes.chain(probes.csv()))
+    with pytest.raises(UsageError, match="different chains"):
+        Card.merge([json_card, csv_card])
+    renamed = dataclasses.replace(json_card, name="other")
+    with pytest.raises(UsageError, match="name="):
+        Card.merge([json_card, renamed])
+    assert Card.merge([json_card, renamed], name="both").name == "both"
+    with pytest.raises(UsageError):
+        Card.merge([])
+    assert not Card.merge([json_card, json_card.mark_incomplete()]).complete
+
+
+def test_markdown_is_deterministic_and_safe() -> None:
+    card = _card(probes.chain(probes.yaml()))
+    text = card.to_markdown()
+    assert text == _card(probes.chain(probes.yaml())).to_markdown()
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202e]", text)
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    header = table[0]
+    assert header.startswith("| family | direction | outcome | kinds |")
+    # Every table row has exactly as many unescaped cell separators as the header.
+    count = len(re.findall(r"(?<!\\)\|", header))
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == count for line in table)
+    separators = next(line for line in table if line.startswith("| separators"))
+    assert "transformed" in separators
+    assert "U+0085" in separators
+    assert "[U+0085 NEXT LINE]" in separators.replace("\\", "")
+    assert "param-fidelity" in text
+    assert "begin" not in text.lower()
