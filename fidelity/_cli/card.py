@@ -1,0 +1,159 @@
+"""``fidelity card RESULT.json``: print, update or check a contract card's Markdown.
+
+Without options the card's Markdown goes to stdout. ``--update DOC.md`` rewrites only
+the block between ``<!-- fidelity:begin NAME -->`` and ``<!-- fidelity:end NAME -->``
+(created at the end of the document when absent; every other byte untouched).
+``--check DOC.md`` exits 1 and lists the changed rows when the block no longer
+matches the result. A result holding several cards (``fidelity survey --json``) is
+handled card by card, each in the block of its own name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fidelity._errors import UsageError
+from fidelity._render import safe
+
+if TYPE_CHECKING:
+    from fidelity._card import Card
+
+__all__ = ["register", "run"]
+
+#: Result files larger than this are refused (a card of the whole catalogue is far smaller).
+MAX_RESULT_BYTES = 256 * 1024 * 1024
+
+
+def register(sub: Any) -> None:
+    """Add the ``card`` subcommand."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "card",
+        help="print a result's contract card, or update/check the card block in a document",
+        description=(
+            "Print the Markdown contract card of a JSON result (from fidelity probe --json "
+            "or fidelity survey --json), rewrite the card's block in a document, or check "
+            "that the document still matches."
+        ),
+    )
+    p.add_argument("result", metavar="RESULT.json", help="a JSON result ('-' reads stdin)")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument(
+        "--update", metavar="DOC.md", help="rewrite the card's block in DOC.md (created if absent)"
+    )
+    action.add_argument(
+        "--check",
+        metavar="DOC.md",
+        help="exit 1 and show the changed rows when DOC.md's block no longer matches",
+    )
+    p.add_argument(
+        "--name", help="block name (default: the card's name; only for a single-card result)"
+    )
+    p.set_defaults(run=run)
+
+
+def _read_bytes(path: str, what: str, *, limit: int = MAX_RESULT_BYTES) -> bytes:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise UsageError(f"{what} {path} does not exist.") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a directory; give a file.") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}.") from None
+    if len(data) > limit:
+        raise UsageError(f"{what} {path} is larger than {limit // (1024 * 1024)} MiB.")
+    return data
+
+
+def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
+    from fidelity._card import cards_from_json
+
+    cards = cards_from_json(_read_bytes(args.result, "result"))
+    if args.name is not None and len(cards) != 1:
+        raise UsageError(
+            f"--name applies to a result with one card; {args.result} holds {len(cards)}."
+        )
+    for card in cards:
+        if not card.complete:
+            print(
+                f"fidelity: note: the card {safe(card.name)!r} comes from an interrupted run.",
+                file=sys.stderr,
+            )
+    return tuple((args.name or card.name, card) for card in cards)
+
+
+def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
+    from fidelity._report_block import replace_block
+    from fidelity._results import write_atomic
+
+    try:
+        document = Path(path).read_bytes()
+    except FileNotFoundError:
+        document = b""
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}.") from None
+    updated = document
+    for name, card in named:
+        updated = replace_block(updated, name, card.to_markdown())
+    if updated != document or not Path(path).exists():
+        write_atomic(path, updated)
+    names = ", ".join(safe(n) for n, _ in named)
+    print(f"updated block {names} in {safe(path)}.", file=sys.stderr)
+    return 0
+
+
+def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
+    import dataclasses
+
+    from fidelity._report_block import find_block
+    from fidelity._report_card_table import rows_from_markdown
+
+    document = _read_bytes(path, "document")
+    failed = False
+    for name, card in named:
+        block = find_block(document, name)
+        where = f"{safe(path)}, block {safe(name)}"
+        if block is None:
+            print(f"{where}: no such block; write it with --update {safe(path)}.")
+            failed = True
+            continue
+        rows = rows_from_markdown(block.content)
+        if rows is None:
+            print(f"{where}: no card table in the block; rewrite it with --update {safe(path)}.")
+            failed = True
+            continue
+        committed = dataclasses.replace(card, rows=rows, observations=())
+        changes = card.drift(committed)
+        if changes:
+            failed = True
+            print(f"{where}: {len(changes)} changed row{'s' if len(changes) != 1 else ''}:")
+            for line in changes:
+                print(f"  {safe(line)}")
+        else:
+            print(f"{where}: matches.")
+    return 1 if failed else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print, update or check; return the exit code."""
+    named = _cards(args)
+    if args.update is not None:
+        return _update(args.update, named)
+    if args.check is not None:
+        return _check(args.check, named)
+    from fidelity._report_block import replace_block
+
+    # The blocks as they would appear in a document, markers included, ready to paste.
+    text = b""
+    for name, card in named:
+        text = replace_block(text, name, card.to_markdown())
+    sys.stdout.write(text.decode("utf-8"))
+    sys.stdout.flush()
+    return 0

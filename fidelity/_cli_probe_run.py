@@ -1,0 +1,393 @@
+"""Running ``fidelity probe``: open the target, survey it within budget, write the reports.
+
+The survey's ``on_observation`` hook feeds the JSON result writer (so an interrupted
+run keeps what it saw) and a circuit breaker: a target that never answered stops the
+run after its first failure, one that stops answering after three consecutive
+failures. Either way the observations made so far are written, marked incomplete,
+and the command exits 3 with one sentence.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli_probe_plan import ProbePlan, TargetKind
+from fidelity._errors import TargetError, UsageError
+from fidelity._kinds import Status
+from fidelity._observation import Observation
+from fidelity._probe import Probe
+from fidelity._render import safe
+
+if TYPE_CHECKING:
+    from fidelity._card import Card
+    from fidelity._payload import Payload
+    from fidelity._survey import Survey
+
+__all__ = ["Breaker", "RateLimited", "execute"]
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
+_FAILED = (Status.BROKEN, Status.TIMEOUT)
+_CONSECUTIVE = 3
+
+
+class _Stopped(TargetError):
+    """The circuit breaker stopped the run: the target stopped answering."""
+
+
+def _say(message: str) -> None:
+    print(f"fidelity: {safe(message)}", file=sys.stderr, flush=True)
+
+
+class Breaker:
+    """Stop a run whose target never answered, or stopped answering.
+
+    A failure is a ``broken`` or ``timeout`` observation that is not the client's own
+    fault. Before any success, one failure stops the run; after a success, three in a
+    row do.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.answered = False
+        self.streak = 0
+
+    def __call__(self, observation: Observation) -> None:
+        if observation.status not in _FAILED or observation.client_side:
+            self.answered = True
+            self.streak = 0
+            return
+        self.streak += 1
+        if not self.answered or self.streak >= _CONSECUTIVE:
+            reason = _clip(safe(observation.error or observation.error_type or "no detail"), 300)
+            reason = reason.rstrip(". ")
+            if observation.status is Status.TIMEOUT:
+                what = f"did not answer within {self.timeout:g}s"
+            else:
+                what = f"failed ({reason})"
+            if not self.answered:
+                raise _Stopped(f"the target {what}; nothing more was sent.")
+            raise _Stopped(
+                f"the target stopped answering: {self.streak} payloads in a row {what}; "
+                "nothing more was sent."
+            )
+
+
+def _clip(text: str, size: int) -> str:
+    return text if len(text) <= size else text[: size - 3] + "..."
+
+
+class RateLimited(Probe):
+    """Space the observations of ``inner`` so it sends at most ``rate`` calls a second."""
+
+    def __init__(self, inner: Probe, rate: float, calls_per_observation: int = 1) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.interval = calls_per_observation / rate
+        self._next = 0.0
+
+    def _wait(self) -> None:
+        now = time.monotonic()
+        if self._next > now:
+            time.sleep(self._next - now)
+        self._next = max(now, self._next) + self.interval
+
+    def observe(self, text: str) -> Observation:
+        self._wait()
+        return self.inner.observe(text)
+
+    def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
+        for text in texts:
+            yield self.observe(text)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _BudgetSpent(Exception):
+    """``--max-requests`` is reached: the run ends here, complete as planned."""
+
+
+class Budget:
+    """Stop a run before it would exceed ``--max-requests``.
+
+    The cost of each observation is measured where the probe counts its calls (MCP)
+    and otherwise estimated (one HTTP request, one more when the reflector's response
+    path was measured); the run stops when the next payload, costing as much as the
+    last one (times the requests that may be in flight), could exceed the budget.
+    """
+
+    def __init__(self, limit: int | None, probe: Probe, in_flight: int = 1) -> None:
+        self.limit = limit
+        self.probe = probe
+        self.in_flight = in_flight
+        self.spent = 0
+        self._calls = self._counted()
+
+    def _counted(self) -> int | None:
+        calls = getattr(self.probe, "calls", None)
+        return calls if isinstance(calls, int) else None
+
+    def __call__(self, observation: Observation) -> None:
+        calls = self._counted()
+        if calls is not None and self._calls is not None:
+            cost, self._calls = calls - self._calls, calls
+        else:
+            cost = 1 + (1 if observation.parts else 0)
+        self.spent += cost
+        if self.limit is not None and self.spent + max(cost, 1) * self.in_flight > self.limit:
+            raise _BudgetSpent
+
+
+# -- payloads and budget ----------------------------------------------------------
+
+
+def _payloads(plan: ProbePlan) -> tuple[Payload, ...]:
+    from fidelity._imports import load
+
+    strategies = load("strategies")
+    payloads: tuple[Payload, ...] = tuple(strategies.catalogue(plan.families))
+    return payloads
+
+
+def _calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+    calls = 1
+    if plan.read_tool:
+        calls += 1
+    split = getattr(probe, "splits_directions", False)
+    if split:
+        calls += 2
+    return calls
+
+
+def _within_budget(
+    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int
+) -> tuple[tuple[Payload, ...], int]:
+    """The payloads and example count that fit ``--max-requests``."""
+    if plan.max_requests is None:
+        return tuple(payloads), plan.examples
+    room = plan.max_requests // per_payload
+    if room < 1:
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
+            "payload costs with this target; raise it."
+        )
+    kept = tuple(payloads[:room])
+    return kept, min(plan.examples, room - len(kept))
+
+
+# -- opening the target -----------------------------------------------------------
+
+
+def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
+    if plan.kind is TargetKind.HTTP:
+        from probes._http import http
+
+        kwargs: dict[str, Any] = {"timeout": plan.timeout, "concurrency": plan.concurrency}
+        if plan.send is not None:
+            kwargs["send"] = plan.send
+        if plan.read is not None:
+            kwargs["read"] = plan.read
+        if plan.rate is not None:
+            kwargs["rate"] = plan.rate
+        assert isinstance(plan.target, str)
+        return http(plan.target, **kwargs)
+    from probes._mcp import mcp
+
+    target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
+    return mcp(
+        target,
+        tool=plan.tool,
+        param=plan.param,
+        args=plan.args,
+        read=plan.read or "text",
+        read_tool=plan.read_tool,
+        read_args=plan.read_args,
+        timeout=plan.timeout,
+        allow_destructive=plan.yes,
+    )
+
+
+def _enter(manager: AbstractContextManager[Any]) -> Any:
+    try:
+        return manager.__enter__()
+    except UsageError as exc:
+        message = str(exc)
+        if "destructiveHint" in message:
+            message = message.split(";", maxsplit=1)[0] + (
+                "; point it at disposable data and pass --yes to proceed."
+            )
+        raise UsageError(message) from None
+
+
+# -- outputs ----------------------------------------------------------------------
+
+
+def _check_output(option: str, path: str | None) -> None:
+    if path is None or path == "-":
+        return
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist.")
+    if Path(path).is_dir():
+        raise UsageError(f"{option} {path} is a directory; give a file name.")
+
+
+def _survey_of(plan: ProbePlan, probe_name: str, observations: Sequence[Observation]) -> Survey:
+    from fidelity._survey import Survey
+
+    return Survey.of(
+        observations, name=plan.name, chain=probe_name, allow=plan.allow, seed=plan.seed
+    )
+
+
+def _card(survey: Survey, plan: ProbePlan, *, complete: bool) -> Card:
+    card = survey.card(name=plan.name)
+    return card if complete else card.mark_incomplete()
+
+
+def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
+    from fidelity._report_block import replace_block
+    from fidelity._results import write_atomic
+
+    if writer is not None:
+        writer.finish(card.to_json())
+    if plan.card is not None:
+        path = Path(plan.card)
+        try:
+            document = path.read_bytes()
+        except FileNotFoundError:
+            document = b""
+        except OSError as exc:
+            raise UsageError(f"cannot read --card {plan.card}: {exc.strerror or exc}.") from None
+        write_atomic(path, replace_block(document, card.name, card.to_markdown()))
+    if plan.html is not None:
+        write_atomic(plan.html, card.to_html())
+
+
+def _summary(survey: Survey) -> str:
+    counts = ", ".join(f"{n} {s.value}" for s, n in survey.statuses.items() if n)
+    count = len(survey.observations)
+    line = f"{count} payload{'' if count == 1 else 's'}: {counts or 'none'}"
+    client = sum(1 for o in survey.observations if o.client_side)
+    if client:
+        line += f" ({client} failed in the client library before reaching the target)"
+    return line
+
+
+def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
+    from fidelity._report_map import render_map, use_color
+
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    if not plan.quiet:
+        stream.write(render_map(survey.outcomes, color=use_color(stream)))
+    line = _summary(survey)
+    if survey.unexpected:
+        line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
+    if note:
+        line += f"; {note}"
+    stream.write(safe(line) + ".\n")
+    stream.flush()
+
+
+# -- the command ------------------------------------------------------------------
+
+
+def execute(plan: ProbePlan) -> int:
+    """Run ``fidelity probe`` as planned; return the exit code."""
+    if plan.list_tools:
+        from fidelity._cli_probe_listing import list_tools
+
+        return list_tools(plan)
+    payloads = _payloads(plan)
+    if plan.dry_run:
+        from fidelity._cli_probe_listing import dry_run
+
+        return dry_run(plan, payloads)
+    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
+        _check_output(option, path)
+
+    manager = _open_probe(plan)
+    probe = _enter(manager)
+    try:
+        return _probe(plan, probe, payloads)
+    finally:
+        with suppress(Exception):
+            manager.__exit__(None, None, None)
+
+
+def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
+    from fidelity._results import ResultWriter
+    from fidelity._survey import survey
+
+    per_payload = _calls_per_payload(plan, probe)
+    todo, examples = _within_budget(plan, payloads, per_payload)
+    target: Probe = probe
+    if plan.rate is not None and plan.is_mcp:
+        target = RateLimited(probe, plan.rate, per_payload)
+    writer = None
+    if plan.json is not None:
+        writer = ResultWriter(
+            plan.json,
+            lambda seen: _card(_survey_of(plan, probe.name, seen), plan, complete=False).to_json(),
+        )
+        writer.start()
+    seen: list[Observation] = []
+    breaker = Breaker(plan.timeout)
+    budget = Budget(plan.max_requests, probe, plan.concurrency)
+
+    def observed(observation: Observation) -> None:
+        seen.append(observation)
+        if writer is not None:
+            writer.add(observation)
+        breaker(observation)
+        budget(observation)
+
+    try:
+        result = survey(
+            target,
+            payloads=todo,
+            examples=examples,
+            allow=plan.allow,
+            seed=plan.seed,
+            name=plan.name,
+            progress=not plan.quiet,
+            on_observation=observed,
+        )
+    except _BudgetSpent:
+        result = _survey_of(plan, probe.name, seen)
+    except _Stopped as exc:
+        partial = _survey_of(plan, probe.name, seen)
+        _write_reports(plan, _card(partial, plan, complete=False), writer)
+        if breaker.answered:
+            _print_map(plan, partial, note="incomplete")
+        raise TargetError(str(exc)) from None
+    except KeyboardInterrupt:
+        partial = _survey_of(plan, probe.name, seen)
+        with suppress(Exception):
+            _write_reports(plan, _card(partial, plan, complete=False), writer)
+        raise
+    except BaseException:
+        if writer is not None:
+            with suppress(Exception):
+                writer.checkpoint()
+        raise
+    _write_reports(plan, _card(result, plan, complete=True), writer)
+    _print_map(plan, result)
+    broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
+    if broken:
+        first = broken[0]
+        raise TargetError(
+            f"{len(broken)} of {len(result.observations)} payloads broke the chain "
+            f"(first: {_clip(safe(first.error or first.error_type or 'no detail'), 300)}); "
+            "their statuses are in the results."
+        )
+    if result.observations and all(
+        o.status in _FAILED and not o.client_side for o in result.observations
+    ):
+        raise TargetError("the target answered none of the payloads.")
+    return EXIT_DIFFERENT if result.unexpected else EXIT_OK

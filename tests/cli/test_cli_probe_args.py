@@ -1,0 +1,142 @@
+"""``fidelity probe``: bad arguments, --dry-run and --list-tools, through the real command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fidelity import FAMILIES, KINDS
+from fidelity._cli import main
+
+HERE = Path(__file__).parent
+SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
+
+
+def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fidelity", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("fidelity: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["http://127.0.0.1:9/", "--allow", "quote.straighten,quote.curly"], list(KINDS)),
+        (["http://127.0.0.1:9/", "--families", "quotes,emoji"], list(FAMILIES)),
+        (["http://127.0.0.1:9/", "--send", "cookie:x"], ["json:PATH", "header:NAME", "body"]),
+        (["http://127.0.0.1:9/", "--read", "xml:x"], ["json:PATH", "regex:PATTERN"]),
+        (["--mcp", "--args", "{not json", "--", "server"], ["JSON object"]),
+        (["--mcp", "--args", "[1, 2]", "--", "server"], ["JSON object"]),
+        (["http://127.0.0.1:9/", "--tool", "edit"], ["--mcp", "mcp+http"]),
+        (["ftp://example.org/"], ["http://", "mcp+http://", "--mcp"]),
+        ([], ["http(s) URL", "--mcp"]),
+        (["http://127.0.0.1:9/", "--rate", "fast"], ["0.5/s"]),
+        (["http://127.0.0.1:9/", "--timeout", "0"], ["positive"]),
+        (["--mcp", "--concurrency", "4", "--", "server"], ["HTTP targets"]),
+        (["--mcp", "--send", "json:text", "--", "server"], ["--param"]),
+    ],
+)
+def test_bad_arguments_are_one_sentence_and_exit_2(
+    args: list[str], names: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In process (the same entry point as the installed command): nothing is sent.
+    assert main(["probe", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("fidelity: ")
+    for name in names:
+        assert name in lines[0]
+
+
+def test_bad_arguments_through_the_installed_command() -> None:
+    result = fidelity("probe", "http://127.0.0.1:9/", "--allow", "quote.curly")
+    assert result.returncode == 2
+    assert "quote.straighten" in _one_sentence(result)
+    assert result.stdout == ""
+
+
+def test_unknown_tool_names_the_servers_tools() -> None:
+    result = fidelity("probe", "--mcp", "--tool", "edit", "--", *SERVER)
+    assert result.returncode == 2
+    line = _one_sentence(result)
+    assert "'edit'" in line
+    for tool in ("echo", "ping_tool", "store"):
+        assert tool in line
+
+
+def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
+    args = json.dumps({"path": str(tmp_path / "x")})
+    refused = fidelity(
+        "probe", "--mcp", "--tool", "store", "--param", "content", "--args", args,
+        "--families", "quotes", "--max-requests", "2", "--", *SERVER,
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "--yes" in _one_sentence(refused)
+    accepted = fidelity(
+        "probe", "--mcp", "--tool", "store", "--param", "content", "--args", args,
+        "--families", "quotes", "--max-requests", "2", "--yes", "--", *SERVER,
+    )  # fmt: skip
+    assert accepted.returncode == 0, accepted.stderr
+    assert "2 payloads: 2 preserved" in accepted.stdout
+
+
+def test_list_tools_shows_arguments_and_annotations() -> None:
+    result = fidelity("probe", "--mcp", "--list-tools", "--", *SERVER)
+    assert result.returncode == 0, result.stderr
+    assert "3 tools" in result.stdout
+    assert "echo(text: string)" in result.stdout
+    assert "store(path: string, content: string)  [destructive: needs --yes]" in result.stdout
+    assert "ping_tool()  [read-only]" in result.stdout
+
+
+def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None:
+    # The "server" would create a file if it were ever started.
+    marker = tmp_path / "started"
+    command = [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
+    result = fidelity(
+        "probe", "--mcp", "--dry-run", "--families", "bidi,control", "--max-requests", "7",
+        "--", *command,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    assert "dry run: nothing is sent." in result.stdout
+    assert "7 payloads (--max-requests 7" in result.stdout
+    assert result.stdout.count("\n  bidi/") == 7
+    assert "[U+202E RIGHT-TO-LEFT OVERRIDE]" in result.stdout
+    assert "\u202e" not in result.stdout
+
+
+def test_unreachable_target_is_exit_3_in_one_sentence(tmp_path: Path) -> None:
+    result = fidelity(
+        "probe", "http://127.0.0.1:9/", "--families", "quotes", "--timeout", "2",
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "could not connect" in _one_sentence(result)
+    card = json.loads((tmp_path / "r.json").read_text())
+    assert card["facts"]["complete"] is False
+    assert [o["status"] for o in card["observations"]] == ["broken"]
+
+
+def test_missing_stdio_command_is_exit_3() -> None:
+    result = fidelity("probe", "--mcp", "--", str(Path("/nonexistent/server")))
+    assert result.returncode == 3
+    _one_sentence(result)

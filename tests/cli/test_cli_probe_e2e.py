@@ -1,0 +1,176 @@
+"""``fidelity probe`` end to end: the installed command against real servers.
+
+The MCP reflector over stdio (request and response paths measured apart), the HTTP
+reflector, and an HTTP endpoint that straightens quotes (a real rewrite: exit 1,
+then exit 0 once allowed). Reports: JSON, the card block, HTML, ``--json -``,
+colour only on a terminal and never with ``NO_COLOR``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _needs import need_module
+
+HERE = Path(__file__).parent
+REFLECTOR = [sys.executable, "-m", "fidelity", "reflect", "mcp"]
+
+
+def fidelity(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fidelity", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def straightener() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "hostile_http.py"), "straighten"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    port = proc.stdout.readline().strip()
+    assert port.isdigit()
+    yield f"http://127.0.0.1:{port}/"
+    proc.kill()
+    proc.wait(10)
+
+
+def test_mcp_reflector_over_stdio_with_every_report(tmp_path: Path) -> None:
+    need_module("mcp")
+    doc = tmp_path / "TOOL.md"
+    doc.write_bytes(b"# echo\r\n\r\nHand-written prose.\r\n")
+    result = fidelity(
+        "probe", "--families", "quotes,bidi", "--json", str(tmp_path / "r.json"),
+        "--card", str(doc), "--html", str(tmp_path / "r.html"), "--mcp", "--", *REFLECTOR,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    header = result.stdout.splitlines()[0].split()
+    assert header[:7] == ["family", "round", "trip", "request", "path", "response", "path"]
+    assert "preserved" in result.stdout
+    card = json.loads((tmp_path / "r.json").read_text())
+    assert card["name"] == "echo.text"
+    assert card["facts"]["complete"] is True
+    directions = {r["direction"] for r in card["rows"]}
+    assert directions == {"round_trip", "request", "response"}
+    written = doc.read_bytes()
+    assert written.startswith(b"# echo\r\n\r\nHand-written prose.\r\n\r\n")
+    assert b"<!-- fidelity:begin echo.text -->\r\n" in written
+    assert b"\n" not in written.replace(b"\r\n", b"")
+    check = fidelity("card", str(tmp_path / "r.json"), "--check", str(doc))
+    assert check.returncode == 0, check.stdout
+    assert "<!DOCTYPE html>" in (tmp_path / "r.html").read_text()
+
+
+def test_http_reflector_budget_counts_both_requests(tmp_path: Path) -> None:
+    need_module("starlette")
+    import probes
+
+    with probes.http_reflector() as reflector:
+        result = fidelity(
+            "probe", reflector.url, "--max-requests", "5", "--quiet",
+            "--json", str(tmp_path / "r.json"),
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "2 payloads: 2 preserved.\n"  # --quiet: the summary only
+    card = json.loads((tmp_path / "r.json").read_text())
+    # Each payload costs two requests against the reflector: the echo and the emit.
+    assert len(card["observations"]) == 2
+    assert card["facts"]["complete"] is True
+
+
+def test_mcp_reflector_budget_is_exact() -> None:
+    need_module("mcp")
+    # Three calls per payload (echo, reflect, emit): 7 allows two payloads.
+    result = fidelity("probe", "--max-requests", "7", "--quiet", "--mcp", "--", *REFLECTOR)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "2 payloads: 2 preserved.\n"
+    too_small = fidelity("probe", "--max-requests", "2", "--mcp", "--", *REFLECTOR)
+    assert too_small.returncode == 2
+    assert "3 calls one payload costs" in too_small.stderr
+
+
+def test_rewrites_beyond_allow_exit_1_then_0_when_allowed(straightener: str) -> None:
+    found = fidelity("probe", straightener, "--families", "quotes")
+    assert found.returncode == 1, found.stderr
+    assert "quote.straighten" in found.stdout
+    assert "U+201C -> U+0022" in found.stdout
+    assert "rewrites beyond --allow: quote.straighten" in found.stdout
+    allowed = fidelity("probe", straightener, "--families", "quotes", "--allow", "quote.straighten")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "rewrites beyond --allow" not in allowed.stdout
+
+
+def test_json_to_stdout_is_nothing_but_json(straightener: str) -> None:
+    result = fidelity("probe", straightener, "--families", "quotes", "--json", "-")
+    assert result.returncode == 1
+    card = json.loads(result.stdout)
+    assert card["schema_version"] == 1
+    assert "quote.straighten" in {k for r in card["rows"] for k in r["kinds"]}
+    assert "quote.straighten" in result.stderr  # the map went to stderr instead
+
+
+def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> None:
+    result = fidelity(
+        "probe", straightener, "--max-requests", "5", "--json", str(tmp_path / "r.json")
+    )
+    assert result.returncode in (0, 1)
+    assert len(json.loads((tmp_path / "r.json").read_text())["observations"]) == 5
+
+
+def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fidelity", *args],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the command is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    proc.wait(60)
+    return b"".join(chunks)
+
+
+def test_colour_on_a_terminal_unless_no_color(straightener: str) -> None:
+    args = ["probe", straightener, "--families", "quotes"]
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    coloured = _run_on_a_terminal(args, env)
+    assert b"\x1b[33m" in coloured or b"\x1b[35m" in coloured
+    plain = _run_on_a_terminal(args, {**env, "NO_COLOR": "1"})
+    assert b"quote.straighten" in plain
+    assert b"\x1b" not in plain
+
+
+def test_mcp_over_streamable_http_by_scheme_and_by_flag() -> None:
+    need_module("mcp")
+    import probes
+
+    with probes.mcp_reflector("http") as url:
+        assert isinstance(url, str)
+        by_scheme = fidelity("probe", "mcp+" + url, "--max-requests", "3", "--quiet")
+        by_flag = fidelity("probe", "--mcp", url, "--max-requests", "3", "--quiet")
+    for result in (by_scheme, by_flag):
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "1 payload: 1 preserved.\n"

@@ -1,0 +1,126 @@
+"""``fidelity probe`` against misbehaving HTTP servers on loopback.
+
+Every case must end (the subprocess timeout is the hang guard), exit 3 with one
+sentence and no traceback, and keep the observations made before the fault in the
+JSON result, marked incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+TIMEOUT = 1.5
+
+
+@pytest.fixture
+def server() -> Iterator[Callable[[str], str]]:
+    started: list[subprocess.Popen[str]] = []
+
+    def start(mode: str) -> str:
+        proc = subprocess.Popen(
+            [sys.executable, str(HERE / "hostile_http.py"), mode],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        started.append(proc)
+        assert proc.stdout is not None
+        port = proc.stdout.readline().strip()
+        assert port.isdigit(), f"hostile server did not start: {port!r}"
+        return f"http://127.0.0.1:{port}/"
+
+    yield start
+    for proc in started:
+        proc.kill()
+        proc.wait(10)
+
+
+def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fidelity", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "words"),
+    [
+        ("silent", "timeout", f"did not answer within {TIMEOUT:g}s"),
+        ("drip", "timeout", f"did not answer within {TIMEOUT:g}s"),
+        ("garbage", "broken", "not JSON"),
+        ("huge", "broken", "larger than"),
+        ("drop", "broken", "failed"),
+    ],
+)
+def test_hostile_server_ends_with_exit_3_and_keeps_results(
+    server: Callable[[str], str], tmp_path: Path, mode: str, status: str, words: str
+) -> None:
+    url = server(mode)
+    result_file = tmp_path / "result.json"
+    result = fidelity(
+        "probe", url, "--families", "quotes", "--max-requests", "4",
+        "--timeout", str(TIMEOUT), "--json", str(result_file), "--html", str(tmp_path / "r.html"),
+        timeout=TIMEOUT + 30,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert words in lines[0]
+    assert "nothing more was sent" in lines[0]
+    card = json.loads(result_file.read_text())
+    assert card["facts"]["complete"] is False
+    assert [o["status"] for o in card["observations"]] == [status]
+    assert "This run was interrupted" in (tmp_path / "r.html").read_text()
+
+
+def test_interrupted_run_keeps_every_observation(
+    server: Callable[[str], str], tmp_path: Path
+) -> None:
+    url = server("slow-echo")  # 0.15 s per answer: the whole catalogue takes ~45 s
+    result_file = tmp_path / "result.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fidelity", "probe", url, "--json", str(result_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    seen = 0
+    while time.monotonic() < deadline and seen < 3:
+        time.sleep(0.1)
+        if result_file.exists():
+            seen = len(json.loads(result_file.read_text())["observations"])
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert "interrupted" in err
+    card = json.loads(result_file.read_text())
+    assert card["facts"]["complete"] is False
+    kept = card["observations"]
+    assert len(kept) >= seen >= 3
+    assert {o["status"] for o in kept} == {"preserved"}
+    assert len(kept) < 100  # it really was cut short
+
+
+def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None:
+    url = server("garbage")
+    result = fidelity(
+        "probe", url, "--families", "quotes", "--timeout", str(TIMEOUT), "--json", "-",
+        timeout=TIMEOUT + 30,
+    )  # fmt: skip
+    assert result.returncode == 3
+    card = json.loads(result.stdout)  # nothing but the JSON on stdout
+    assert card["facts"]["complete"] is False

@@ -1,0 +1,118 @@
+"""``fidelity probe`` against misbehaving MCP stdio servers, and terminal safety.
+
+The server (tests/cli/hostile_mcp.py) crashes, hangs, writes non-protocol and invalid
+UTF-8 lines on stdout, logs raw payloads to stderr, rejects with the raw payload in
+the message, or answers with a lone-surrogate escape. Whatever it does, the command
+ends, reports in one sentence or per-payload statuses, and prints nothing raw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
+TIMEOUT = 1.5
+
+#: Characters that must never reach the terminal raw: C0 controls but LF, DEL, C1,
+#: bidi controls, line and paragraph separators, zero-width characters.
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fidelity", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=timeout,
+        check=False,
+    )
+
+
+def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6) -> tuple[
+    subprocess.CompletedProcess[str], dict[str, object]
+]:  # fmt: skip
+    result_file = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--families", families, "--max-requests", str(budget),
+        "--timeout", str(TIMEOUT), "--json", str(result_file), "--mcp", "--", *SERVER, *flags,
+        timeout=budget * (TIMEOUT + 6) + 30,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    assert not RAW.search(result.stdout), result.stdout
+    assert not RAW.search(result.stderr), result.stderr
+    return result, json.loads(result_file.read_text())
+
+
+def _statuses(card: dict[str, object]) -> list[str]:
+    observations = card["observations"]
+    assert isinstance(observations, list)
+    return [o["status"] for o in observations]
+
+
+def test_crash_after_n_calls_keeps_the_calls_before(tmp_path: Path) -> None:
+    result, card = probe(tmp_path, "--crash-after", "2")
+    assert result.returncode == 3
+    assert "broke the chain" in result.stderr
+    statuses = _statuses(card)
+    assert len(statuses) == 6
+    assert statuses.count("preserved") >= 2
+    assert "broken" in statuses
+    assert card["facts"]["complete"] is True  # every payload got its status
+
+
+def test_server_that_never_answers(tmp_path: Path) -> None:
+    result, card = probe(tmp_path, "--hang")
+    assert result.returncode == 3
+    assert f"did not answer within {TIMEOUT:g}s" in result.stderr
+    assert _statuses(card) == ["timeout"]
+    assert card["facts"]["complete"] is False
+
+
+def test_non_protocol_and_invalid_utf8_stdout(tmp_path: Path) -> None:
+    result, card = probe(tmp_path, "--noise")
+    # Lines that are not JSON-RPC are skipped, and the SDK's complaints about them
+    # (tracebacks with the raw line) never reach our stderr.
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert set(_statuses(card)) == {"preserved"}
+
+
+def test_server_logging_payloads_to_stderr_does_not_reach_ours(tmp_path: Path) -> None:
+    result, card = probe(tmp_path, "--log-stderr", families="bidi,control", budget=20)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert set(_statuses(card)) == {"preserved"}
+
+
+def test_lone_surrogate_escape_in_a_reply(tmp_path: Path) -> None:
+    result, card = probe(tmp_path, "--surrogate", budget=3)
+    statuses = _statuses(card)
+    assert len(statuses) == 3
+    # The SDK cannot decode the reply: each payload gets its own status, no hang.
+    assert set(statuses) <= {"rejected", "transformed", "broken"}
+    assert result.returncode in (0, 1, 3)
+
+
+@pytest.mark.parametrize("flags", [["--mangle", "--log-stderr"], ["--reject"]])
+def test_terminal_safety_of_hostile_payloads(tmp_path: Path, flags: list[str]) -> None:
+    families = "control,bidi,nul,separators,invisible"
+    result, card = probe(tmp_path, *flags, families=families, budget=400)
+    statuses = set(_statuses(card))
+    if "--reject" in flags:
+        assert statuses == {"rejected"}
+    else:  # one-character payloads survive the loss of their second code point
+        assert "transformed" in statuses
+        assert statuses <= {"transformed", "preserved"}
+    assert result.stdout.count("\n") >= 5  # the map was printed, badges and all
+    html = fidelity("card", str(tmp_path / "result.json"))
+    assert html.returncode == 0
+    assert not RAW.search(html.stdout)

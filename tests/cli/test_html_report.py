@@ -1,0 +1,192 @@
+"""The HTML report: escaping, badges and highlights, and a real headless Chromium.
+
+The browser renders the page to a screenshot (decoded here: it must show the sent
+side's highlight colour, so the page really rendered its rows) and dumps the DOM
+after the family filter read from the URL fragment has run.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import tempfile
+import zlib
+from pathlib import Path
+
+import pytest
+from _needs import need_executable
+
+import fidelity
+from fidelity import Payload
+from fidelity._html import render_html
+
+PAYLOADS = (
+    Payload(id="quotes/script", text="say \u201chi\u201d <script>x</script>", families=("quotes",)),
+    Payload(id="bidi/rlo-mid", text="abc\u202edef", families=("bidi",)),
+    Payload(id="invisible/zwsp-mid", text="a\u200bb", families=("invisible",)),
+    Payload(id="nul/mid", text="a\x00b", families=("nul",)),
+    Payload(id="separators/ls-mid", text="a\u2028b", families=("separators",)),
+    Payload(id="surrogates/lone", text="x\ud800y", families=("surrogates",)),
+    Payload(id="coercion/octal", text="010", families=("coercion",)),
+    Payload(id="length/long", text="x" * 2000 + "\u201c" + "y" * 2000, families=("length",)),
+)  # fmt: skip
+
+
+def chain(text: str) -> object:
+    if text == "010":
+        return 8
+    if "\ud800" in text:
+        raise ValueError("cannot encode <b>surrogate</b> \x1b[31m")
+    for old, new in (("\u201c", '"'), ("\u201d", '"'), ("\u202e", ""), ("\u200b", "")):
+        text = text.replace(old, new)
+    return text.replace("\x00", " ").replace("\u2028", "\n")
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    card = fidelity.survey(chain, payloads=PAYLOADS, name="edit.old_string").card()
+    html = card.to_html()
+    assert html == render_html(card)
+    return html
+
+
+def test_payload_text_is_escaped_and_badged(page: str) -> None:
+    assert "<script>x" not in page
+    assert "&lt;script&gt;x&lt;/script&gt;" in page
+    assert "<b>surrogate</b>" not in page
+    for raw in ("\u202e", "\u200b", "\x00", "\u2028", "\x1b"):
+        assert raw not in page
+    assert 'title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>' in page
+    assert 'title="U+200B ZERO WIDTH SPACE">U+200B</span>' in page
+    assert 'title="U+0000 NULL">U+0000</span>' in page
+    assert page.encode("utf-8")  # no lone surrogate left in the document
+
+
+def test_changed_code_points_are_marked_side_by_side(page: str) -> None:
+    section = page[page.index('data-families="quotes"') :]
+    section = section[: section.index("</section>")]
+    sent, received = section.split('class="side received"')
+    assert '<mark class="chg">\u201c</mark>' in sent
+    assert '<mark class="chg">&quot;</mark>' in received
+    assert "quote.straighten" in section
+    # A long value is shown around its edit only.
+    assert "code points \u2026" in page
+
+
+def test_self_contained(page: str) -> None:
+    assert "default-src 'none'" in page
+    assert not re.search(r"""\b(?:src|href)\s*=""", page)
+    assert "url(" not in page
+    assert "@import" not in page
+
+
+def _pixels(png: bytes) -> tuple[int, int, int, bytes]:
+    """Decode an 8-bit RGB/RGBA, non-interlaced PNG (Chromium's screenshots)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    channels = 4
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", data)
+            assert (depth, interlace) == (8, 0)
+            assert colour in (2, 6)
+            channels = 4 if colour == 6 else 3
+        elif kind == b"IDAT":
+            idat += data
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows: list[bytearray] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        line = raw[y * (stride + 1) : (y + 1) * (stride + 1)]
+        ftype, cur = line[0], bytearray(line[1:])
+        for i in range(stride):
+            a = cur[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if ftype == 1:
+                cur[i] = (cur[i] + a) & 255
+            elif ftype == 2:
+                cur[i] = (cur[i] + b) & 255
+            elif ftype == 3:
+                cur[i] = (cur[i] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                cur[i] = (cur[i] + pred) & 255
+        rows.append(cur)
+        prev = cur
+    return width, height, channels, b"".join(rows)
+
+
+def _chromium(url: str, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    binary = need_executable("chromium")
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                f"--user-data-dir={profile}",
+                *extra,
+                url,
+            ],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+
+
+def test_chromium_renders_the_page(page: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    done = _chromium(report.as_uri(), f"--screenshot={shot}", "--window-size=1200,1600")
+    assert shot.exists(), done.stderr.decode(errors="replace")[-2000:]
+    width, height, channels, pixels = _pixels(shot.read_bytes())
+    assert (width, height) == (1200, 1600)
+    colours = {pixels[i : i + 3] for i in range(0, len(pixels), channels * 7)}
+    assert len(colours) > 20  # not a blank page
+    assert bytes((0xFF, 0xD7, 0xD5)) in colours  # the sent side's highlight is on screen
+    assert bytes((0xCD, 0xF3, 0xD2)) in colours  # and the received side's
+
+
+def test_chromium_filter_by_family_from_the_fragment(page: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+    done = _chromium(report.as_uri() + "#family=bidi", "--dump-dom")
+    dom = done.stdout.decode("utf-8")
+    assert 'data-filter="family=bidi;kind="' in dom
+    items = re.findall(r'<(?:tr|section) class="[^"]*f-item[^"]*"[^>]*>', dom)
+    assert len(items) > 8
+    for tag in items:
+        if 'data-families="bidi"' in tag:
+            assert "hidden" not in tag
+        else:
+            assert "hidden" in tag, tag
+    assert "1 of 7 payloads shown" in dom
+
+
+def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+    dom = _chromium(report.as_uri() + "#kind=type.coerced", "--dump-dom").stdout.decode("utf-8")
+    shown = [
+        tag
+        for tag in re.findall(r'<(?:tr|section) class="[^"]*f-item[^"]*"[^>]*>', dom)
+        if "hidden" not in tag
+    ]
+    assert shown
+    assert all('data-families="coercion"' in tag for tag in shown)
