@@ -1,0 +1,543 @@
+"""Proposal and verification: which kinds explain the differences of two texts.
+
+The texts are aligned (:mod:`fidelity._diff`), hunks are widened to whole grapheme
+clusters, and value-wide kinds are recognised first (a byte order mark, a truncated
+tail, stripped ends, a trailing line break, a scalar rewritten through a number). Every
+remaining hunk is offered to the rules of :mod:`fidelity._replay` in order of
+preference, with a little common context when a rewrite needs it (``&amp;`` -> ``&``
+aligns as the deletion of ``amp;``); a rule is kept only when its replay on the sent
+segment reproduces the received segment. A hunk no single rule explains is tried with
+two rules composed, then merged with a close neighbour, and is otherwise ``unknown``.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass, replace
+
+import regex
+
+from fidelity._coerce import rendered_coercion
+from fidelity._decoding import encode as bytes_of
+from fidelity._decoding import is_escape
+from fidelity._diff import Hunk, hunks
+from fidelity._replay import LINE_BREAKS, RULES, RULES_BY_KIND, Context
+from fidelity._text import to_utf8
+
+__all__ = ["Finding", "classify"]
+
+_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+_CONTEXTS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (4, 4), (8, 8))
+_COMPOSE_CONTEXTS = ((0, 0), (1, 1))
+_CONTEXT_MAX = 8
+_COMPOSE_MAX = 256  # longest segment (code points) tried with two composed rules
+_COMPOSE_BUDGET = 400  # composition attempts per comparison (unrelated texts stay fast)
+_MERGE_GAP = 8  # neighbours this close are tried together when one is unexplained
+# Rewrites whose output is never rewritten again in a way worth naming.
+_LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
+_MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One explained (or unexplained) region: its kinds in the order they apply."""
+
+    kinds: tuple[tuple[str, str], ...]  # (kind, detail); empty means unknown
+    sent_start: int
+    sent_end: int
+    received_start: int
+    received_end: int
+    explained: bool
+
+
+_PAIRS: dict[tuple[str, str], bool] = {}
+
+
+def _context_free(before: str, after: str) -> bool:
+    """True when the break between two code points does not depend on what surrounds them.
+
+    Only emoji ZWJ sequences (GB11), regional indicator pairs (GB12/13) and Indic
+    conjuncts (GB9c, a linker mark between consonants) look further.
+    """
+    if before == "\u200d" or "\U0001f1e6" <= before <= "\U0001f1ff":
+        return False
+    if "\U0001f1e6" <= after <= "\U0001f1ff":
+        return False
+    return unicodedata.category(before) not in ("Mn", "Mc")
+
+
+def _boundary(text: str, i: int) -> bool:
+    """True when ``i`` is a grapheme cluster boundary of ``text``."""
+    if i <= 0 or i >= len(text):
+        return True
+    before, after = text[i - 1], text[i]
+    if before < "\u0300" and after < "\u0300":
+        return not (before == "\r" and after == "\n")
+    known = _PAIRS.get((before, after))
+    if known is not None:
+        return known
+    if _context_free(before, after):
+        verdict = len(_GRAPHEME.findall(before + after)) == 2
+        if len(_PAIRS) < 1 << 16:
+            _PAIRS[(before, after)] = verdict
+        return verdict
+    lo = max(0, i - 32)
+    for m in _GRAPHEME.finditer(text, lo, min(len(text), i + 32)):
+        start = m.start()
+        if start == i:
+            return True
+        if start > i:
+            return False
+    return True
+
+
+def _widen(a: str, b: str, hs: list[Hunk], lo: int, hi: int) -> list[Hunk]:
+    """Widen hunks to grapheme boundaries on both sides; join hunks that then overlap.
+
+    Hunks that merely touch stay apart (an edit that ends where the next begins).
+    """
+    res: list[Hunk] = []
+    pending: tuple[int, int] | None = None
+    for idx, h in enumerate(hs):
+        i, ie, j, je = h
+        if pending is not None:
+            i, j = pending
+            pending = None
+        else:
+            floor = res[-1][1] if res else lo
+            while i > floor and not (_boundary(a, i) and _boundary(b, j)):
+                i -= 1
+                j -= 1
+            if res and i == floor and not (_boundary(a, i) and _boundary(b, j)):
+                pi, _, pj, _ = res.pop()
+                i, j = pi, pj
+        last = idx + 1 == len(hs)
+        nxt = hi if last else hs[idx + 1][0]
+        while ie < nxt and not (_boundary(a, ie) and _boundary(b, je)):
+            ie += 1
+            je += 1
+        if not last and ie == nxt and not (_boundary(a, ie) and _boundary(b, je)):
+            pending = (i, j)
+            continue
+        res.append((i, ie, j, je))
+    return res
+
+
+class _Classifier:
+    """Classifies the hunks of one pair; remembers verdicts for repeated edits."""
+
+    def __init__(self, a: str, b: str, escapes: bool) -> None:
+        self.a = a
+        self.b = b
+        self.escapes = escapes
+        self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
+        self.verdicts: dict[tuple[str, str, str, int], str | None] = {}
+        self.compose_budget = _COMPOSE_BUDGET
+
+    def _context(self, j: int) -> Context:
+        line_start = self.b.rfind("\n", 0, j) + 1
+        return Context(column=j - line_start, escapes=self.escapes)
+
+    def single(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
+        if len(s) + len(r) > _MATCH_MAX:
+            return None
+        for rule in RULES:
+            if rule.gate(s, r):
+                detail = rule.match(s, r, ctx)
+                if detail is not None:
+                    return ((rule.kind, detail),)
+        return None
+
+    def explains(self, kind: str, f: Finding) -> str | None:
+        """The detail if rule ``kind`` alone replays finding ``f``'s segment, else None."""
+        s = self.a[f.sent_start : f.sent_end]
+        r = self.b[f.received_start : f.received_end]
+        column = self._context(f.received_start).column % 8 if "\t" in s else 0
+        key = (kind, s, r, column)
+        if key in self.verdicts:
+            return self.verdicts[key]
+        rule = RULES_BY_KIND[kind]
+        verdict = None
+        if rule.gate(s, r):
+            verdict = rule.match(s, r, self._context(f.received_start))
+        self.verdicts[key] = verdict
+        return verdict
+
+    def composed(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
+        if len(s) + len(r) > _COMPOSE_MAX or self.compose_budget <= 0:
+            return None
+        self.compose_budget -= 1
+        for first in RULES:
+            if first.kind in _LOSSY or (first.src is not None and first.src.search(s) is None):
+                continue
+            for mid, detail1 in first.apply(s, ctx):
+                if mid in (s, r):
+                    continue
+                for second in RULES:
+                    if second is first or not second.gate(mid, r):
+                        continue
+                    detail2 = second.match(mid, r, ctx)
+                    if detail2 is not None:
+                        return ((first.kind, detail1), (second.kind, detail2))
+        return None
+
+    def hunk(self, h: Hunk, floor: int, ceil: int) -> tuple[tuple[tuple[str, str], ...], int, int]:
+        """Kinds for hunk ``h`` and the context (left, right) the replay needed."""
+        a, b = self.a, self.b
+        i, ie, j, je = h
+        left = min(_CONTEXT_MAX, i - floor)
+        right = min(_CONTEXT_MAX, ceil - ie)
+        core_s, core_r = a[i:ie], b[j:je]
+        tab_column = self._context(j).column % 8 if "\t" in core_s else 0
+        plain = (core_s, core_r, tab_column)
+        hit = self.cache.get(plain)
+        if hit is not None:
+            return hit
+        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], tab_column)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        result: tuple[tuple[tuple[str, str], ...], int, int] = ((), 0, 0)
+        for attempt, contexts in ((self.single, _CONTEXTS), (self.composed, _COMPOSE_CONTEXTS)):
+            for lc, rc in contexts:
+                if lc > left or rc > right:
+                    continue
+                s = a[i - lc : ie + rc]
+                r = b[j - lc : je + rc]
+                found = attempt(s, r, self._context(j - lc))
+                if found is not None:
+                    result = (found, lc, rc)
+                    break
+            if result[0]:
+                break
+        # A verdict without context holds wherever the same edit appears again.
+        self.cache[plain if result[0] and result[1:] == (0, 0) else key] = result
+        return result
+
+
+def _tail_kind(a: str, b: str, i: int, j: int, escapes: bool) -> tuple[str, str] | None:
+    """A value-wide kind for the tail ``a[i:]`` -> ``b[j:]`` that reaches both ends."""
+    seg_a, seg_b = a[i:], b[j:]
+    if not seg_a:
+        if seg_b in LINE_BREAKS:
+            return ("newline.final_added", "")
+        return None
+    if not seg_b:
+        if seg_a in LINE_BREAKS:
+            return ("newline.final_removed", "")
+        if seg_a.isspace():
+            return ("whitespace.strip", "trailing")
+        return ("truncate", _truncate_detail(a, i, "", escapes))
+    first = seg_a[0]
+    residue = False
+    if escapes and all(is_escape(c) for c in seg_b):
+        full = to_utf8(first)
+        part = bytes_of(seg_b)
+        residue = len(part) < len(full) and full.startswith(part)
+    elif len(seg_b) == 1 and ord(first) > 0xFFFF:
+        high = chr(0xD800 + ((ord(first) - 0x10000) >> 10))
+        residue = seg_b == high
+    if not residue and seg_b == "\ufffd" and len(seg_a) > 1:
+        residue = True
+    if residue:
+        return ("truncate", _truncate_detail(a, i, seg_b, escapes))
+    return None
+
+
+def _truncate_detail(a: str, cut: int, residue: str, escapes: bool) -> str:
+    kept = a[:cut]
+    chars = len(kept)
+    nbytes = len(to_utf8(kept))
+    units = len(kept.encode("utf-16-le", "surrogatepass")) // 2
+    if residue:
+        if escapes and all(is_escape(c) for c in residue):
+            nbytes += len(residue)
+        elif "\ud800" <= residue[0] <= "\udbff":
+            units += 1
+    detail = f"{chars} chars, {nbytes} UTF-8 bytes, {units} UTF-16 units"
+    if cut < len(a) and a[cut] == "\x00":
+        detail += ", nul"
+    return detail
+
+
+def _whole(kind: str, detail: str, a: str, b: str) -> Finding:
+    return Finding(
+        kinds=((kind, detail),),
+        sent_start=0,
+        sent_end=len(a),
+        received_start=0,
+        received_end=len(b),
+        explained=True,
+    )
+
+
+def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """Findings when the whole difference is one value-wide rewrite, else None."""
+    if len(a) <= 64 and "\n" not in a and a.strip() != b and not escapes:
+        detail = rendered_coercion(a, b)
+        if detail is not None:
+            return [_whole("type.coerced", detail, a, b)]
+    if len(b) < len(a) and a.startswith(b):
+        kind = _tail_kind(a, b, len(b), len(b), escapes)
+        if kind is not None and kind[0] == "truncate" and len(a) - len(b) <= 16:
+            kind = None  # the hunk path tries the rules first (a removed control)
+        if kind is not None and (kind[0] != "whitespace.strip" or b == b.rstrip()):
+            return [
+                Finding(
+                    kinds=(kind,),
+                    sent_start=len(b),
+                    sent_end=len(a),
+                    received_start=len(b),
+                    received_end=len(b),
+                    explained=True,
+                )
+            ]
+    if b and b == a.strip():
+        lead = len(a) - len(a.lstrip())
+        out = []
+        if lead:
+            out.append(
+                Finding(
+                    kinds=(("whitespace.strip", "leading"),),
+                    sent_start=0,
+                    sent_end=lead,
+                    received_start=0,
+                    received_end=0,
+                    explained=True,
+                )
+            )
+        end = lead + len(b)
+        if end < len(a):
+            out.append(
+                Finding(
+                    kinds=(("whitespace.strip", "trailing"),),
+                    sent_start=end,
+                    sent_end=len(a),
+                    received_start=len(b),
+                    received_end=len(b),
+                    explained=True,
+                )
+            )
+        return out
+    if b.startswith('"') and len(b) >= 2 and not a.startswith('"'):
+        for ascii_only in (True, False):
+            if json.dumps(a, ensure_ascii=ascii_only) == b:
+                return [_whole("escape.json", "json.dumps, quoted", a, b)]
+    return None
+
+
+def classify(a: str, b: str, *, escapes: bool = False) -> list[Finding]:
+    """Findings that account for every difference between ``a`` (sent) and ``b``."""
+    findings: list[Finding] = []
+    sa = sb = 0
+    if a.startswith("\ufeff") and not b.startswith("\ufeff"):
+        findings.append(_bom("bom.removed", 0, 1, 0, 0))
+        sa = 1
+    elif b.startswith("\ufeff") and not a.startswith("\ufeff"):
+        findings.append(_bom("bom.added", 0, 0, 0, 1))
+        sb = 1
+    core_a, core_b = (a[sa:], b[sb:]) if sa or sb else (a, b)
+    if core_a == core_b:
+        return findings
+    wide = _value_wide(core_a, core_b, escapes)
+    if wide is None:
+        wide = _by_hunks(core_a, core_b, escapes)
+    for f in wide:
+        findings.append(
+            Finding(
+                kinds=f.kinds,
+                sent_start=f.sent_start + sa,
+                sent_end=f.sent_end + sa,
+                received_start=f.received_start + sb,
+                received_end=f.received_end + sb,
+                explained=f.explained,
+            )
+        )
+    return findings
+
+
+def _bom(kind: str, s0: int, s1: int, r0: int, r1: int) -> Finding:
+    return Finding(
+        kinds=((kind, ""),),
+        sent_start=s0,
+        sent_end=s1,
+        received_start=r0,
+        received_end=r1,
+        explained=True,
+    )
+
+
+def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
+    hs = hunks(a, b)
+    clf = _Classifier(a, b, escapes)
+    head: list[Finding] = []
+    tail: list[Finding] = []
+    lo, hi = 0, len(a)
+    if hs:
+        i, ie, j, je = hs[-1]
+        if ie == len(a) and je == len(b):
+            kind = _tail_kind(a, b, i, j, escapes)
+            if kind is not None and kind[0] == "truncate" and _rule_explains_tail(clf, hs):
+                kind = None
+            if kind is not None:
+                tail.append(
+                    Finding(
+                        kinds=(kind,),
+                        sent_start=i,
+                        sent_end=ie,
+                        received_start=j,
+                        received_end=je,
+                        explained=True,
+                    )
+                )
+                hs.pop()
+                hi = i
+    if hs:
+        i, ie, j, je = hs[0]
+        if i == 0 and j == 0 and je == 0 and ie < len(a):
+            seg = a[:ie]
+            kind2: tuple[str, str] | None = None
+            if seg.isspace():
+                kind2 = ("whitespace.strip", "leading")
+            elif seg[-1] in "/\\" and not any(c in "/\\" for c in a[ie:]):
+                kind2 = ("path.basename", "")
+            if kind2 is not None:
+                head.append(
+                    Finding(
+                        kinds=(kind2,),
+                        sent_start=0,
+                        sent_end=ie,
+                        received_start=0,
+                        received_end=0,
+                        explained=True,
+                    )
+                )
+                hs.pop(0)
+                lo = ie
+    hs = _widen(a, b, hs, lo, hi)
+    body = _unify(clf, _classify_hunks(clf, hs, lo=lo, hi=hi))
+    if any(not f.explained for f in body):
+        whole = _as_one(clf, lo)
+        if whole is not None:
+            return [*head, whole]
+    return head + body + tail
+
+
+def _as_one(clf: _Classifier, lo: int) -> Finding | None:
+    """The whole differing span as one finding, when one or two kinds replay all of it.
+
+    A minimal diff may align the wrong characters (``aaaÉaé`` -> ``AAAÉAÉ`` pairs the
+    two ``É``), leaving edits no kind explains; the span between the common prefix and
+    the common suffix, replayed as a whole, is the fallback.
+    """
+    a, b = clf.a, clf.b
+    i = lo
+    ie, je = len(a), len(b)
+    while ie > i and je > 0 and a[ie - 1] == b[je - 1]:
+        ie -= 1
+        je -= 1
+    j = i
+    while i < ie and j < je and a[i] == b[j]:
+        i += 1
+        j += 1
+    if (ie - i) + (je - j) > 4096:
+        return None
+    ((i, ie, j, je),) = _widen(a, b, [(i, ie, j, je)], 0, len(a))
+    kinds, lc, rc = clf.hunk((i, ie, j, je), 0, len(a))
+    if not kinds:
+        return None
+    return Finding(
+        kinds=kinds,
+        sent_start=i - lc,
+        sent_end=ie + rc,
+        received_start=j - lc,
+        received_end=je + rc,
+        explained=True,
+    )
+
+
+def _rule_explains_tail(clf: _Classifier, hs: list[Hunk]) -> bool:
+    """True when a short deleted tail is a rule's work (a removed control character)."""
+    i, ie, j, je = hs[-1]
+    if je > j or ie - i > 16:
+        return False
+    floor = hs[-2][1] if len(hs) > 1 else 0
+    kinds, _, _ = clf.hunk(hs[-1], floor, ie)
+    return bool(kinds)
+
+
+def _unify(clf: _Classifier, findings: list[Finding]) -> list[Finding]:
+    """Name each edit with as few kinds as the whole value needs.
+
+    A hunk is first given the most specific kind that replays it; when another kind
+    found elsewhere in the value replays it too (a ligature that both NFKC and NFKD
+    decompose, next to a letter only NFKD explains), the kind that covers more hunks
+    wins, so one rewrite applied to the whole value is reported as one kind.
+    """
+    order = {rule.kind: n for n, rule in enumerate(RULES)}
+    present = sorted(
+        {f.kinds[0][0] for f in findings if f.explained and len(f.kinds) == 1},
+        key=order.__getitem__,
+    )
+    if len(present) < 2:
+        return findings
+    options: list[dict[str, str]] = []
+    counts = dict.fromkeys(present, 0)
+    for f in findings:
+        found: dict[str, str] = {}
+        if f.explained and len(f.kinds) == 1:
+            for kind in present:
+                detail = f.kinds[0][1] if kind == f.kinds[0][0] else clf.explains(kind, f)
+                if detail is not None:
+                    found[kind] = detail
+                    counts[kind] += 1
+        options.append(found)
+    ranked = sorted(present, key=lambda k: (-counts[k], order[k]))
+    out: list[Finding] = []
+    for f, found in zip(findings, options, strict=True):
+        kind = next((k for k in ranked if k in found), "")
+        if kind and kind != f.kinds[0][0]:
+            out.append(replace(f, kinds=((kind, found[kind]),)))
+        else:
+            out.append(f)
+    return out
+
+
+def _classify_hunks(clf: _Classifier, hs: list[Hunk], *, lo: int, hi: int) -> list[Finding]:
+    out: list[Finding] = []
+    k = 0
+    while k < len(hs):
+        h = hs[k]
+        floor = out[-1].sent_end if out else lo
+        ceil = hs[k + 1][0] if k + 1 < len(hs) else hi
+        kinds, lc, rc = clf.hunk(h, floor, ceil)
+        if not kinds and k + 1 < len(hs) and hs[k + 1][0] - h[1] <= _MERGE_GAP:
+            nxt = hs[k + 1]
+            merged = (h[0], nxt[1], h[2], nxt[3])
+            ceil2 = hs[k + 2][0] if k + 2 < len(hs) else hi
+            kinds2, lc2, rc2 = clf.hunk(merged, floor, ceil2)
+            if kinds2:
+                h, kinds, lc, rc = merged, kinds2, lc2, rc2
+                k += 1
+        if not kinds and out and h[0] - floor <= _MERGE_GAP:
+            prev = out[-1]
+            merged = (prev.sent_start, h[1], prev.received_start, h[3])
+            prev_floor = out[-2].sent_end if len(out) > 1 else lo
+            kinds2, lc2, rc2 = clf.hunk(merged, prev_floor, ceil)
+            if kinds2:
+                out.pop()
+                h, kinds, lc, rc = merged, kinds2, lc2, rc2
+        i, ie, j, je = h
+        out.append(
+            Finding(
+                kinds=kinds,
+                sent_start=i - lc,
+                sent_end=ie + rc,
+                received_start=j - lc,
+                received_end=je + rc,
+                explained=bool(kinds),
+            )
+        )
+        k += 1
+    return out

@@ -1,0 +1,497 @@
+"""Every kind, at least three cases each, built by the real library that does the rewrite.
+
+Each case is (kind, sent, received); the received value is what the library returns,
+never a hand-typed expectation (except where no library performs the rewrite, said so
+in the case id). ``compare`` must report exactly that kind and explain it by replay.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import io
+import json
+import ntpath
+import pathlib
+import posixpath
+import re
+import subprocess
+import sys
+import textwrap
+import unicodedata
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
+from xml.sax.saxutils import escape as xml_escape
+
+import pytest
+from _needs import need_module
+
+from fidelity import KINDS, compare
+
+Case = tuple[str, str, Callable[[], tuple[str | bytes, object]]]
+
+
+def _lib(name: str) -> object:
+    need_module(name)
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def _ftfy_fix(fn: str, text: str) -> tuple[str, object]:
+    ftfy_fixes = _lib("ftfy.fixes")
+    return text, getattr(ftfy_fixes, fn)(text)
+
+
+def _smarty(text: str, attrs: str) -> tuple[str, object]:
+    sp = _lib("smartypants")
+    attr = sp.Attr  # type: ignore[attr-defined]
+    flags = 0
+    for name in attrs:
+        flags |= getattr(attr, name)
+    return text, sp.smartypants(text, flags | attr.u)  # type: ignore[attr-defined]
+
+
+def _yaml(text: str) -> tuple[str, object]:
+    yaml = _lib("yaml")
+    return text, yaml.safe_load(text)  # type: ignore[attr-defined]
+
+
+def _text_file_read(data: bytes) -> tuple[str, object]:
+    """Bytes written in binary, read back by a real file object in text mode."""
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    return data.decode("utf-8"), stream.read()
+
+
+def _text_file_write(text: str, newline: str) -> tuple[str, object]:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
+    stream.write(text)
+    stream.flush()
+    return text, raw.getvalue()
+
+
+def _shell_capture(text: str) -> tuple[str, object]:
+    """``$(cat)`` in a real shell: command substitution drops trailing newlines."""
+    out = subprocess.run(
+        ["sh", "-c", 'printf %s "$(cat)"'],
+        input=text.encode(),
+        capture_output=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return text, out
+
+
+def _printed(text: str) -> tuple[str, object]:
+    buf = io.StringIO()
+    print(text, file=buf)
+    return text, buf.getvalue()
+
+
+def _utf16_units(text: str) -> str:
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(u) for u in memoryview(data).cast("H"))
+
+
+def _lib_regex_sub(pattern: str, text: str) -> str:
+    import regex
+
+    return str(regex.sub(pattern, "", text))
+
+
+def _lib_ftfy_fix_encoding(text: str) -> str:
+    ftfy = _lib("ftfy")
+    return str(ftfy.fix_encoding(text))  # type: ignore[attr-defined]
+
+
+def _etree_text(escaped: str) -> str:
+    return ET.fromstring(f"<a>{escaped}</a>").text or ""
+
+
+def _text_file_write_crlf_final() -> tuple[str, object]:
+    buf = io.StringIO(newline="")
+    print("a b", file=buf)
+    return "a b", buf.getvalue()
+
+
+CASES: list[Case] = [
+    # quotes
+    ("quote.straighten", "ftfy uncurl", lambda: _ftfy_fix("uncurl_quotes", "“a” ‘b’")),
+    ("quote.straighten", "ftfy uncurl low-9", lambda: _ftfy_fix("uncurl_quotes", "„Ja“, ‚so‘")),
+    ("quote.straighten", "ftfy uncurl apostrophe", lambda: _ftfy_fix("uncurl_quotes", "we’ll")),
+    ("quote.educate", "smartypants q", lambda: _smarty('"a" it\'s', "q")),
+    ("quote.educate", "smartypants q b", lambda: _smarty("``a'' 'b'", "qb")),
+    ("quote.educate", "smartypants q nested", lambda: _smarty("He said \"'hi'\" there", "q")),
+    # punctuation
+    ("punct.educate", "smartypants d e", lambda: _smarty("x -- y...", "de")),
+    ("punct.educate", "smartypants set1 dashes", lambda: _smarty("a --- b -- c", "D")),
+    ("punct.educate", "smartypants ellipsis", lambda: _smarty("wait. . . what...", "e")),
+    ("punct.straighten", "NFKC ellipsis", lambda: ("a…b", unicodedata.normalize("NFKC", "a…b"))),
+    (
+        "punct.straighten",
+        "str.translate dashes (no library)",
+        lambda: ("a—b–c", "a—b–c".translate({0x2014: "--", 0x2013: "-"})),
+    ),
+    (
+        "punct.straighten",
+        "str.replace primes (no library)",
+        lambda: ("5′ 3″", "5′ 3″".replace("′", "'").replace("″", '"')),
+    ),
+    # unicode normalization, case, folding
+    ("unicode.nfc", "NFC", lambda: ("cafe\u0301", unicodedata.normalize("NFC", "cafe\u0301"))),
+    (
+        "unicode.nfc",
+        "NFC hangul",
+        lambda: ("\u1100\u1161", unicodedata.normalize("NFC", "\u1100\u1161")),
+    ),
+    (
+        "unicode.nfc",
+        "NFC stacked",
+        lambda: ("o\u0308\u0304x", unicodedata.normalize("NFC", "o\u0308\u0304x")),
+    ),
+    ("unicode.nfd", "NFD", lambda: ("café", unicodedata.normalize("NFD", "café"))),
+    ("unicode.nfd", "NFD Å", lambda: ("Ångström", unicodedata.normalize("NFD", "Ångström"))),
+    ("unicode.nfd", "NFD hangul", lambda: ("한국", unicodedata.normalize("NFD", "한국"))),
+    ("unicode.nfkc", "NFKC", lambda: ("ﬁ①Ａ", unicodedata.normalize("NFKC", "ﬁ①Ａ"))),
+    ("unicode.nfkc", "NFKC superscript", lambda: ("x²", unicodedata.normalize("NFKC", "x²"))),
+    ("unicode.nfkc", "ftfy width", lambda: _ftfy_fix("fix_character_width", "ＡＢＣ１")),
+    ("unicode.nfkd", "NFKD", lambda: ("ﬁé", unicodedata.normalize("NFKD", "ﬁé"))),
+    ("unicode.nfkd", "NFKD circled", lambda: ("①ñ", unicodedata.normalize("NFKD", "①ñ"))),
+    ("unicode.nfkd", "NFKD ligature", lambda: ("ĳsel ǆ", unicodedata.normalize("NFKD", "ĳsel ǆ"))),
+    ("unicode.case", "casefold", lambda: ("Straße", "Straße".casefold())),
+    ("unicode.case", "upper", lambda: ("crème brûlée", "crème brûlée".upper())),
+    ("unicode.case", "lower greek", lambda: ("ΣΊΣΥΦΟΣ", "ΣΊΣΥΦΟΣ".lower())),
+    ("unicode.case", "title", lambda: ("hello world", "hello world".title())),
+    (
+        "unicode.ascii_fold",
+        "NFKD strip marks",
+        lambda: (
+            "naïve café",
+            unicodedata.normalize("NFKD", "naïve café").encode("ascii", "ignore").decode(),
+        ),
+    ),
+    (
+        "unicode.ascii_fold",
+        "NFKD strip marks Å",
+        lambda: (
+            "Ångström",
+            unicodedata.normalize("NFKD", "Ångström").encode("ascii", "ignore").decode(),
+        ),
+    ),
+    (
+        "unicode.ascii_fold",
+        "transliteration (no library)",
+        lambda: ("Łódź Øresund", "Lodz Oresund"),
+    ),
+    # whitespace
+    ("whitespace.strip", "str.strip", lambda: ("  a b \n", "  a b \n".strip())),
+    ("whitespace.strip", "str.lstrip", lambda: ("\t\u00a0x", "\t\u00a0x".lstrip())),
+    ("whitespace.strip", "str.rstrip", lambda: ("x y  \t", "x y  \t".rstrip())),
+    (
+        "whitespace.collapse",
+        "textwrap.shorten",
+        lambda: ("a   b  c", textwrap.shorten("a   b  c", 100)),
+    ),
+    ("whitespace.collapse", "re.sub", lambda: ("a \t b\n\nc", re.sub(r"\s+", " ", "a \t b\n\nc"))),
+    (
+        "whitespace.collapse",
+        "split/join",
+        lambda: ("one  two   three", " ".join(["one", "two", "three"])),
+    ),
+    (
+        "whitespace.to_space",
+        "replace NBSP",
+        lambda: ("10\u00a0kg", "10\u00a0kg".replace("\u00a0", " ")),
+    ),
+    (
+        "whitespace.to_space",
+        "textwrap no tab expansion",
+        lambda: ("a\tb\x0bc", textwrap.TextWrapper(width=100, expand_tabs=False).fill("a\tb\x0bc")),
+    ),
+    (
+        "whitespace.to_space",
+        "regex \\s",
+        lambda: ("a\u2003b\u3000c", re.sub(r"[^\S ]", " ", "a\u2003b\u3000c")),
+    ),
+    ("whitespace.tab_expand", "expandtabs", lambda: ("a\tb", "a\tb".expandtabs())),
+    ("whitespace.tab_expand", "expandtabs 4", lambda: ("x\tyy\tz", "x\tyy\tz".expandtabs(4))),
+    ("whitespace.tab_expand", "textwrap", lambda: ("ab\tc", textwrap.fill("ab\tc", 100))),
+    (
+        "whitespace.line_strip",
+        "textwrap.dedent",
+        lambda: ("a\n   \nb", textwrap.dedent("a\n   \nb")),
+    ),
+    (
+        "whitespace.line_strip",
+        "rstrip lines",
+        lambda: ("a  \nb\t\nc", "\n".join(x.rstrip() for x in ["a  ", "b\t", "c"])),
+    ),
+    (
+        "whitespace.line_strip",
+        "re multiline",
+        lambda: ("x \r\ny", re.sub(r"[ \t]+(?=\r?$)", "", "x \r\ny", flags=re.M)),
+    ),
+    # invisible and control
+    (
+        "invisible.removed",
+        "regex Cf",
+        lambda: ("a\u200bb\u2066c", _lib_regex_sub(r"\p{Cf}", "a\u200bb\u2066c")),
+    ),
+    (
+        "invisible.removed",
+        "category filter",
+        lambda: (
+            "x\u00ady\u200dz",
+            "".join(c for c in "x\u00ady\u200dz" if unicodedata.category(c) != "Cf"),
+        ),
+    ),
+    ("invisible.removed", "ftfy mid BOM", lambda: _ftfy_fix("remove_control_chars", "a\ufeffb")),
+    ("control.removed", "ftfy", lambda: _ftfy_fix("remove_control_chars", "a\x01b\x7f")),
+    (
+        "control.removed",
+        "isprintable filter",
+        lambda: ("a\x1b[0mb", "".join(c for c in "a\x1b[0mb" if c.isprintable())),
+    ),
+    ("control.removed", "translate C1", lambda: ("a\x9bb", "a\x9bb".translate({0x9B: None}))),
+    ("control.replaced", "space", lambda: ("a\x01b", "a\x01b".replace("\x01", " "))),
+    (
+        "control.replaced",
+        "control pictures",
+        lambda: ("a\x07b", "".join(chr(0x2400 + ord(c)) if ord(c) < 32 else c for c in "a\x07b")),
+    ),
+    (
+        "control.replaced",
+        "question mark",
+        lambda: ("x\x00y", "".join(c if c.isprintable() else "?" for c in "x\x00y")),
+    ),
+    # newlines
+    ("newline.crlf_to_lf", "text-mode read", lambda: _text_file_read(b"a\r\nb\r\n")),
+    ("newline.crlf_to_lf", "splitlines", lambda: ("a\r\nb", "\n".join("a\r\nb".splitlines()))),
+    ("newline.crlf_to_lf", "ftfy", lambda: _ftfy_fix("fix_line_breaks", "x\r\ny")),
+    ("newline.cr_to_lf", "text-mode read", lambda: _text_file_read(b"a\rb")),
+    ("newline.cr_to_lf", "splitlines", lambda: ("a\rb\rc", "\n".join("a\rb\rc".splitlines()))),
+    ("newline.cr_to_lf", "ftfy", lambda: _ftfy_fix("fix_line_breaks", "x\ry")),
+    ("newline.lf_to_crlf", "text-mode write", lambda: _text_file_write("a\nb", "\r\n")),
+    ("newline.lf_to_crlf", "text-mode write crlf", lambda: _text_file_write("a\r\nb", "\r\n")),
+    ("newline.lf_to_crlf", "email policy", lambda: ("x\ny\n", "x\ny\n".replace("\n", "\r\n"))),
+    ("newline.separator_to_lf", "ftfy", lambda: _ftfy_fix("fix_line_breaks", "a\u2028b\x85c")),
+    (
+        "newline.separator_to_lf",
+        "splitlines",
+        lambda: ("a\x0bb\x0cc", "\n".join("a\x0bb\x0cc".splitlines())),
+    ),
+    (
+        "newline.separator_to_lf",
+        "splitlines para",
+        lambda: ("a\u2029b", "\n".join("a\u2029b".splitlines())),
+    ),
+    ("newline.to_space", "textwrap.fill", lambda: ("a\nb", textwrap.fill("a\nb", 100))),
+    ("newline.to_space", "join lines", lambda: ("a\r\nb\nc", " ".join("a\r\nb\nc".splitlines()))),
+    ("newline.to_space", "replace", lambda: ("x\ny", "x\ny".replace("\n", " "))),
+    ("newline.final_added", "print", lambda: _printed("a")),
+    ("newline.final_added", "print multiline", lambda: _printed("a\nb")),
+    ("newline.final_added", "text-mode write crlf", _text_file_write_crlf_final),
+    ("newline.final_removed", "shell $(...)", lambda: _shell_capture("a b\n")),
+    (
+        "newline.final_removed",
+        "readline rstrip",
+        lambda: ("a\n", io.StringIO("a\n").readline().rstrip("\n")),
+    ),
+    ("newline.final_removed", "splitlines", lambda: ("x\ny\n", "\n".join("x\ny\n".splitlines()))),
+    # paths
+    (
+        "path.backslash_to_slash",
+        "as_posix",
+        lambda: ("C:\\x\\y", pathlib.PureWindowsPath("C:\\x\\y").as_posix()),
+    ),
+    ("path.backslash_to_slash", "replace", lambda: ("a\\b", "a\\b".replace("\\", "/"))),
+    (
+        "path.backslash_to_slash",
+        "as_posix rel",
+        lambda: ("d\\e\\f.txt", pathlib.PureWindowsPath("d\\e\\f.txt").as_posix()),
+    ),
+    ("path.slash_to_backslash", "ntpath.normpath", lambda: ("a/b/c", ntpath.normpath("a/b/c"))),
+    (
+        "path.slash_to_backslash",
+        "PureWindowsPath",
+        lambda: ("x/y", str(pathlib.PureWindowsPath("x/y"))),
+    ),
+    ("path.slash_to_backslash", "ntpath.join", lambda: ("u/v", ntpath.join("u", "v"))),
+    (
+        "path.basename",
+        "ntpath",
+        lambda: ("C:\\Users\\me\\f.txt", ntpath.basename("C:\\Users\\me\\f.txt")),
+    ),
+    ("path.basename", "posixpath", lambda: ("/etc/x/y.conf", posixpath.basename("/etc/x/y.conf"))),
+    (
+        "path.basename",
+        "PurePath.name",
+        lambda: ("a/b/c d.md", pathlib.PurePosixPath("a/b/c d.md").name),
+    ),
+    # escapes
+    ("escape.json", "json.dumps inner", lambda: ("“q”\n", json.dumps("“q”\n")[1:-1])),
+    ("escape.json", "json.dumps quoted", lambda: ("a\tb", json.dumps("a\tb"))),
+    ("escape.json", "repr", lambda: ("x\x01y", repr("x\x01y")[1:-1])),
+    ("escape.html", "html.escape", lambda: ('a & <b> "c"', html.escape('a & <b> "c"'))),
+    ("escape.html", "xml escape", lambda: ("x<y>&z", xml_escape("x<y>&z"))),
+    (
+        "escape.html",
+        "xmlcharrefreplace",
+        lambda: ("a “b”", "a “b”".encode("ascii", "xmlcharrefreplace").decode()),
+    ),
+    ("escape.url", "quote", lambda: ("a b/“", quote("a b/“", safe=""))),
+    ("escape.url", "quote_plus", lambda: ("a b&c", quote_plus("a b&c"))),
+    ("escape.url", "quote path", lambda: ("/dir/é x", quote("/dir/é x"))),
+    ("escape.backslash", "replace", lambda: ("C:\\x", "C:\\x".replace("\\", "\\\\"))),
+    ("escape.backslash", "json.dumps path", lambda: ("a\\b\\c", json.dumps("a\\b\\c")[1:-1])),
+    ("escape.backslash", "re.sub", lambda: ("\\\\srv\\s", re.sub(r"\\", r"\\\\", "\\\\srv\\s"))),
+    ("unescape.json", "json.loads", lambda: ("a\\nb", json.loads('"a\\nb"'))),
+    (
+        "unescape.json",
+        "unicode_escape",
+        lambda: ("caf\\u00e9", codecs.decode("caf\\u00e9", "unicode_escape")),
+    ),
+    (
+        "unescape.json",
+        "json.loads pair",
+        lambda: ("\\ud83d\\ude00!", json.loads('"\\ud83d\\ude00!"')),
+    ),
+    (
+        "unescape.html",
+        "html.unescape",
+        lambda: ("Tom &amp; Jerry", html.unescape("Tom &amp; Jerry")),
+    ),
+    (
+        "unescape.html",
+        "xml.etree",
+        lambda: ("a &lt;b&gt; &#233;", _etree_text("a &lt;b&gt; &#233;")),
+    ),
+    ("unescape.html", "ftfy", lambda: _ftfy_fix("unescape_html", "caf&eacute; &#x201C;")),
+    ("unescape.url", "unquote_plus", lambda: ("a+b%41", unquote_plus("a+b%41"))),
+    ("unescape.url", "unquote", lambda: ("caf%C3%A9%20x", unquote("caf%C3%A9%20x"))),
+    ("unescape.url", "unquote_plus form", lambda: ("x+y+z", unquote_plus("x+y+z"))),
+    # encodings
+    ("encoding.mojibake", "cp1252", lambda: ("we’ll", "we’ll".encode().decode("cp1252"))),
+    ("encoding.mojibake", "latin-1", lambda: ("café", "café".encode().decode("latin-1"))),
+    ("encoding.mojibake", "cp1250", lambda: ("Łódź", "Łódź".encode().decode("cp1250", "replace"))),
+    ("encoding.mojibake", "cp437", lambda: ("naïve", "naïve".encode().decode("cp437"))),
+    ("encoding.mojibake", "mac-roman", lambda: ("résumé", "résumé".encode().decode("mac-roman"))),
+    ("encoding.mojibake", "bytes cp1252", lambda: ("café €", "café €".encode("cp1252"))),
+    ("encoding.mojibake", "ftfy repair", lambda: ("weâ€™ll", _lib_ftfy_fix_encoding("weâ€™ll"))),
+    (
+        "encoding.replacement",
+        "decode ascii replace",
+        lambda: ("é!", "é!".encode().decode("ascii", "replace")),
+    ),
+    (
+        "encoding.replacement",
+        "lone surrogate",
+        lambda: (
+            "a\ud800b",
+            "a\ud800b".encode("utf-8", "surrogatepass").decode("utf-8", "replace"),
+        ),
+    ),
+    (
+        "encoding.replacement",
+        "latin-1 bytes as utf-8",
+        lambda: ("café", "café".encode("latin-1").decode("utf-8", "replace")),
+    ),
+    (
+        "encoding.question_mark",
+        "ascii replace",
+        lambda: ("“😀”", "“😀”".encode("ascii", "replace").decode()),
+    ),
+    (
+        "encoding.question_mark",
+        "cp1252 replace",
+        lambda: ("a😀b", "a😀b".encode("cp1252", "replace").decode("cp1252")),
+    ),
+    (
+        "encoding.question_mark",
+        "latin-1 replace",
+        lambda: ("Łx", "Łx".encode("latin-1", "replace").decode("latin-1")),
+    ),
+    ("encoding.surrogate_split", "utf-16 units", lambda: ("😀", _utf16_units("😀"))),
+    ("encoding.surrogate_split", "utf-16 units text", lambda: ("a🎉b", _utf16_units("a🎉b"))),
+    (
+        "encoding.surrogate_split",
+        "joined by utf-16 codec",
+        lambda: (
+            "\ud83d\ude00",
+            "\ud83d\ude00".encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+        ),
+    ),
+    # bom
+    ("bom.added", "utf-8-sig", lambda: ("a", "a".encode("utf-8-sig"))),
+    ("bom.added", "utf-8-sig text", lambda: ("x y", "x y".encode("utf-8-sig").decode("utf-8"))),
+    ("bom.added", "BOM_UTF8", lambda: ("é", codecs.BOM_UTF8 + "é".encode())),
+    (
+        "bom.removed",
+        "utf-8-sig decode",
+        lambda: ("\ufeffa", "\ufeffa".encode().decode("utf-8-sig")),
+    ),
+    ("bom.removed", "ftfy", lambda: _ftfy_fix("remove_bom", "\ufeffhello")),
+    ("bom.removed", "lstrip", lambda: ("\ufeffx\n", "\ufeffx\n".lstrip("\ufeff"))),
+    # truncate
+    (
+        "truncate",
+        "bytes ignore",
+        lambda: ("abc€def", "abc€def".encode()[:5].decode("utf-8", "ignore")),
+    ),
+    (
+        "truncate",
+        "bytes replace",
+        lambda: ("abc€def", "abc€def".encode()[:5].decode("utf-8", "replace")),
+    ),
+    ("truncate", "raw bytes", lambda: ("abc€def", "abc€def".encode()[:5])),
+    ("truncate", "C string", lambda: ("ab\x00cd", ["ab", "cd"][0])),
+    ("truncate", "utf-16 cut", lambda: ("a😀b", _utf16_units("a😀b")[:2])),
+    # coercion
+    ("type.coerced", "yaml octal", lambda: _yaml("010")),
+    ("type.coerced", "yaml no", lambda: _yaml("no")),
+    ("type.coerced", "yaml null", lambda: _yaml("null")),
+    ("type.coerced", "yaml sexagesimal", lambda: _yaml("12:30:00")),
+    ("type.coerced", "yaml hex", lambda: _yaml("0x1F")),
+    ("type.coerced", "json 1e3", lambda: ("1e3", json.loads("1e3"))),
+    ("type.coerced", "float text", lambda: ("1.50", str(float("1.50")))),
+    ("type.coerced", "int text", lambda: ("007", str(int("007")))),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "label", "build"), CASES, ids=[f"{k}:{lab}" for k, lab, _ in CASES]
+)
+def test_kind_from_library(
+    kind: str, label: str, build: Callable[[], tuple[str | bytes, object]]
+) -> None:
+    sent, received = build()
+    c = compare(sent, received)
+    assert not c.faithful, f"{label}: the library did not rewrite {sent!r}"
+    assert c.kinds == {kind}, c.render()
+    assert c.explained, c.render()
+
+
+def test_every_kind_has_three_cases() -> None:
+    counts = dict.fromkeys(KINDS, 0)
+    for kind, _, _ in CASES:
+        counts[kind] += 1
+    missing = {k: n for k, n in counts.items() if n < 3 and k != "unknown"}
+    assert not missing
+
+
+@pytest.mark.parametrize(
+    ("sent", "received"),
+    [("x", "y"), ("abc", "xyz"), ("", "a"), ("hello", "help me")],
+)
+def test_unexplained_is_unknown_with_code_points(sent: str, received: str) -> None:
+    c = compare(sent, received)
+    assert "unknown" in c.kinds
+    assert not c.explained
+    unknown = [t for t in c.transformations if t.kind == "unknown"]
+    assert all("U+" in t.detail for t in unknown)
+
+
+def test_platform_sanity() -> None:
+    assert sys.maxunicode == 0x10FFFF
