@@ -1,0 +1,191 @@
+"""Surveys in a tool's own suite: failures, cards written, drift, xdist merging."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+FAMILIES = "--fidelity-families=quotes,newlines,whitespace"
+
+SURVEY_TESTS = """
+import pytest
+import tool
+
+@pytest.mark.fidelity(allow=["quote.straighten"], card="edit_file.old_string")
+def test_edit_survey(fidelity):
+    result = fidelity.survey(tool.send)
+    assert result.observations
+"""
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_a_survey_fails_on_rewrites_beyond_allow(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import tool
+
+        def test_edit_survey(fidelity):
+            fidelity.survey(tool.send, name="edit_file.old_string")
+        """
+    )
+    result = tool_repo.runpytest(FAMILIES)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*FidelityError: the chain edit_file.old_string rewrote payloads: "
+            "quote.straighten (not allowed)",
+            "*--- quote.straighten: smallest example",
+            "*payload id: quotes/*",
+            "*U+201*QUOTATION MARK*",
+            '*@pytest.mark.fidelity(allow=[[]"quote.straighten"[]])*',
+        ]
+    )
+
+
+def test_allowed_rewrites_pass_and_the_card_documents_them(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(test_tool=SURVEY_TESTS)
+    result = tool_repo.runpytest(FAMILIES, "--fidelity-cards=cards")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*= param-fidelity =*",
+            "chains and rewrites found:",
+            "  edit_file.old_string [survey in test_tool.py::test_edit_survey]: "
+            "quote.straighten (allowed)",
+            "cards written to cards: edit_file.old_string.md/.json",
+        ]
+    )
+    cards = tool_repo.path / "cards"
+    assert sorted(_files(cards)) == ["edit_file.old_string.json", "edit_file.old_string.md"]
+    markdown = (cards / "edit_file.old_string.md").read_text(encoding="utf-8")
+    assert "quote.straighten" in markdown
+    card = json.loads((cards / "edit_file.old_string.json").read_text(encoding="utf-8"))
+    assert "quote.straighten" in json.dumps(card)
+    assert "schema_version" in card
+
+
+def test_a_changed_chain_fails_the_drift_check(
+    tool_repo: pytest.Pytester, tool_versions: dict[str, str]
+) -> None:
+    tool_repo.makepyfile(tool=tool_versions["faithful"], test_tool=SURVEY_TESTS)
+    written = tool_repo.runpytest(FAMILIES, "--fidelity-cards=committed")
+    written.assert_outcomes(passed=1)
+    same = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["1 card(s) match committed"])
+
+    # A release adds a "helpful" normaliser: the test still passes (the rewrite is
+    # allowed), but the chain no longer matches its committed card.
+    tool_repo.makepyfile(tool=tool_versions["straightens"])
+    drifted = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
+    drifted.assert_outcomes(passed=1)
+    assert drifted.ret == pytest.ExitCode.TESTS_FAILED
+    drifted.stdout.fnmatch_lines(
+        [
+            "card drift (the chains now behave differently):",
+            "card edit_file.old_string drifted from committed*edit_file.old_string.json:",
+            "*quotes*",
+        ]
+    )
+    assert "quote.straighten" in drifted.stdout.str().split("card drift", 1)[1]
+
+
+def test_a_card_without_a_committed_card_is_drift(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(test_tool=SURVEY_TESTS)
+    (tool_repo.path / "committed").mkdir()
+    result = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*card edit_file.old_string has no committed card*--fidelity-cards committed"]
+    )
+
+
+XDIST_TESTS = """
+import json
+import pytest
+import tool
+
+@pytest.mark.fidelity(allow=["quote.straighten"], card="edit_file.old_string")
+def test_quotes(fidelity):
+    fidelity.survey(tool.send, families=["quotes"])
+
+@pytest.mark.fidelity(allow=["quote.straighten"], card="edit_file.old_string")
+def test_newlines(fidelity):
+    fidelity.survey(tool.send, families=["newlines"])
+
+def test_json_wire(fidelity):
+    fidelity.survey(tool.wire, name="json.wire")
+
+@pytest.mark.parametrize("n", range(4))
+def test_filler(n):
+    pass
+"""
+
+
+def test_xdist_cards_are_merged_byte_identical_to_a_serial_run(
+    tool_repo: pytest.Pytester,
+) -> None:
+    tool_repo.makepyfile(test_tool=XDIST_TESTS)
+    serial = tool_repo.runpytest(FAMILIES, "--fidelity-cards=serial", "-p", "no:xdist")
+    serial.assert_outcomes(passed=7)
+    parallel = tool_repo.runpytest_subprocess(
+        FAMILIES, "--fidelity-cards=parallel", "-n", "2", timeout=120
+    )
+    parallel.assert_outcomes(passed=7)
+    parallel.stdout.fnmatch_lines(["*2 workers [[]7 items[]]*"])
+    parallel.stdout.fnmatch_lines(
+        [
+            "chains and rewrites found:",
+            "  edit_file.old_string [[]survey in test_tool.py::test_quotes[]]: "
+            "quote.straighten (allowed)",
+        ]
+    )
+    serial_cards = _files(tool_repo.path / "serial")
+    assert sorted(serial_cards) == [
+        "edit_file.old_string.json",
+        "edit_file.old_string.md",
+        "json.wire.json",
+        "json.wire.md",
+    ]
+    assert _files(tool_repo.path / "parallel") == serial_cards
+    # The merged card holds both tests' families.
+    merged = serial_cards["edit_file.old_string.md"].decode("utf-8")
+    assert "quotes" in merged
+    assert "newlines" in merged
+
+
+def test_cards_are_reproducible_with_hypothesis_examples(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(test_tool=SURVEY_TESTS)
+    options = ("--fidelity-families=quotes", "--fidelity-examples=5", "--fidelity-seed=3")
+    first = tool_repo.runpytest(*options, "--fidelity-cards=first")
+    first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines(
+        ["fidelity: seed=3, families=quotes, catalogue=all, examples=5, cards=first"]
+    )
+    second = tool_repo.runpytest(*options, "--fidelity-cards=second")
+    second.assert_outcomes(passed=1)
+    assert _files(tool_repo.path / "first") == _files(tool_repo.path / "second")
+
+
+def test_catalogue_budget_limits_payloads_per_family(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import collections
+        import pytest
+        import tool
+
+        @pytest.mark.fidelity(allow=["quote.straighten"])
+        def test_budget(fidelity):
+            result = fidelity.survey(tool.send)
+            per_family = collections.Counter(o.families[0] for o in result.observations)
+            assert set(per_family) == {"quotes", "newlines"}
+            assert set(per_family.values()) == {2}
+        """
+    )
+    result = tool_repo.runpytest("--fidelity-families=quotes,newlines", "--fidelity-catalogue=2")
+    result.assert_outcomes(passed=1)

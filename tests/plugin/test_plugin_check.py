@@ -1,0 +1,202 @@
+"""The ``fidelity`` fixture's ``check()``: failures name the rewrite; the marker allows it."""
+
+from __future__ import annotations
+
+import pytest
+
+from fidelity._render import is_unsafe
+
+
+def assert_terminal_safe(result: pytest.RunResult) -> None:
+    """No raw control, bidi, invisible or odd-space character reached the output."""
+    for line in result.outlines + result.errlines:
+        bad = sorted({f"U+{ord(c):04X}" for c in line if is_unsafe(c)})
+        assert not bad, f"raw {bad} in output line {line!r}"
+
+
+def test_straightened_quotes_fail_with_the_classified_diff(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import tool
+
+        def test_edit(fidelity):
+            fidelity.check(tool.send, "say \\u201chi\\u201d")
+        """
+    )
+    result = tool_repo.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*FidelityError: the chain send rewrote the value: quote.straighten (not allowed)",
+            "*payload: say “hi”*",
+            '*received: say "hi"*',
+            "*U+201C*LEFT DOUBLE QUOTATION MARK*",
+            '*@pytest.mark.fidelity(allow=[[]"quote.straighten"[]])*',
+        ]
+    )
+    # The failure comes from the test, not from the plugin's own frames.
+    result.stdout.no_fnmatch_line("*_plugin_recorder.py*")
+    assert_terminal_safe(result)
+
+
+def test_allowed_rewrites_pass_and_are_summarised(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import pytest
+        import tool
+
+        @pytest.mark.fidelity(allow=["quote.straighten"])
+        def test_edit(fidelity):
+            observation = fidelity.check(tool.send, "say \\u201chi\\u201d")
+            assert observation.kinds == {"quote.straighten"}
+
+        def test_plain(fidelity):
+            fidelity.check(tool.send, "plain ascii")
+        """
+    )
+    result = tool_repo.runpytest()
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*= param-fidelity =*",
+            "chains and rewrites found:",
+            "  send [check in test_tool.py::test_edit]: quote.straighten (allowed)",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*test_plain*")
+
+
+def test_the_hop_that_changed_the_value_is_named(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import fidelity._imports
+        import tool
+
+        probes = fidelity._imports.load("probes")
+
+        def test_chain(fidelity):
+            chain = probes.chain(tool.wire, tool.normalise, name="edit_file")
+            fidelity.check(chain, "\\u2018quoted\\u2019")
+        """
+    )
+    result = tool_repo.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*the chain edit_file rewrote the value: quote.straighten (not allowed)",
+            "*changed by hop: normalise*",
+        ]
+    )
+
+
+def test_refusals_fail_unless_accepted(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_refuse="""
+        def refuse(text):
+            raise ValueError("no curly quotes here")
+
+        def test_refused(fidelity):
+            fidelity.check(refuse, "\\u201c")
+
+        def test_accepted(fidelity):
+            observation = fidelity.check(refuse, "\\u201c", accept=["rejected"])
+            assert observation.status == "rejected"
+
+        def test_bad_accept(fidelity):
+            fidelity.check(refuse, "x", accept=["refused"])
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*the chain refuse did not deliver the value: rejected",
+            "*outcome: rejected (ValueError: no curly quotes here)*",
+            "*accept names unknown outcome(s) 'refused'; valid outcomes are: preserved,*",
+        ]
+    )
+
+
+def test_unknown_kind_in_allow_is_a_clear_test_error(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import pytest
+        import tool
+
+        @pytest.mark.fidelity(allow=["quote.straight"])
+        def test_typo(fidelity):
+            fidelity.check(tool.send, "x")
+
+        @pytest.mark.fidelity(alow=["quote.straighten"])
+        def test_bad_keyword():
+            pass
+
+        @pytest.mark.fidelity(allow="quote.straighten")
+        def test_string_not_list():
+            pass
+
+        def test_others_still_run(fidelity):
+            fidelity.check(tool.send, "x")
+        """
+    )
+    result = tool_repo.runpytest()
+    result.assert_outcomes(passed=1, errors=3)
+    result.stdout.fnmatch_lines(
+        [
+            "@pytest.mark.fidelity: allow names unknown kind id(s) 'quote.straight'; "
+            "valid kinds are: quote.straighten, quote.educate,*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "@pytest.mark.fidelity takes (allow=[[]kind ids[]], card='name'): "
+            "it got an unexpected keyword argument 'alow'."
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.fidelity: allow='quote.straighten' must be a list of kind ids*"]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+
+
+def test_hostile_payloads_stay_terminal_safe(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_hostile="""
+        def strip_controls(text):
+            return "".join(c for c in text if c.isprintable())
+
+        def test_hostile(fidelity):
+            fidelity.check(strip_controls, "a\\u202eb\\x1b[31mred\\u200b\\u0085end")
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*[U+202E RIGHT-TO-LEFT OVERRIDE]*"])
+    assert_terminal_safe(result)
+
+
+def test_hypothesis_shows_the_shrunk_payload(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        from hypothesis import Phase, given, settings
+        import strategies
+        import tool
+
+        @settings(database=None, phases=[Phase.generate, Phase.shrink])
+        @given(strategies.text())
+        def test_any_text(fidelity, text):
+            fidelity.check(tool.send, text)
+        """
+    )
+    result = tool_repo.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*FidelityError: the chain send rewrote the value: quote.straighten (not allowed)",
+            "*payload (as shrunk by Hypothesis): *U+20*",
+            # "Falsifying example:" or, in newer Hypothesis, "Failing test case:"
+            "*Fa*ing *: test_any_text(*",
+        ]
+    )
+    assert_terminal_safe(result)
