@@ -1,0 +1,1 @@
+"""Private modules of the ``strategies`` package; import names from ``strategies``."""
