@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fidelity._compare import Comparison, Transformation, assert_faithful, compare
 from fidelity._errors import FidelityError, TargetError, UsageError
-from fidelity._kinds import FAMILIES, KINDS, Kind, Status
-from fidelity._observation import Direction, Hop, Observation
-from fidelity._payload import Payload
-from fidelity._probe import Probe
-from fidelity._render import safe
 
 if TYPE_CHECKING:
     from fidelity._card import Card
+    from fidelity._compare import Comparison, Transformation, assert_faithful, compare
+    from fidelity._kinds import FAMILIES, KINDS, Kind, Status
+    from fidelity._observation import Direction, Hop, Observation
+    from fidelity._payload import Payload
+    from fidelity._probe import Probe
+    from fidelity._render import safe
     from fidelity._survey import FamilyOutcome, Survey, survey
 
 __version__ = "0.1.0"
@@ -49,12 +49,19 @@ __all__ = [
     "survey",
 ]
 
-_LAZY = {
-    "survey": "fidelity._survey",
-    "Survey": "fidelity._survey",
-    "FamilyOutcome": "fidelity._survey",
-    "Card": "fidelity._card",
+# Every name but the exceptions loads its module on first use: the pytest plugin lives
+# in this package, so this file runs in every pytest session of every user's repo.
+_MODULES = {
+    "fidelity._card": ("Card",),
+    "fidelity._compare": ("Comparison", "Transformation", "assert_faithful", "compare"),
+    "fidelity._kinds": ("FAMILIES", "KINDS", "Kind", "Status"),
+    "fidelity._observation": ("Direction", "Hop", "Observation"),
+    "fidelity._payload": ("Payload",),
+    "fidelity._probe": ("Probe",),
+    "fidelity._render": ("safe",),
+    "fidelity._survey": ("FamilyOutcome", "Survey", "survey"),
 }
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

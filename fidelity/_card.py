@@ -496,7 +496,7 @@ class Card:
         result does not depend on the order of ``cards``. Cards of different chains, or
         of different names without ``name=``, are a ``UsageError``.
         """
-        from fidelity._survey import EXAMPLE_MARKERS
+        from fidelity._survey import is_example
 
         pool = tuple(cards)
         if not pool or not all(isinstance(c, Card) for c in pool):
@@ -513,11 +513,7 @@ class Card:
             )
         observations = tuple(sorted({o for c in pool for o in c.observations}, key=_canonical))
         seeds = {c.facts.seed for c in pool}
-        catalogue = {
-            (o.payload_id, o.sent)
-            for o in observations
-            if not any(m in o.payload_id for m in EXAMPLE_MARKERS)
-        }
+        catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
         return cls(
             name=name or names[0],
             facts=CardFacts(

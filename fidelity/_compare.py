@@ -15,16 +15,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fidelity._errors import FidelityError
+from fidelity._records import fast_init
 from fidelity._text import to_utf8
 
 __all__ = ["Comparison", "Transformation", "assert_faithful", "compare"]
 
+_NO_KINDS: frozenset[str] = frozenset()
 _MAX_BLOCKS = 12  # transformation blocks shown by render() before "and N more"
 _MAX_SHOWN = 60  # code points of a segment shown by render()
 _MAX_CODEPOINTS = 10  # code points listed with their names per side
 _CONTEXT = 10  # code points of context shown on each side of a segment
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Transformation:
     """One named rewrite: ``kind`` (a ``KINDS`` id), ``detail``, and where it happened.
@@ -51,6 +54,7 @@ class Transformation:
     received_byte_end: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Comparison:
     """The result of comparing a sent value with the value that arrived.
@@ -69,6 +73,8 @@ class Comparison:
     @property
     def kinds(self) -> frozenset[str]:
         """The kind ids of all transformations."""
+        if not self.transformations:
+            return _NO_KINDS
         return frozenset(t.kind for t in self.transformations)
 
     def render(self) -> str:
@@ -107,6 +113,11 @@ def compare(sent: str | bytes, received: object) -> Comparison:
     difference becomes a :class:`Transformation` whose kind was verified by replay,
     or ``unknown``.
     """
+    if type(sent) is str and type(received) is str and sent == received:
+        # The common case, first: equal code points are equal UTF-8 bytes.
+        return Comparison(
+            sent=sent, received=received, faithful=True, transformations=(), explained=True
+        )
     if not isinstance(sent, (str, bytes)):
         from fidelity._errors import UsageError
 

@@ -1,12 +1,12 @@
 """Exceptions raised by param-fidelity.
 
-    Exception
-    ├── AssertionError
-    │   └── FidelityError   a value did not survive; the message is the rendered diff
-    ├── ValueError
-    │   └── UsageError      bad arguments or input (CLI exit code 2)
-    └── RuntimeError
-        └── TargetError     target unreachable or protocol failure (CLI exit code 3)
+Exception
+├── AssertionError
+│   └── FidelityError   a value did not survive; the message is the rendered diff
+├── ValueError
+│   └── UsageError      bad arguments or input (CLI exit code 2)
+└── RuntimeError
+    └── TargetError     target unreachable or protocol failure (CLI exit code 3)
 """
 
 from __future__ import annotations

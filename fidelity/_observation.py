@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from fidelity._kinds import Status
+from fidelity._records import fast_init
 
 if TYPE_CHECKING:
     from fidelity._compare import Comparison
@@ -22,6 +23,7 @@ class Direction(StrEnum):
     RESPONSE = "response"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hop:
     """The value after one hop of a multi-hop chain (``value`` is ``None`` if it failed)."""
@@ -31,6 +33,7 @@ class Hop:
     error: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Observation:
     """The outcome of pushing one payload text through a chain.
@@ -59,7 +62,7 @@ class Observation:
     parts: tuple[Observation, ...] = ()
     client_side: bool = False
     payload_id: str = ""
-    families: tuple[str, ...] = field(default=())
+    families: tuple[str, ...] = ()
 
     @property
     def kinds(self) -> frozenset[str]:

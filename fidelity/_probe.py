@@ -9,14 +9,16 @@ probes that can overlap requests override it and still yield results in input or
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Self
 
+from fidelity._compare import compare
 from fidelity._kinds import Status
 from fidelity._observation import Observation
+from fidelity._payload import Payload
 
-__all__ = ["FunctionProbe", "Probe", "observe_value"]
+__all__ = ["FunctionProbe", "Probe", "observe_value", "stamp"]
 
 
 class Probe(abc.ABC):
@@ -39,7 +41,20 @@ class Probe(abc.ABC):
         for text in texts:
             yield self.observe(text)
 
-    def close(self) -> None:
+    def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
+        """Observe each payload in order, stamped with its id and families.
+
+        This is what a survey calls. The default runs :meth:`observe_many` over the
+        payloads' texts, so a probe that overlaps requests there overlaps them here too.
+        """
+        texts = [p.text for p in payloads]
+        for payload, observation in zip(payloads, self.observe_many(texts), strict=False):
+            # Anything that is not an Observation is passed on for the caller to report.
+            yield (
+                stamp(observation, payload) if isinstance(observation, Observation) else observation
+            )
+
+    def close(self) -> None:  # noqa: B027  (optional hook: most probes hold nothing)
         """Release connections, sessions and subprocesses held by the probe."""
 
     def __enter__(self) -> Self:
@@ -59,16 +74,38 @@ class Probe(abc.ABC):
 
 def observe_value(sent: str, received: object, **fields: object) -> Observation:
     """Build the observation for a value that arrived: ``preserved`` or ``transformed``."""
-    from fidelity._compare import compare
-
     comparison = compare(sent, received)
-    status = Status.PRESERVED if comparison.faithful else Status.TRANSFORMED
     return Observation(
         sent=sent,
-        status=status,
+        status=Status.PRESERVED if comparison.faithful else Status.TRANSFORMED,
         received=received,
         comparison=comparison,
         **fields,  # type: ignore[arg-type]
+    )
+
+
+def stamp(observation: Observation, payload: Payload) -> Observation:
+    """``observation`` (and its ``parts``) labelled with the payload's id and families.
+
+    Spelled out rather than ``dataclasses.replace``, which costs several times more on
+    the survey's hot path.
+    """
+    obs = observation
+    return Observation(
+        sent=obs.sent,
+        status=obs.status,
+        received=obs.received,
+        comparison=obs.comparison,
+        error_type=obs.error_type,
+        error=obs.error,
+        wire=obs.wire,
+        hops=obs.hops,
+        blame=obs.blame,
+        direction=obs.direction,
+        parts=tuple(stamp(p, payload) for p in obs.parts) if obs.parts else (),
+        client_side=obs.client_side,
+        payload_id=payload.id,
+        families=payload.families,
     )
 
 
@@ -84,6 +121,14 @@ class FunctionProbe(Probe):
         self.name = name or getattr(fn, "__qualname__", None) or repr(fn)
 
     def observe(self, text: str) -> Observation:
+        return self._observe(text, "", ())
+
+    def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
+        # Stamped as they are built: one record per payload instead of two.
+        for payload in payloads:
+            yield self._observe(payload.text, payload.id, payload.families)
+
+    def _observe(self, text: str, payload_id: str, families: tuple[str, ...]) -> Observation:
         try:
             received = self.fn(text)
         except Exception as exc:  # the chain's refusal of this payload
@@ -92,5 +137,15 @@ class FunctionProbe(Probe):
                 status=Status.REJECTED,
                 error_type=type(exc).__name__,
                 error=str(exc),
+                payload_id=payload_id,
+                families=families,
             )
-        return observe_value(text, received)
+        comparison = compare(text, received)
+        return Observation(
+            sent=text,
+            status=Status.PRESERVED if comparison.faithful else Status.TRANSFORMED,
+            received=received,
+            comparison=comparison,
+            payload_id=payload_id,
+            families=families,
+        )

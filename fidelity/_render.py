@@ -10,13 +10,19 @@ only marks with nothing to attach to become badges.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
-
-import regex
+from typing import Any
 
 __all__ = ["badge", "codepoints", "is_unsafe", "safe"]
 
-_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+
+@functools.cache
+def _graphemes() -> Any:
+    """The grapheme-cluster pattern; ``regex`` loads on the first non-ASCII text."""
+    import regex
+
+    return regex.compile(r"\X", regex.DOTALL)
 
 # Names for code points that unicodedata does not name (controls) or names unhelpfully.
 _NAMES: dict[int, str] = {
@@ -89,7 +95,7 @@ def safe(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     out: list[str] = []
-    for cluster in _GRAPHEME.findall(text):
+    for cluster in _graphemes().findall(text):
         first = cluster[0]
         if is_unsafe(first) or _is_mark(first):
             out.extend(badge(c) for c in cluster)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -88,6 +89,14 @@ class Entry(NamedTuple):
     received: Any
     error_type: str
     error: str
+
+
+_EXAMPLE_ID = re.compile("|".join(map(re.escape, EXAMPLE_MARKERS)))
+
+
+def is_example(payload_id: str) -> bool:
+    """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
+    return _EXAMPLE_ID.search(payload_id) is not None
 
 
 def family_key(family: str) -> tuple[int, str]:
@@ -218,11 +227,7 @@ class Survey:
         families: dict[str, dict[Direction, FamilyOutcome]] = {}
         for row in outcomes:
             families.setdefault(row.family, {})[row.direction] = row
-        catalogue = {
-            (o.payload_id, o.sent)
-            for o in observed
-            if not any(m in o.payload_id for m in EXAMPLE_MARKERS)
-        }
+        catalogue = {(o.payload_id, o.sent) for o in observed if not is_example(o.payload_id)}
         return cls(
             name=name,
             chain=chain or name,
@@ -262,26 +267,6 @@ def _check_families(families: object) -> tuple[str, ...] | None:
     return tuple(f for f in FAMILIES if f in set(families))
 
 
-def _stamp(obs: Observation, payload: Payload) -> Observation:
-    """``obs`` with the payload's id and families (spelled out: ``replace`` is slow)."""
-    return Observation(
-        sent=obs.sent,
-        status=obs.status,
-        received=obs.received,
-        comparison=obs.comparison,
-        error_type=obs.error_type,
-        error=obs.error,
-        wire=obs.wire,
-        hops=obs.hops,
-        blame=obs.blame,
-        direction=obs.direction,
-        parts=tuple(_stamp(p, payload) for p in obs.parts) if obs.parts else (),
-        client_side=obs.client_side,
-        payload_id=payload.id,
-        families=payload.families,
-    )
-
-
 def _broken(payload: Payload, error_type: str, error: str) -> Observation:
     return Observation(
         sent=payload.text,
@@ -302,7 +287,7 @@ def _observe_all(
     results: list[Observation] = []
     i = 0
     while i < len(payloads):
-        stream = iter(probe.observe_many([p.text for p in payloads[i:]]))
+        stream = iter(probe.observe_payloads(payloads[i:]))
         try:
             while i < len(payloads):
                 payload = payloads[i]
@@ -318,9 +303,7 @@ def _observe_all(
                     restart = True
                 else:
                     restart = False
-                    if isinstance(obs, Observation):
-                        obs = _stamp(obs, payload)
-                    else:
+                    if not isinstance(obs, Observation):
                         message = f"the probe returned {type(obs).__name__}, not an Observation"
                         obs = _broken(payload, "", message)
                 results.append(obs)
@@ -494,11 +477,13 @@ def survey(
     try:
         with Progress(len(todo) + examples, label=probe.name, enabled=progress) as bar:
 
-            def seen(obs: Observation) -> None:
+            def advance(obs: Observation) -> None:
                 bar.advance()
                 if on_observation is not None:
                     on_observation(obs)
 
+            # Nothing to tell anyone: skip the per-observation call on the hot path.
+            seen = advance if bar.active else on_observation
             observed = _observe_all(probe, todo, seen)
             if examples:
                 assert seed is not None
@@ -542,7 +527,7 @@ def _shrunk(
     observed: Sequence[Observation],
     known: frozenset[str],
     seed: int,
-    seen: Callable[[Observation], object],
+    seen: Callable[[Observation], object] | None,
 ) -> list[Observation]:
     """Shrink one example of each kind the catalogue did not show; observe the results."""
     first: dict[str, Observation] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +25,7 @@ from fidelity._compare import Comparison
 from fidelity._errors import UsageError
 from fidelity._kinds import Status
 from fidelity._observation import Hop, Observation
+from fidelity._payload import Payload
 from fidelity._probe import FunctionProbe, Probe, observe_value
 
 __all__ = ["ChainBroken", "ChainHop", "ChainProbe", "ValueLost", "chain", "function", "hop"]
@@ -151,6 +152,19 @@ class ChainProbe(Probe):
 
     def observe(self, text: str) -> Observation:
         """Push ``text`` through every hop and report what came out of the last."""
+        return self._observe(text)
+
+    def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
+        """Observe each payload in order, stamped as it is built when hops run in turn."""
+        if self.concurrent:
+            yield from super().observe_payloads(payloads)
+            return
+        for payload in payloads:
+            yield self._observe(payload.text, payload.id, payload.families)
+
+    def _observe(
+        self, text: str, payload_id: str = "", families: tuple[str, ...] = ()
+    ) -> Observation:
         value: object = text
         records: list[Hop] = []
         blame: str | None = None
@@ -176,6 +190,8 @@ class ChainProbe(Probe):
                     error=message,
                     hops=tuple(records),
                     blame=name,
+                    payload_id=payload_id,
+                    families=families,
                 )
             records.append(Hop(name=name, value=out))
             if blame is None and not (type(out) is type(value) and out == value):
@@ -191,8 +207,12 @@ class ChainProbe(Probe):
                     sent=text, received=value, faithful=True, transformations=(), explained=True
                 ),
                 hops=tuple(records),
+                payload_id=payload_id,
+                families=families,
             )
-        return observe_value(text, value, hops=tuple(records), blame=blame)
+        return observe_value(
+            text, value, hops=tuple(records), blame=blame, payload_id=payload_id, families=families
+        )
 
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
         """Observe each text; chains of waiting hops run a few payloads at once.
