@@ -2,7 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 import pytest
+
+# pytester's in-process runs drop every module first imported during the inner run.
+# A later import then makes a second copy of httpx/httpcore/h11 whose exception classes
+# no longer match the first copy's `except` clauses in other tests of this process.
+# Importing them here, before any inner run, keeps one copy for the whole session.
+for _name in (
+    "hypothesis",
+    "h11",
+    "httpcore",
+    "httpx",
+    "anyio",
+    "mcp",
+    "strategies",
+    "probes._chain",
+    "probes._http",
+    "probes._http_reflector",
+    "probes._mcp",
+    "probes._mcp_reflector",
+    "fidelity._survey",
+    "fidelity._card",
+):
+    if importlib.util.find_spec(_name.partition(".")[0]) is not None:
+        importlib.import_module(_name)
 
 #: A tool whose transport is JSON and whose handler "helpfully" straightens quotes,
 #: the headline failure: an edit tool's old_string no longer matches the file.
