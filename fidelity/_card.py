@@ -18,6 +18,7 @@ import binascii
 import dataclasses
 import datetime
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,17 @@ class _Malformed(Exception):
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+def _today() -> str:
+    """The run's date (UTC), or the one ``SOURCE_DATE_EPOCH`` fixes for reproducible cards."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = (
+        datetime.datetime.fromtimestamp(int(epoch), datetime.UTC)
+        if epoch.isdigit()
+        else datetime.datetime.now(datetime.UTC)
+    )
+    return when.date().isoformat()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -476,7 +488,7 @@ class Card:
             name=name or survey.name,
             facts=CardFacts(
                 version=__version__,
-                date=datetime.datetime.now(datetime.UTC).date().isoformat(),
+                date=_today(),
                 chain=survey.chain,
                 catalogue_size=survey.catalogue_size,
                 examples=survey.examples,
@@ -592,7 +604,7 @@ class Card:
 
     def to_html(self) -> str:
         """A standalone HTML report of this card."""
-        from fidelity._html import render_html  # type: ignore[import-not-found, unused-ignore]
+        from fidelity._html import render_html
 
         html: str = render_html(self)
         return html

@@ -40,13 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"param-fidelity {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        try:  # DEV: tolerate subcommands still being written; removed before release
-            module = importlib.import_module(f"fidelity._cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"fidelity._cli.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"fidelity._cli.{name}").register(sub)
     return parser
 
 
