@@ -398,7 +398,9 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
         if i == 0 and j == 0 and je == 0 and ie < len(a):
             seg = a[:ie]
             kind2: tuple[str, str] | None = None
-            if seg.isspace():
+            # A strip leaves no leading whitespace, unless only spaces were stripped
+            # (``strip(" ")``): "\r\nx" -> "\nx" is a CRLF losing its CR, not a strip.
+            if seg.isspace() and (not a[ie : ie + 1].isspace() or set(seg) <= {" "}):
                 kind2 = ("whitespace.strip", "leading")
             elif seg[-1] in "/\\" and not any(c in "/\\" for c in a[ie:]):
                 kind2 = ("path.basename", "")

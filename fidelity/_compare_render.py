@@ -96,10 +96,12 @@ def _segment_line(whole: str, start: int, end: int, escapes: bool) -> str:
     )
 
 
-def _block(t: Transformation, s: str, r: str | None, escapes: bool) -> list[str]:
-    detail = f" ({safe(t.detail)})" if t.detail else ""
+def _block(same: list[Transformation], s: str, r: str | None, escapes: bool) -> list[str]:
+    """One block for the rewrites of one segment (two kinds can share a segment)."""
+    t = same[0]
+    kinds = " + ".join(f"{u.kind} ({safe(u.detail)})" if u.detail else u.kind for u in same)
     lines = [
-        f"- {t.kind}{detail}: sent char {t.sent_start} (byte {t.sent_byte_start}), "
+        f"- {kinds}: sent char {t.sent_start} (byte {t.sent_byte_start}), "
         f"received char {t.received_start} (byte {t.received_byte_start})"
     ]
     lines.append(f"    sent:     {_segment_line(s, t.sent_start, t.sent_end, False)}")
@@ -110,6 +112,10 @@ def _block(t: Transformation, s: str, r: str | None, escapes: bool) -> list[str]
     lines.append(f"    code points: {_names(t.sent, False)}")
     lines.append(f"             -> {_names(t.received, escapes and r is not None)}")
     return lines
+
+
+def _where(t: Transformation) -> tuple[int, int, int, int]:
+    return (t.sent_start, t.sent_end, t.received_start, t.received_end)
 
 
 def render_comparison(c: Comparison, *, max_blocks: int = 12) -> str:
@@ -128,9 +134,15 @@ def render_comparison(c: Comparison, *, max_blocks: int = 12) -> str:
     noun = "rewrite" if len(ts) == 1 else "rewrites"
     verdict = "explained by replay" if c.explained else "NOT fully explained"
     lines = [f"{len(ts)} {noun}: {kinds} ({verdict})"]
-    for t in ts[:max_blocks]:
-        lines.extend(_block(t, s, r, escapes))
-    rest = ts[max_blocks:]
+    groups: list[list[Transformation]] = []
+    for t in ts:
+        if groups and _where(groups[-1][0]) == _where(t):
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    for same in groups[:max_blocks]:
+        lines.extend(_block(same, s, r, escapes))
+    rest = [t for same in groups[max_blocks:] for t in same]
     if rest:
         counts: dict[str, int] = {}
         for t in rest:
