@@ -1,0 +1,32 @@
+"""The README's promises hold: its Python examples run, its commands are the real ones."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", README.read_text("utf-8"), re.S | re.M)
+
+
+def test_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = _blocks("python")
+    assert blocks, "the README has no Python example"
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), namespace)
+
+
+def test_the_two_commands_are_marked() -> None:
+    text = README.read_text("utf-8")
+    for marker in ("<!-- main-command -->", "<!-- test-command -->"):
+        after = text.split(marker, 1)[1]
+        command = after.split("```\n", 2)[1]
+        assert command.startswith("python3 -m venv .venv && .venv/bin/pip install")
+    assert "fidelity survey" in text.split("<!-- main-command -->", 1)[1].split("```\n", 2)[1]
