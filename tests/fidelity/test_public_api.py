@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import fidelity
 import probes
 
@@ -88,14 +90,10 @@ def test_every_probes_name_resolves() -> None:
         assert (value.__doc__ or "").strip(), f"probes.{name} has no docstring"
 
 
-def test_unknown_attribute_is_an_attribute_error() -> None:
-    for module in (fidelity, probes):
-        try:
-            module.no_such_name  # type: ignore[attr-defined]  # noqa: B018
-        except AttributeError as exc:
-            assert "no_such_name" in str(exc)
-        else:
-            raise AssertionError("expected AttributeError")
+@pytest.mark.parametrize("module", [fidelity, probes])
+def test_unknown_attribute_is_an_attribute_error(module: object) -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        module.no_such_name  # type: ignore[attr-defined]  # noqa: B018
 
 
 def _modules_after(statement: str) -> set[str]:
