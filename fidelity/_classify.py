@@ -22,7 +22,17 @@ from fidelity._coerce import rendered_coercion
 from fidelity._decoding import encode as bytes_of
 from fidelity._decoding import is_escape
 from fidelity._diff import Hunk, hunks
-from fidelity._replay import LINE_BREAKS, RULES, RULES_BY_KIND, Context
+from fidelity._replay import (
+    LINE_BREAKS,
+    RULES,
+    RULES_BY_KIND,
+    TAB_BY_EIGHT,
+    Context,
+    expands_tabs,
+    rewrite_as,
+    tab_expansions,
+    whole_rewrites,
+)
 from fidelity._text import to_utf8
 
 __all__ = ["Finding", "classify"]
@@ -37,6 +47,23 @@ _MERGE_GAP = 8  # neighbours this close are tried together when one is unexplain
 # Rewrites whose output is never rewritten again in a way worth naming.
 _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
+_DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
+_WHOLE_COMPOSE_MAX = 2048  # longest value tried with two whole-value rewrites composed
+_TRUNCATED_RESIDUE = 16  # longest short tail that may be called a truncation on its own
+# Rewrites that undo each other: composing them explains nothing (``\x93`` escaped as
+# ``&#147;`` and unescaped as ``“`` is not what a chain did to it).
+_OPPOSITES = (
+    ("quote.straighten", "quote.educate"),
+    ("punct.straighten", "punct.educate"),
+    ("unicode.nfc", "unicode.nfd"),
+    ("unicode.nfkc", "unicode.nfkd"),
+    ("escape.json", "unescape.json"),
+    ("escape.html", "unescape.html"),
+    ("escape.url", "unescape.url"),
+    ("path.backslash_to_slash", "path.slash_to_backslash"),
+    ("newline.crlf_to_lf", "newline.lf_to_crlf"),
+)
+_INVERSES = frozenset(_OPPOSITES) | frozenset((b, a) for a, b in _OPPOSITES)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,11 +159,12 @@ class _Classifier:
         self.b = b
         self.escapes = escapes
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
-        self.verdicts: dict[tuple[str, str, str, int], str | None] = {}
+        self.verdicts: dict[tuple[object, ...], str | None] = {}
         self.compose_budget = _COMPOSE_BUDGET
 
     def _context(self, j: int) -> Context:
         line_start = self.b.rfind("\n", 0, j) + 1
+        line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
         return Context(column=j - line_start, escapes=self.escapes)
 
     def single(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
@@ -153,7 +181,9 @@ class _Classifier:
         """The detail if rule ``kind`` alone replays finding ``f``'s segment, else None."""
         s = self.a[f.sent_start : f.sent_end]
         r = self.b[f.received_start : f.received_end]
-        column = self._context(f.received_start).column % 8 if "\t" in s else 0
+        # Only a tab expansion depends on the column.
+        tabs = kind == "whitespace.tab_expand" and "\t" in s
+        column = self._context(f.received_start).column if tabs else 0
         key = (kind, s, r, column)
         if key in self.verdicts:
             return self.verdicts[key]
@@ -175,7 +205,11 @@ class _Classifier:
                 if mid in (s, r):
                     continue
                 for second in RULES:
-                    if second is first or not second.gate(mid, r):
+                    if (
+                        second is first
+                        or (first.kind, second.kind) in _INVERSES
+                        or not second.gate(mid, r)
+                    ):
                         continue
                     detail2 = second.match(mid, r, ctx)
                     if detail2 is not None:
@@ -189,12 +223,18 @@ class _Classifier:
         left = min(_CONTEXT_MAX, i - floor)
         right = min(_CONTEXT_MAX, ceil - ie)
         core_s, core_r = a[i:ie], b[j:je]
-        tab_column = self._context(j).column % 8 if "\t" in core_s else 0
-        plain = (core_s, core_r, tab_column)
+        column = self._context(j).column if "\t" in core_s else 0
+        # A verdict on a tab holds at every column with the same remainder modulo 8,
+        # unless it needed a rare tab stop (or found none): then at that column only.
+        plain = (core_s, core_r, column % 8)
         hit = self.cache.get(plain)
         if hit is not None:
             return hit
-        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], tab_column)
+        exact = (core_s, core_r, column)
+        hit = self.cache.get(exact)
+        if hit is not None:
+            return hit
+        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], column)
         hit = self.cache.get(key)
         if hit is not None:
             return hit
@@ -212,7 +252,13 @@ class _Classifier:
             if result[0]:
                 break
         # A verdict without context holds wherever the same edit appears again.
-        self.cache[plain if result[0] and result[1:] == (0, 0) else key] = result
+        if result[0] and result[1:] == (0, 0):
+            by_eight = not column or all(
+                k != "whitespace.tab_expand" or d in TAB_BY_EIGHT for k, d in result[0]
+            )
+            self.cache[plain if by_eight else exact] = result
+        else:
+            self.cache[key] = result
         return result
 
 
@@ -341,8 +387,14 @@ def classify(a: str, b: str, *, escapes: bool = False) -> list[Finding]:
     if core_a == core_b:
         return findings
     wide = _value_wide(core_a, core_b, escapes)
+    if wide is None and len(core_a) > _DENSE_MIN:
+        wide = _dense(core_a, core_b, escapes)
     if wide is None:
-        wide = _by_hunks(core_a, core_b, escapes)
+        wide = _stripped(core_a, core_b, escapes)
+    if any(not f.explained for f in wide):
+        whole = _whole_value(core_a, core_b, escapes)
+        if whole is not None:
+            wide = whole
     for f in wide:
         findings.append(
             Finding(
@@ -355,6 +407,193 @@ def classify(a: str, b: str, *, escapes: bool = False) -> list[Finding]:
             )
         )
     return findings
+
+
+def _is_blank(c: str) -> bool:
+    """Whitespace as ``strip`` functions see it (JavaScript's ``trim`` drops U+FEFF too)."""
+    return c.isspace() or c == "\ufeff"
+
+
+def _stripped(a: str, b: str, escapes: bool) -> list[Finding]:
+    """Findings when the ends of ``a`` were stripped and its inside rewritten as well.
+
+    Whitespace at an end of ``a`` counts as stripped when the received value starts
+    (ends) with the first (last) character that follows (precedes) it, so a strip is
+    told apart from a rewrite of the whitespace itself (``\r\nx`` -> ``\nx``). The
+    inside is classified alone; the trailing part is named with the fewest kinds: a
+    lone line break is ``newline.final_removed``, trailing blanks removed next to
+    ``whitespace.line_strip`` are that, and both ends stripped are one strip.
+    """
+    lead = 0
+    while lead < len(a) and _is_blank(a[lead]):
+        lead += 1
+    if not lead or lead == len(a) or not b or a[lead] != b[0] or _is_blank(b[0]):
+        lead = 0
+    end = len(a)
+    while end > lead and _is_blank(a[end - 1]):
+        end -= 1
+    if end == len(a) or end == lead or not b or a[end - 1] != b[-1] or _is_blank(b[-1]):
+        end = len(a)
+    if not lead and end == len(a):
+        return _by_hunks(a, b, escapes)
+    inner = [
+        replace(f, sent_start=f.sent_start + lead, sent_end=f.sent_end + lead)
+        for f in _by_hunks(a[lead:end], b, escapes)
+    ]
+    out: list[Finding] = []
+    if lead:
+        out.append(_strip_finding(("whitespace.strip", "leading"), 0, lead, 0))
+    out.extend(inner)
+    if end < len(a):
+        gone = a[end:]
+        kind = ("whitespace.strip", "trailing")
+        if not lead and gone in LINE_BREAKS:
+            kind = ("newline.final_removed", "")
+        elif (
+            not lead
+            and set(gone) <= _LINE_BLANKS
+            and any(k == "whitespace.line_strip" for f in inner for k, _ in f.kinds)
+        ):
+            kind = ("whitespace.line_strip", "")
+        out.append(_strip_finding(kind, end, len(a), len(b)))
+    return out
+
+
+_LINE_BLANKS = frozenset(
+    " \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u3000"
+)
+
+
+def _strip_finding(kind: tuple[str, str], s0: int, s1: int, r: int) -> Finding:
+    return Finding(
+        kinds=(kind,),
+        sent_start=s0,
+        sent_end=s1,
+        received_start=r,
+        received_end=r,
+        explained=True,
+    )
+
+
+def _whole_value(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """Findings when one rewrite of the whole value (or two composed) gives ``b``.
+
+    The fallback for dense rewrites, where alignment finds no anchors (every line's CRLF
+    became LF, every letter changed case, a value misread in another codec) or aligns
+    the output of a rewrite with look-alike sent characters: each rule's concrete
+    rewrites run on the whole of ``a``; a result that ``b`` is a truncation of counts
+    too (a value misread in another codec and cut).
+    """
+    ctx = Context(escapes=escapes)
+    small = len(a) + len(b) <= _WHOLE_COMPOSE_MAX
+    outs: list[tuple[str, str, str]] = []
+    for rule in RULES:
+        if rule.src is not None and rule.src.search(a) is None:
+            continue
+        for out, detail in whole_rewrites(rule, a, b, ctx):
+            if out == b:
+                return [_whole(rule.kind, detail, a, b)]
+            if out != a:
+                outs.append((rule.kind, out, detail))
+        if small and rule.gate(a, b):
+            replayed = rule.match(a, b, ctx)
+            if replayed is not None:
+                return [_whole(rule.kind, replayed, a, b)]
+    for kind, out, detail in outs:
+        found = _truncated_output(a, b, (kind, detail), out, escapes=escapes)
+        if found is not None:
+            return found
+    if not small:
+        return None
+    for kind, mid, detail in outs:
+        for second in RULES:
+            if (kind, second.kind) in _INVERSES or not second.gate(mid, b):
+                continue
+            for out, detail2 in second.apply(mid, ctx):
+                if out == b:
+                    f = _whole(kind, detail, a, b)
+                    return [replace(f, kinds=((kind, detail), (second.kind, detail2)))]
+    return None
+
+
+def _dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """One rewrite of a large value everywhere, recognised before aligning it.
+
+    Aligning a value whose every line changed finds no anchor and costs the diff's
+    whole time limit; a rule whose rewrite of the first KiB is how ``b`` starts is
+    replayed on the whole value first.
+    """
+    ctx = Context(escapes=escapes)
+    head = a[:1024]
+    for rule in RULES:
+        if rule.src is not None and rule.src.search(head) is None:
+            continue
+        for out, _ in whole_rewrites(rule, head, b[:4096], ctx):
+            if out != head and len(out) > 16 and b.startswith(out[:-16]):
+                for whole, detail in whole_rewrites(rule, a, b[:4096], ctx):
+                    if whole == b:
+                        return [_whole(rule.kind, detail, a, b)]
+                break
+    return None
+
+
+def _truncated_output(
+    a: str, b: str, rewrite: tuple[str, str], out: str, *, escapes: bool
+) -> list[Finding] | None:
+    """Rewrite ``(kind, detail)`` of ``a`` (giving ``out``) then cut: ``b`` is a prefix.
+
+    A cut character may leave part of its rewrite, U+FFFD or undecodable bytes.
+    """
+    kind, detail = rewrite
+    if not b or len(b) >= len(out):
+        return None
+    keep = len(b) - min(len(b), 4)
+    if out[:keep] != b[:keep]:
+        return None
+    rule = RULES_BY_KIND[kind]
+    ctx = Context(escapes=escapes)
+
+    def rewritten(k: int) -> str | None:
+        # The longest output of the rewrite of a[:k] that b starts with.
+        fits = [o for o in rewrite_as(rule, detail, a[:k], ctx) if b.startswith(o)]
+        return max(fits, key=len) if fits else None
+
+    lo, hi = 0, len(a)  # a[:lo] rewritten is a prefix of b; find the largest such lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if rewritten(mid) is not None:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = rewritten(lo)
+    if not lo or head is None:
+        return None
+    residue = b[len(head) :]
+    cut = rewrite_as(rule, detail, a[: lo + 1], ctx)
+    if residue and not (
+        (len(residue) <= 4 and set(residue) <= {"\ufffd"})
+        or (escapes and all(is_escape(c) for c in residue))
+        or any(o[len(head) :].startswith(residue) for o in cut)
+    ):
+        return None
+    return [
+        Finding(
+            kinds=((kind, detail),),
+            sent_start=0,
+            sent_end=lo,
+            received_start=0,
+            received_end=len(head),
+            explained=True,
+        ),
+        Finding(
+            kinds=(("truncate", _truncate_detail(a, lo, residue, escapes)),),
+            sent_start=lo,
+            sent_end=len(a),
+            received_start=len(head),
+            received_end=len(b),
+            explained=True,
+        ),
+    ]
 
 
 def _bom(kind: str, s0: int, s1: int, r0: int, r1: int) -> Finding:
@@ -418,7 +657,13 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
                 hs.pop(0)
                 lo = ie
     hs = _widen(a, b, hs, lo, hi)
-    body = _unify(clf, _classify_hunks(clf, hs, lo=lo, hi=hi))
+    body = _tab_stops(clf, _unify(clf, _classify_hunks(clf, hs, lo=lo, hi=hi)))
+    if tail and tail[0].kinds[0][0] == "truncate" and any(not f.explained for f in body):
+        f = tail[0]
+        if f.sent_end - f.sent_start <= _TRUNCATED_RESIDUE:
+            # A few characters lost at the end, while the same chain lost or garbled
+            # others inside: the end went the same way, nothing says it was a cut.
+            tail = [replace(f, kinds=(), explained=False)]
     if any(not f.explained for f in body):
         whole = _as_one(clf, lo)
         if whole is not None:
@@ -460,9 +705,9 @@ def _as_one(clf: _Classifier, lo: int) -> Finding | None:
 
 
 def _rule_explains_tail(clf: _Classifier, hs: list[Hunk]) -> bool:
-    """True when a short deleted tail is a rule's work (a removed control character)."""
+    """True when a short tail is a rule's work (a removed control, ``%E9`` -> U+FFFD)."""
     i, ie, j, je = hs[-1]
-    if je > j or ie - i > 16:
+    if je - j > 1 or ie - i > _TRUNCATED_RESIDUE:
         return False
     floor = hs[-2][1] if len(hs) > 1 else 0
     kinds, _, _ = clf.hunk(hs[-1], floor, ie)
@@ -504,6 +749,44 @@ def _unify(clf: _Classifier, findings: list[Finding]) -> list[Finding]:
         else:
             out.append(f)
     return out
+
+
+_TAB_KINDS = ("whitespace.tab_expand", "whitespace.to_space")
+
+
+def _tab_stops(clf: _Classifier, findings: list[Finding]) -> list[Finding]:
+    """Give every expanded tab of the value the one tab stop that explains them all.
+
+    Each hunk names the first expansion that replays it (a tab at column 4 that became
+    two spaces fits tab stops of 2, 3 and 6); ``expandtabs(3)`` is only recognised from
+    all the tabs together, including those that became a single space.
+    """
+    tabs = [
+        n
+        for n, f in enumerate(findings)
+        if f.explained
+        and len(f.kinds) == 1
+        and f.kinds[0][0] in _TAB_KINDS
+        and "\t" in clf.a[f.sent_start : f.sent_end]
+    ]
+    labels = {findings[n].kinds[0] for n in tabs}
+    if len(labels) < 2 or all(k != "whitespace.tab_expand" for k, _ in labels):
+        return findings
+    segments = [
+        (
+            clf.a[findings[n].sent_start : findings[n].sent_end],
+            clf.b[findings[n].received_start : findings[n].received_end],
+            clf._context(findings[n].received_start),
+        )
+        for n in tabs
+    ]
+    for detail in tab_expansions():
+        if all(expands_tabs(s, r, ctx, detail) for s, r, ctx in segments):
+            out = list(findings)
+            for n in tabs:
+                out[n] = replace(out[n], kinds=(("whitespace.tab_expand", detail),))
+            return out
+    return findings
 
 
 def _classify_hunks(clf: _Classifier, hs: list[Hunk], *, lo: int, hi: int) -> list[Finding]:

@@ -33,7 +33,17 @@ from fidelity._decoding import encode as bytes_of
 from fidelity._decoding import is_escape
 from fidelity._text import to_utf8
 
-__all__ = ["RULES", "Context", "Rule", "token_match"]
+__all__ = [
+    "RULES",
+    "Context",
+    "Rule",
+    "expands_tabs",
+    "misreadings",
+    "rewrite_as",
+    "tab_expansions",
+    "token_match",
+    "whole_rewrites",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -316,7 +326,8 @@ SPACES = (
 )
 LINE_BREAKS = ("\r\n", "\n", "\r", "\u2028", "\u2029", "\x85")
 
-TO_SPACE: dict[str, tuple[str, ...]] = dict.fromkeys(SPACES + "\t\x0b\x0c", (" ",))
+#: U+200B is a "space" to transliterators (unidecode, anyascii) although it is invisible.
+TO_SPACE: dict[str, tuple[str, ...]] = dict.fromkeys(SPACES + "\t\x0b\x0c\u200b", (" ",))
 NEWLINE_TO_SPACE: dict[str, tuple[str, ...]] = dict.fromkeys(LINE_BREAKS, (" ",))
 SEPARATOR_TO_LF: dict[str, tuple[str, ...]] = {
     "\u2028": ("\n",),
@@ -354,15 +365,17 @@ def _line_strip(text: str) -> str:
     return re.sub(r"[ \t\u00a0\u2000-\u200a\u3000]+(?=\r\n|[\n\r\u2028\u2029\x85])", "", text)
 
 
-def _tab_width(ctx: Context, j: int, size: int) -> int:
-    return size - (ctx.column + j) % size
+def _column(r: str, j: int, ctx: Context) -> int:
+    """Column of ``r[j]`` on its line (``expandtabs`` restarts at CR and at LF)."""
+    k = max(r.rfind("\n", 0, j), r.rfind("\r", 0, j))
+    return j - k - 1 if k >= 0 else ctx.column + j
 
 
 def _tab_alts_for(size: int) -> Alternatives:
     def alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
         if s[i] != "\t":
             return ()
-        return ((1, " " * _tab_width(ctx, j, size)),)
+        return ((1, " " * (size - _column(r, j, ctx) % size)),)
 
     return alts
 
@@ -376,21 +389,61 @@ def _tab_fixed_alts_for(width: int) -> Alternatives:
     return alts
 
 
-_TAB_VARIANTS: tuple[tuple[str, Alternatives], ...] = (
-    ("tabsize 8", _tab_alts_for(8)),
-    ("tabsize 4", _tab_alts_for(4)),
-    ("tabsize 2", _tab_alts_for(2)),
-    *((f"{w} spaces", _tab_fixed_alts_for(w)) for w in (4, 8, 2, 3, 5, 6, 7)),
-)
+_TAB_MAX = 32  # widest tab stop considered
+_TAB_USUAL: dict[str, Alternatives] = {f"tabsize {n}": _tab_alts_for(n) for n in (8, 4, 2)}
+_TAB_FIXED: dict[str, Alternatives] = {
+    f"{w} spaces": _tab_fixed_alts_for(w) for w in (4, 8, 2, *range(3, _TAB_MAX + 1))
+}
+_TAB_RARE: dict[str, Alternatives] = {
+    f"tabsize {n}": _tab_alts_for(n) for n in range(3, _TAB_MAX + 1) if n not in (4, 8)
+}
+#: Every expansion, in order of preference. Which of the usual tab stops (8, 4, 2) or
+#: fixed widths applies depends on the column modulo 8 only; the rare tab stops come
+#: last, so a verdict among the first ones holds at every column with that remainder.
+_TAB_VARIANTS: dict[str, Alternatives] = {**_TAB_USUAL, **_TAB_FIXED, **_TAB_RARE}
+#: The expansions whose verdict depends on the column modulo 8 only.
+TAB_BY_EIGHT = frozenset((*_TAB_USUAL, *_TAB_FIXED))
+
+
+def _tab_candidates(s: str, r: str, ctx: Context) -> list[str]:
+    """Tab expansions consistent with the first tab of ``s``, most usual first.
+
+    The first tab is where ``s`` and ``r`` first differ; the run of spaces there and
+    its column leave only the tab stops (and fixed widths) that give that many spaces.
+    """
+    i = s.find("\t")
+    if s[:i] != r[:i]:
+        return list(_TAB_VARIANTS)
+    width = len(r) - len(r[i:].lstrip(" ")) - i
+    if width < 1:
+        return []
+    column = _column(r, i, ctx)
+    fixed = f"{width} spaces"
+    return [
+        d
+        for d in _TAB_VARIANTS
+        if d == fixed or (d[0] == "t" and width == int(d[8:]) - column % int(d[8:]))
+    ]
 
 
 def _tab_match(s: str, r: str, ctx: Context) -> str | None:
     if len(r) <= len(s):  # every tab became one space at most: that is to_space
         return None
-    for detail, alts in _TAB_VARIANTS:
+    for detail in _tab_candidates(s, r, ctx):
+        alts = _TAB_VARIANTS[detail]
         if token_match(s, r, alts, ctx) and (detail.startswith("tabsize") or "\t" not in r):
             return detail
     return None
+
+
+def tab_expansions() -> tuple[str, ...]:
+    """The details of every tab expansion, in order of preference."""
+    return tuple(_TAB_VARIANTS)
+
+
+def expands_tabs(s: str, r: str, ctx: Context, detail: str) -> bool:
+    """True when expansion ``detail`` turns ``s`` into ``r`` (a tab may give one space)."""
+    return "\t" in s and "\t" not in r and token_match(s, r, _TAB_VARIANTS[detail], ctx)
 
 
 def _tab_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
@@ -508,16 +561,15 @@ def _unescape_json_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterabl
     return _backslash_tokens(s, i)
 
 
-def _json_escape(text: str) -> str:
+def _json_escapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
     import json
 
-    return json.dumps(text)[1:-1]
-
-
-def _json_escape_unicode(text: str) -> str:
-    import json
-
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    return (
+        (json.dumps(text)[1:-1], "json.dumps"),
+        (json.dumps(text, ensure_ascii=False)[1:-1], "json.dumps"),
+        (json.dumps(text), "json.dumps, quoted"),
+        (json.dumps(text, ensure_ascii=False), "json.dumps, quoted"),
+    )
 
 
 def _json_unescape(text: str) -> str:
@@ -592,7 +644,10 @@ def _percent_tokens(text: str, pos: int) -> list[tuple[int, str]]:
             ch = data.decode("utf-8")
         except UnicodeDecodeError:
             if k == 1:
+                # Not UTF-8: decoded with replacement, or percent-encoded in latin-1
+                # (``quote(text, encoding="latin-1")``, old form encoders).
                 out.append((3, "\ufffd"))
+                out.append((3, data.decode("latin-1")))
             continue
         out.append((3 * k, ch))
         break
@@ -741,8 +796,21 @@ def _fold_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[i
     return out
 
 
+def _fold_marks_first(text: str) -> str:
+    """Marks stripped; only letters with no decomposition are transliterated."""
+    out = []
+    for c in text:
+        plain = _strip_marks(c)
+        if plain.isascii() or c not in TRANSLITERATIONS:
+            out.append(plain)
+        else:
+            out.append(TRANSLITERATIONS[c][0])
+    return "".join(out)
+
+
 def _fold_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
-    return ((_fold_char(s), ""),)
+    # unidecode and anyascii write ``Ü`` as ``U``; German-style folding as ``Ue``.
+    return ((_fold_marks_first(s), ""), (_fold_char(s), ""))
 
 
 def _normalizer(form: str) -> Callable[[str], str]:
@@ -777,6 +845,10 @@ MOJIBAKE_CODECS: tuple[str, ...] = (
     "gbk",
     "euc-kr",
     "big5",
+    "euc-jp",
+    "utf-16-le",
+    "utf-16-be",
+    "utf-16",
 )
 
 _SINGLE_BYTE: dict[tuple[str, bool], tuple[str, ...] | None] = {}
@@ -826,13 +898,13 @@ def _mojibake_match_codecs(s: str, r: str, codecs: Iterable[str], ctx: Context) 
                 return codec
         except (UnicodeError, LookupError):
             pass
-        if ctx.escapes:
-            # The received bytes are the sent text encoded with this codec.
-            try:
-                if s.encode(codec) == bytes_of(r):
-                    return codec
-            except (UnicodeError, LookupError):
-                pass
+        # The received bytes are the sent text encoded with this codec (they may be
+        # valid UTF-8 too: UTF-16 of ASCII text is ASCII with NULs).
+        try:
+            if s.encode(codec) == bytes_of(r):
+                return codec
+        except (UnicodeError, LookupError):
+            pass
         try:
             # The reverse: the sent text was mojibake that a chain repaired.
             if s in (misread(r, codec), misread(r, codec, sloppy=True)):
@@ -861,9 +933,13 @@ def _chardet_codecs(r: str, ctx: Context) -> list[str]:
     return out
 
 
+#: Codecs that garble ASCII too (two bytes a character).
+WIDE_CODECS: tuple[str, ...] = ("utf-16-le", "utf-16-be", "utf-16")
+
+
 def _mojibake_match(s: str, r: str, ctx: Context) -> str | None:
     if s.isascii() and not ctx.escapes:
-        return None
+        return _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
     found = _mojibake_match_codecs(s, r, MOJIBAKE_CODECS, ctx)
     if found is not None:
         return found
@@ -886,12 +962,22 @@ def _mojibake_match(s: str, r: str, ctx: Context) -> str | None:
     return None
 
 
+_INVERSE: dict[str, dict[str, int] | None] = {}
+
+
+def _inverse_table(codec: str) -> dict[str, int] | None:
+    """The byte each character of a single-byte codec (sloppy) stands for."""
+    if codec not in _INVERSE:
+        table = _byte_table(codec, True)
+        _INVERSE[codec] = None if table is None else {ch: b for b, ch in enumerate(table)}
+    return _INVERSE[codec]
+
+
 def repair(text: str, codec: str) -> str | None:
     """Undo a mojibake: ``text`` encoded back with ``codec`` and read as UTF-8, or None."""
-    table = _byte_table(codec, True)
-    if table is None:
+    inverse = _inverse_table(codec)
+    if inverse is None:
         return None
-    inverse = {ch: b for b, ch in enumerate(table)}
     try:
         data = bytes(inverse[ch] for ch in text)
         return data.decode("utf-8")
@@ -910,6 +996,38 @@ def _mojibake_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
         if repaired is not None:
             out.append((repaired, f"{codec}, reversed"))
     return out
+
+
+def whole_rewrites(rule: Rule, text: str, received: str, ctx: Context) -> list[tuple[str, str]]:
+    """``rule``'s concrete rewrites of a whole value, with their details.
+
+    For ``encoding.mojibake`` every known codec is tried (and those ``chardet``
+    proposes for ``received``), not only the most frequent ones.
+    """
+    if rule.kind != "encoding.mojibake":
+        return list(rule.apply(text, ctx))
+    out = list(_mojibake_apply(text, ctx))
+    for codec in dict.fromkeys((*MOJIBAKE_CODECS[5:], *_chardet_codecs(received[:4096], ctx))):
+        out.extend((o, codec) for o in misreadings(text, codec))
+    return out
+
+
+def misreadings(text: str, codec: str) -> list[str]:
+    """``text`` misread with ``codec``: undefined bytes as U+FFFD, then as themselves."""
+    out = []
+    for sloppy in (False, True):
+        try:
+            out.append(misread(text, codec, sloppy=sloppy))
+        except (UnicodeError, LookupError):
+            continue
+    return out
+
+
+def rewrite_as(rule: Rule, detail: str, text: str, ctx: Context) -> list[str]:
+    """The outputs of ``rule`` on ``text`` that carry ``detail``."""
+    if rule.kind == "encoding.mojibake" and "," not in detail and "+" not in detail:
+        return misreadings(text, detail)
+    return [o for o, d in rule.apply(text, ctx) if d == detail]
 
 
 def _units16(ch: str) -> int:
@@ -1023,7 +1141,7 @@ RULES: tuple[Rule, ...] = (
     _alts_rule(
         "escape.json",
         _escape_json_alts,
-        lambda s, ctx: ((_json_escape(s), "json.dumps"), (_json_escape_unicode(s), "json.dumps")),
+        _json_escapes,
         src=None,
         dst=re.compile(r"\\"),
     ),
@@ -1087,6 +1205,15 @@ RULES: tuple[Rule, ...] = (
     _function_rule("unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII),
     _function_rule("unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII),
     _function_rule("unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII),
+    # A fold before case: ``ß`` -> ``ss`` keeps the letters' case (transliteration),
+    # although ``casefold`` gives it too.
+    _alts_rule(
+        "unicode.ascii_fold",
+        _fold_alts,
+        _fold_apply,
+        src=_NON_ASCII,
+        dst=None,
+    ),
     _alts_rule(
         "unicode.case",
         _case_alts,
@@ -1094,13 +1221,6 @@ RULES: tuple[Rule, ...] = (
         src=None,
         dst=None,
         detail=_case_detail,
-    ),
-    _alts_rule(
-        "unicode.ascii_fold",
-        _fold_alts,
-        _fold_apply,
-        src=_NON_ASCII,
-        dst=None,
     ),
     _alts_rule(
         "encoding.surrogate_split",
