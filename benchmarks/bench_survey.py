@@ -14,6 +14,7 @@ each round runs baseline and survey back to back; the fastest round of each is c
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         base_times, survey_times = [], []
         for _ in range(args.rounds):
             base_times.append(_timed(bare))
-            survey_times.append(_timed(lambda probe=probe: fidelity.survey(probe, payloads)))
+            survey_times.append(_timed(functools.partial(fidelity.survey, probe, payloads)))
         base, took = min(base_times), min(survey_times)
         ratio = took / base
         median = statistics.median(survey_times) / statistics.median(base_times)

@@ -19,6 +19,7 @@ import dataclasses
 import datetime
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -52,6 +53,7 @@ _COLLECTION = "param-fidelity.cards"
 _FAILURES = frozenset({"rejected", "lost", "timeout", "broken"})
 #: In an observation's JSON, a value identical to the sent value is written as this string.
 _SAME = "sent"
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
 
 
 class _Malformed(Exception):
@@ -102,7 +104,8 @@ class CardValue:
             return cls(type="float", data=repr(value))
         if value is None:
             return cls(type="null", data="")
-        return cls(type=type(value).__name__, data=repr(value))
+        # Without the memory address a default repr carries, so cards compare run to run.
+        return cls(type=type(value).__name__, data=_ADDRESS.sub("", repr(value)))
 
     def value(self) -> object:
         """The value itself; types other than str/bytes/numbers/bool/None give their repr."""
@@ -667,7 +670,7 @@ class Card:
             f"Chain: {_md(f.chain)}. Surveyed with param-fidelity {_md(f.version)} on {f.date}: "
             f"{f.catalogue_size} catalogue payloads, {f.examples} Hypothesis examples, "
             f"seed {seed}; allowed kinds: {allow}; {run}. Examples show code points, "
-            "then the text with invisible and control characters as [U+XXXX NAME] badges.",
+            "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
             "",
         ]
         return "\n".join(lines)
@@ -702,13 +705,29 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _shown(text: str, limit: int, *, markdown: bool = True) -> str:
-    """Code points, then the safe text in quotes, both abbreviated for long values."""
+    """Code points, then the safe text as a code span, both abbreviated for long values.
+
+    A code span, not quotation marks: typographic or ASCII quotes around the text
+    would be mistaken for part of it (the quotes family is about exactly those).
+    """
     if len(text) <= limit:
         cps, shown = codepoints(text) or "(empty)", text
     else:
         cps = f"{codepoints(text[:12])} … {codepoints(text[-4:])} ({len(text)} code points)"
         shown = text[: limit - 8] + "…" + text[-4:]
-    return f"{cps} “{_md(shown) if markdown else safe(shown)}”"
+    if not shown:
+        return cps
+    return f"{cps} {_code_span(safe(shown)) if markdown else '`' + safe(shown) + '`'}"
+
+
+def _code_span(text: str) -> str:
+    """``text`` as a Markdown code span that shows it literally, inside a table cell too."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each end when both ends have one: pad so that
+    # a leading or trailing space or backtick of the text survives.
+    pad = " " if (text[0] in " `" or text[-1] in " `") and text.strip(" ") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
 
 
 _MD_SPECIAL = set("\\`*_[]<>|&#~")

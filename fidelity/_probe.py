@@ -118,7 +118,11 @@ class FunctionProbe(Probe):
 
     def __init__(self, fn: Callable[[str], object], *, name: str | None = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__qualname__", None) or repr(fn)
+        if name is None:
+            from fidelity._survey import callable_name
+
+            name = callable_name(fn)
+        self.name = name
 
     def observe(self, text: str) -> Observation:
         return self._observe(text, "", ())
@@ -131,7 +135,7 @@ class FunctionProbe(Probe):
     def _observe(self, text: str, payload_id: str, families: tuple[str, ...]) -> Observation:
         try:
             received = self.fn(text)
-        except Exception as exc:  # the chain's refusal of this payload
+        except (Exception, SystemExit) as exc:  # the chain's refusal of this payload
             return Observation(
                 sent=text,
                 status=Status.REJECTED,

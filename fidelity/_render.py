@@ -24,6 +24,7 @@ def _graphemes() -> Any:
 
     return regex.compile(r"\X", regex.DOTALL)
 
+
 # Names for code points that unicodedata does not name (controls) or names unhelpfully.
 _NAMES: dict[int, str] = {
     0x00: "NULL", 0x01: "START OF HEADING", 0x02: "START OF TEXT", 0x03: "END OF TEXT",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import re
+import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,6 +25,7 @@ from fidelity._kinds import FAMILIES, Status, check_kinds
 from fidelity._observation import Direction, Observation
 from fidelity._payload import Payload
 from fidelity._probe import FunctionProbe, Probe
+from fidelity._records import fast_init
 from fidelity._text import utf8_len
 
 if TYPE_CHECKING:
@@ -36,12 +39,21 @@ MIXED = "mixed"
 _DIRECTIONS = tuple(Direction)
 _STATUSES = tuple(Status)
 _FAILURES = (Status.REJECTED, Status.LOST, Status.TIMEOUT, Status.BROKEN)
+_FAILURE_KEYS = {s: s.value for s in _FAILURES}
+_FAILURE_NAMES = tuple(_FAILURE_KEYS.values())
+_NO_KINDS: frozenset[str] = frozenset()
+_ROW_KEY = attrgetter("families", "direction", "status")
+_ID_TEXT = attrgetter("id", "text")
 #: Payload ids of Hypothesis examples carry one of these markers after the family.
 EXAMPLE_MARKERS = ("/hypothesis-", "/shrunk-")
 #: Observations a shrink may spend per kind, so a shrink is always bounded.
 _SHRINK_BUDGET = 100
+#: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
+#: would otherwise multiply its timeout by the budget): a safety net, rarely reached.
+SHRINK_SECONDS = 20.0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Example:
     """The smallest payload that showed ``key`` (a kind id, or a failure status)."""
@@ -54,6 +66,7 @@ class Example:
     error: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FamilyOutcome:
     """What a chain does to one hazard family in one direction.
@@ -91,12 +104,25 @@ class Entry(NamedTuple):
     error: str
 
 
-_EXAMPLE_ID = re.compile("|".join(map(re.escape, EXAMPLE_MARKERS)))
+def callable_name(fn: object) -> str:
+    """A stable, readable name for a callable: never a ``repr`` with a memory address.
+
+    Functions and methods give their qualified name (without the enclosing function of
+    a local one), ``functools.partial`` objects ``partial(name)``, other callables the
+    name of their type.
+    """
+    func = getattr(fn, "func", None)
+    if func is not None and callable(func) and type(fn).__name__ == "partial":
+        return f"partial({callable_name(func)})"
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if not isinstance(name, str) or not name:
+        name = type(fn).__qualname__
+    return name.rsplit("<locals>.", 1)[-1]
 
 
 def is_example(payload_id: str) -> bool:
     """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
-    return _EXAMPLE_ID.search(payload_id) is not None
+    return "/hypothesis-" in payload_id or "/shrunk-" in payload_id
 
 
 def family_key(family: str) -> tuple[int, str]:
@@ -124,59 +150,78 @@ def _example(key: str, entry: Entry) -> Example:
 
 def summarize(entries: Iterable[Entry]) -> tuple[FamilyOutcome, ...]:
     """Group entries per (family, direction) into outcome rows, in a deterministic order."""
-    groups: dict[tuple[str, Direction], list[Entry]] = {}
+    counts: dict[tuple[tuple[str, ...], Direction, Status], int] = {}
+    notable: list[Entry] = []
     for entry in entries:
+        key = (entry.families, entry.direction, entry.status)
+        counts[key] = counts.get(key, 0) + 1
+        if entry.kinds or entry.status in _FAILURES:
+            notable.append(entry)
+    return _rows(counts, notable)
+
+
+def _rows(
+    counts: Mapping[tuple[tuple[str, ...], Direction, Status], int], notable: Iterable[Entry]
+) -> tuple[FamilyOutcome, ...]:
+    """The outcome rows of status counts per (families, direction) and the entries
+    worth an example (those with kinds or a failure status)."""
+    per_row: dict[tuple[str, Direction], dict[Status, int]] = {}
+    for (families, direction, status), n in counts.items():
+        for family in families or ("unfiled",):
+            tally = per_row.setdefault((family, direction), {})
+            tally[status] = tally.get(status, 0) + n
+    smallest: dict[tuple[str, Direction], dict[str, tuple[tuple[int, str, str], Entry]]] = {}
+    for entry in notable:
+        rank = _smallest(entry)
+        keys = list(entry.kinds)
+        if entry.status in _FAILURE_KEYS:
+            keys.append(_FAILURE_KEYS[entry.status])
         for family in entry.families or ("unfiled",):
-            groups.setdefault((family, entry.direction), []).append(entry)
+            chosen = smallest.setdefault((family, entry.direction), {})
+            for key in keys:
+                best = chosen.get(key)
+                if best is None or rank < best[0]:
+                    chosen[key] = (rank, entry)
     rows = []
-    for (family, direction), members in sorted(
-        groups.items(), key=lambda item: (family_key(item[0][0]), _DIRECTIONS.index(item[0][1]))
-    ):
-        counts = dict.fromkeys(_STATUSES, 0)
-        by_kind: dict[str, Entry] = {}
-        by_failure: dict[str, Entry] = {}
-        for entry in members:
-            counts[entry.status] += 1
-            for key in entry.kinds:
-                if key not in by_kind or _smallest(entry) < _smallest(by_kind[key]):
-                    by_kind[key] = entry
-            if entry.status in _FAILURES:
-                key = entry.status.value
-                if key not in by_failure or _smallest(entry) < _smallest(by_failure[key]):
-                    by_failure[key] = entry
-        present = [s for s in _STATUSES if counts[s]]
-        kinds = tuple(sorted(by_kind))
-        failures = tuple(s.value for s in _FAILURES if s.value in by_failure)
-        chosen = {**by_kind, **by_failure}
+    for row_key in sorted(per_row, key=lambda k: (family_key(k[0]), _DIRECTIONS.index(k[1]))):
+        tally = per_row[row_key]
+        present = [s for s in _STATUSES if tally.get(s)]
+        chosen = smallest.get(row_key, {})
+        kinds = tuple(sorted(k for k in chosen if k not in _FAILURE_NAMES))
+        failures = tuple(k for k in _FAILURE_NAMES if k in chosen)
         rows.append(
             FamilyOutcome(
-                family=family,
-                direction=direction,
-                outcome=present[0].value if len(present) == 1 else MIXED,
-                count=len(members),
-                statuses=tuple((s, counts[s]) for s in present),
+                family=row_key[0],
+                direction=row_key[1],
+                outcome=str(present[0]) if len(present) == 1 else MIXED,
+                count=sum(tally.values()),
+                statuses=tuple((s, tally[s]) for s in present),
                 kinds=kinds,
-                examples=tuple(_example(k, chosen[k]) for k in kinds + failures),
+                examples=tuple(_example(k, chosen[k][1]) for k in kinds + failures),
             )
         )
     return tuple(rows)
 
 
+def _entry(obs: Observation, measured: Observation) -> Entry:
+    comparison = measured.comparison
+    return Entry(
+        obs.payload_id,
+        obs.families,
+        measured.direction,
+        measured.status,
+        comparison.kinds if comparison is not None else _NO_KINDS,
+        measured.sent,
+        measured.received,
+        measured.error_type,
+        measured.error,
+    )
+
+
 def _entries(observations: Iterable[Observation]) -> Iterator[Entry]:
     for obs in observations:
         for measured in (obs, *obs.parts) if obs.parts else (obs,):
-            comparison = measured.comparison
-            yield Entry(
-                obs.payload_id,
-                obs.families,
-                measured.direction,
-                measured.status,
-                comparison.kinds if comparison is not None else frozenset(),
-                measured.sent,
-                measured.received,
-                measured.error_type,
-                measured.error,
-            )
+            yield _entry(obs, measured)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -214,27 +259,43 @@ class Survey:
         allow: Iterable[str] = (),
         seed: int | None = None,
         examples: int = 0,
+        catalogue_size: int | None = None,
     ) -> Survey:
-        """Build the survey of already stamped observations (e.g. a run cut short)."""
+        """Build the survey of already stamped observations (e.g. a run cut short).
+
+        ``catalogue_size`` defaults to the number of distinct catalogue payloads (not
+        Hypothesis examples) among the observations.
+        """
         observed = tuple(observations)
         allowed = tuple(sorted(set(check_kinds(tuple(allow)))))
-        entries = list(_entries(observed))
-        kinds = frozenset(k for e in entries if e.kinds for k in e.kinds)
+        # Counted in C over the whole tuple; records only for kinds and failures.
+        counts = Counter(map(_ROW_KEY, observed))
         statuses = dict.fromkeys(_STATUSES, 0)
-        for obs in observed:
-            statuses[obs.status] += 1
-        outcomes = summarize(entries)
+        for (_, _, status), n in counts.items():
+            statuses[status] += n
+        preserved = Status.PRESERVED
+        notable = [_entry(o, o) for o in observed if o.status is not preserved]
+        for obs in [o for o in observed if o.parts]:
+            for part in obs.parts:
+                counts[(obs.families, part.direction, part.status)] += 1
+                if part.status is not preserved:
+                    notable.append(_entry(obs, part))
+        outcomes = _rows(counts, notable)
+        kinds = frozenset(k for e in notable if e.kinds for k in e.kinds)
         families: dict[str, dict[Direction, FamilyOutcome]] = {}
         for row in outcomes:
             families.setdefault(row.family, {})[row.direction] = row
-        catalogue = {(o.payload_id, o.sent) for o in observed if not is_example(o.payload_id)}
+        if catalogue_size is None:
+            catalogue_size = len(
+                {(o.payload_id, o.sent) for o in observed if not is_example(o.payload_id)}
+            )
         return cls(
             name=name,
             chain=chain or name,
             observations=observed,
             allow=allowed,
             seed=seed,
-            catalogue_size=len(catalogue),
+            catalogue_size=catalogue_size,
             examples=examples,
             kinds=kinds,
             statuses=MappingProxyType(statuses),
@@ -283,40 +344,83 @@ def _observe_all(
     payloads: Sequence[Payload],
     on_observation: Callable[[Observation], object] | None,
 ) -> list[Observation]:
-    """Observe every payload in order; a failure of the probe costs one payload only."""
+    """Observe every payload in order; a failure of the probe costs one payload only.
+
+    Exceptions from ``on_observation`` are the caller's (a budget, an interrupt): they
+    propagate and end the survey; only failures of the probe become observations.
+    """
     results: list[Observation] = []
     i = 0
     while i < len(payloads):
-        stream = iter(probe.observe_payloads(payloads[i:]))
+        stream = iter(probe.observe_payloads(payloads[i:] if i else payloads))
+        start = len(results)
+        failed: BaseException | None = None
         try:
-            while i < len(payloads):
-                payload = payloads[i]
+            if on_observation is None:
                 try:
-                    obs = next(stream)
-                except StopIteration:
-                    message = "the probe returned no observation for this payload"
-                    results.extend(_broken(p, "", message) for p in payloads[i:])
-                    i = len(payloads)
-                    break
-                except Exception as exc:  # the probe failed: this payload is broken
-                    obs = _broken(payload, type(exc).__name__, str(exc) or type(exc).__name__)
-                    restart = True
-                else:
-                    restart = False
-                    if not isinstance(obs, Observation):
-                        message = f"the probe returned {type(obs).__name__}, not an Observation"
-                        obs = _broken(payload, "", message)
-                results.append(obs)
-                i += 1
-                if on_observation is not None:
+                    results.extend(stream)  # the hot path: no per-payload Python frame here
+                except (Exception, SystemExit) as exc:  # the probe failed on this payload
+                    failed = exc
+            else:
+                while len(results) < len(payloads):
+                    try:
+                        found = next(stream)
+                    except StopIteration:
+                        break
+                    except (Exception, SystemExit) as exc:  # the probe failed here
+                        failed = exc
+                        break
+                    obs = (
+                        found
+                        if isinstance(found, Observation)
+                        else _not_an_observation(payloads[len(results)], found)
+                    )
+                    results.append(obs)
                     on_observation(obs)
-                if restart:
-                    break
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+        if failed is not None:
+            _check(results, payloads, start, None)
+            if len(results) < len(payloads):
+                payload = payloads[len(results)]
+                error = str(failed) or type(failed).__name__
+                obs = _broken(payload, type(failed).__name__, error)
+                results.append(obs)
+                if on_observation is not None:
+                    on_observation(obs)
+        else:
+            _check(results, payloads, start, on_observation)
+            message = "the probe returned no observation for this payload"
+            for payload in payloads[len(results) :]:
+                obs = _broken(payload, "", message)
+                results.append(obs)
+                if on_observation is not None:
+                    on_observation(obs)
+        i = len(results)
     return results
+
+
+def _not_an_observation(payload: Payload, found: object) -> Observation:
+    message = f"the probe returned {type(found).__name__}, not an Observation"
+    return _broken(payload, "", message)
+
+
+def _check(
+    results: list[Observation],
+    payloads: Sequence[Payload],
+    start: int,
+    on_observation: Callable[[Observation], object] | None,
+) -> None:
+    """Replace anything but an observation in ``results[start:]`` (unless already reported);
+    cut results beyond the payloads."""
+    del results[len(payloads) :]
+    if on_observation is not None:
+        return  # already checked one by one
+    for n in range(start, len(results)):
+        if type(results[n]) is not Observation and not isinstance(results[n], Observation):
+            results[n] = _not_an_observation(payloads[n], results[n])
 
 
 def _generate(strategy: Any, count: int, seed: int) -> list[str]:
@@ -347,11 +451,13 @@ class _BudgetSpent(Exception):
     """Raised inside a shrink to stop it once its observation budget is spent."""
 
 
-def _shrink(strategy: Any, probe: Probe, kind: str, seed: int) -> str | None:
+def _shrink(strategy: Any, probe: Probe, kind: str, seed: int, deadline: float) -> str | None:
     """The minimal text Hypothesis finds that still shows ``kind``, or ``None``.
 
-    At most ``_SHRINK_BUDGET`` observations are spent; answers are remembered, so a
-    text asked about again gets the same answer after the budget is gone.
+    At most ``_SHRINK_BUDGET`` observations are spent, and none after ``deadline``
+    (``time.monotonic``); answers are remembered, so a text asked about again gets the
+    same answer after the budget is gone. Stopped early, the smallest text seen to show
+    the kind is the result.
     """
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import HypothesisException
@@ -362,11 +468,11 @@ def _shrink(strategy: Any, probe: Probe, kind: str, seed: int) -> str | None:
     def shows(text: str) -> bool:
         if text in answers:
             return answers[text]
-        if len(answers) >= _SHRINK_BUDGET:
+        if len(answers) >= _SHRINK_BUDGET or time.monotonic() > deadline:
             raise _BudgetSpent
         try:
             obs = probe.observe(text)
-        except Exception:
+        except (Exception, SystemExit):
             answer = False
         else:
             answer = any(kind in e.kinds for e in (obs, *obs.parts))
@@ -451,7 +557,7 @@ def survey(
     if isinstance(target, Probe):
         probe, owned = target, False
     elif callable(target):
-        probe, owned = FunctionProbe(target, name=name), True
+        probe, owned = FunctionProbe(target, name=name or callable_name(target)), True
     else:
         raise UsageError(f"target={target!r} must be a Probe or a callable (str -> object).")
 
@@ -517,7 +623,14 @@ def survey(
         allow=allowed,
         seed=seed,
         examples=examples,
+        catalogue_size=_catalogue_size(todo),
     )
+
+
+def _catalogue_size(payloads: Sequence[Payload]) -> int:
+    """The number of distinct catalogue payloads (not Hypothesis examples) in ``payloads``."""
+    pairs = set(map(_ID_TEXT, payloads))
+    return len(pairs) - sum(map(is_example, map(itemgetter(0), pairs)))
 
 
 def _shrunk(
@@ -536,9 +649,10 @@ def _shrunk(
             if kind not in known and kind not in first:
                 first[kind] = obs
     payloads = []
+    deadline = time.monotonic() + SHRINK_SECONDS
     for kind, obs in sorted(first.items()):
         family = obs.families[0] if obs.families else FAMILIES[0]
-        text = _shrink(strategies.text(families=[family]), probe, kind, seed)
+        text = _shrink(strategies.text(families=[family]), probe, kind, seed, deadline)
         if text is not None and text != obs.sent:
             payloads.append(Payload(id=f"{family}/shrunk-{kind}", text=text, families=(family,)))
     return _observe_all(probe, payloads, seen)

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from fidelity._compare import Comparison
@@ -27,6 +28,7 @@ from fidelity._kinds import Status
 from fidelity._observation import Hop, Observation
 from fidelity._payload import Payload
 from fidelity._probe import FunctionProbe, Probe, observe_value
+from fidelity._survey import callable_name
 
 __all__ = ["ChainBroken", "ChainHop", "ChainProbe", "ValueLost", "chain", "function", "hop"]
 
@@ -97,15 +99,16 @@ def function(fn: Callable[[str], object], *, name: str | None = None) -> Probe:
     """A probe over any callable ``str -> object``; an exception it raises is ``rejected``."""
     if not callable(fn):
         raise UsageError(f"fn={fn!r} must be callable (str -> object).")
-    return FunctionProbe(fn, name=name)
+    return FunctionProbe(fn, name=name or callable_name(fn))
 
 
 def _as_hop(index: int, item: object) -> ChainHop:
     if isinstance(item, ChainHop):
         return item
     if callable(item):
-        label = getattr(item, "__name__", "")
-        if not label or label == "<lambda>":
+        short = getattr(item, "__name__", None)
+        label = short if isinstance(short, str) and short else callable_name(item)
+        if "<lambda>" in label:
             label = f"hop{index + 1}"
         return ChainHop(name=label, encode=item)
     raise UsageError(f"hop #{index + 1} ({item!r}) is neither a ChainHop nor a callable.")
@@ -125,6 +128,58 @@ def _message(exc: BaseException) -> str:
     if isinstance(exc, subprocess.TimeoutExpired):
         text = f"no answer within {exc.timeout:.2g} s"
     return text or type(exc).__name__
+
+
+def _failed(
+    text: str,
+    exc: BaseException,
+    *,
+    hops: tuple[Hop, ...],
+    name: str,
+    payload_id: str,
+    families: tuple[str, ...],
+) -> Observation:
+    """The observation of a hop that raised: how it failed depends on what it raised."""
+    status = Status.REJECTED
+    if isinstance(exc, ValueLost):
+        status = Status.LOST
+    elif isinstance(exc, ChainBroken):
+        status = Status.BROKEN
+    elif isinstance(exc, (subprocess.TimeoutExpired, TimeoutError)):
+        status = Status.TIMEOUT
+    return Observation(
+        sent=text,
+        status=status,
+        error_type=type(exc).__name__,
+        error=hops[-1].error,
+        hops=hops,
+        blame=name,
+        payload_id=payload_id,
+        families=families,
+    )
+
+
+def _unchanged(
+    text: str, value: str, hops: tuple[Hop, ...], payload_id: str, families: tuple[str, ...]
+) -> Observation:
+    # Unchanged text: equal code points are equal UTF-8 bytes, nothing to classify.
+    return Observation(
+        sent=text,
+        status=_PRESERVED,
+        received=value,
+        comparison=Comparison(
+            sent=text, received=value, faithful=True, transformations=(), explained=True
+        ),
+        hops=hops,
+        payload_id=payload_id,
+        families=families,
+    )
+
+
+_PRESERVED = Status.PRESERVED
+_TEXT = attrgetter("text")
+_ID = attrgetter("id")
+_FAMILIES = attrgetter("families")
 
 
 class ChainProbe(Probe):
@@ -152,15 +207,15 @@ class ChainProbe(Probe):
 
     def observe(self, text: str) -> Observation:
         """Push ``text`` through every hop and report what came out of the last."""
-        return self._observe(text)
+        return self._observe_one(text) if len(self._steps) == 1 else self._observe(text)
 
     def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
         """Observe each payload in order, stamped as it is built when hops run in turn."""
         if self.concurrent:
-            yield from super().observe_payloads(payloads)
-            return
-        for payload in payloads:
-            yield self._observe(payload.text, payload.id, payload.families)
+            return super().observe_payloads(payloads)
+        observe = self._observe_one if len(self._steps) == 1 else self._observe
+        # A lazy map: one observation per payload as the caller asks, no generator frame.
+        return map(observe, map(_TEXT, payloads), map(_ID, payloads), map(_FAMILIES, payloads))
 
     def _observe(
         self, text: str, payload_id: str = "", families: tuple[str, ...] = ()
@@ -173,23 +228,13 @@ class ChainProbe(Probe):
                 out = encode(value)
                 if decode is not None:
                     out = decode(out)
-            except Exception as exc:
-                status = Status.REJECTED
-                if isinstance(exc, ValueLost):
-                    status = Status.LOST
-                elif isinstance(exc, ChainBroken):
-                    status = Status.BROKEN
-                elif isinstance(exc, (subprocess.TimeoutExpired, TimeoutError)):
-                    status = Status.TIMEOUT
-                message = _message(exc)
-                records.append(Hop(name=name, value=None, error=message))
-                return Observation(
-                    sent=text,
-                    status=status,
-                    error_type=type(exc).__name__,
-                    error=message,
+            except (Exception, SystemExit) as exc:  # a tool's sys.exit refuses the value
+                records.append(Hop(name=name, value=None, error=_message(exc)))
+                return _failed(
+                    text,
+                    exc,
                     hops=tuple(records),
-                    blame=name,
+                    name=name,
                     payload_id=payload_id,
                     families=families,
                 )
@@ -198,20 +243,34 @@ class ChainProbe(Probe):
                 blame = name
             value = out
         if blame is None and type(value) is str:
-            # Unchanged text: equal code points are equal UTF-8 bytes, nothing to classify.
-            return Observation(
-                sent=text,
-                status=Status.PRESERVED,
-                received=value,
-                comparison=Comparison(
-                    sent=text, received=value, faithful=True, transformations=(), explained=True
-                ),
-                hops=tuple(records),
-                payload_id=payload_id,
-                families=families,
-            )
+            return _unchanged(text, value, tuple(records), payload_id, families)
         return observe_value(
             text, value, hops=tuple(records), blame=blame, payload_id=payload_id, families=families
+        )
+
+    def _observe_one(
+        self, text: str, payload_id: str = "", families: tuple[str, ...] = ()
+    ) -> Observation:
+        """``_observe`` for a chain of one hop: the same record, built with less work."""
+        encode, decode, name = self._steps[0]
+        try:
+            out = encode(text)
+            if decode is not None:
+                out = decode(out)
+        except (Exception, SystemExit) as exc:  # a tool's sys.exit refuses the value
+            hops = (Hop(name=name, value=None, error=_message(exc)),)
+            return _failed(
+                text, exc, hops=hops, name=name, payload_id=payload_id, families=families
+            )
+        if type(out) is str and out == text:
+            return _unchanged(text, out, (Hop(name=name, value=out),), payload_id, families)
+        return observe_value(
+            text,
+            out,
+            hops=(Hop(name=name, value=out),),
+            blame=name,
+            payload_id=payload_id,
+            families=families,
         )
 
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:

@@ -11,9 +11,11 @@ the exit code is 0 whenever it ran.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._errors import UsageError
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from fidelity._observation import Observation
     from probes._target import BuiltinTarget
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "stable_chain"]
 
 _CODES = {
     "preserved": ".",
@@ -35,6 +37,18 @@ _CODES = {
     "broken": "X",
     "mixed": "M",
 }
+
+
+_LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+\b")
+
+
+def stable_chain(name: str) -> str:
+    """``name`` without the run-specific port of a loopback reflector, so cards compare.
+
+    ``http POST http://127.0.0.1:40171/reflect`` becomes
+    ``http POST http://127.0.0.1:<port>/reflect``.
+    """
+    return _LOOPBACK_PORT.sub(r"\1:<port>", name)
 
 
 def register(sub: Any) -> None:
@@ -181,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
     cards, failed = _survey_all(args, runnable, payloads, families, seed)
     _save(args, cards, final=True)
     if not args.quiet:
-        _print_map(out, cards, payloads_count=len(payloads), seed=seed)
+        described = {t.name: t.description for t in runnable}
+        _print_map(out, cards, described, payloads_count=len(payloads), seed=seed)
         for t in skipped:
             print(f"skipped {safe(t.name)}: {safe(t.unavailable)}", file=out)
         for name, reason in failed:
@@ -214,7 +229,7 @@ def _survey_all(
             chain = target.name
             try:
                 with target.open() as probe:
-                    chain = probe.name
+                    chain = stable_chain(probe.name)
                     result = survey(
                         probe,
                         payloads=payloads,
@@ -224,7 +239,7 @@ def _survey_all(
                         name=target.name,
                         on_observation=seen,
                     )
-                cards.append(result.card())
+                cards.append(dataclasses.replace(result, chain=chain).card())
             except KeyboardInterrupt:
                 partial = Survey.of(collected, name=target.name, chain=chain, seed=seed)
                 cards.append(partial.card().mark_incomplete())
@@ -239,12 +254,32 @@ def _survey_all(
     return cards, failed
 
 
+#: What each letter of the map means, in the order the legend lists them.
+_LEGEND = (
+    (".", "preserved", "every payload arrived byte for byte"),
+    ("T", "transformed", "payloads arrived rewritten (kinds listed below)"),
+    ("R", "rejected", "the chain refused payloads with an error"),
+    ("L", "lost", "the call worked but the value was missing"),
+    ("!", "timeout", "no answer in time"),
+    ("X", "broken", "the chain itself failed"),
+    ("M", "mixed", "some payloads one way, some another (counts below)"),
+)
+_WIDTH = 120
+_FAILURES = ("rejected", "lost", "timeout", "broken")
+_DIRECTION_NAMES = {"request": "request path", "response": "response path"}
+
+
 def _cell(row: CardRow | None) -> str:
-    return " " if row is None else _CODES.get(row.outcome, "?")
+    return "-" if row is None else _CODES.get(row.outcome, "?")
 
 
 def _print_map(
-    out: TextIO, cards: Sequence[Card], *, payloads_count: int, seed: int | None
+    out: TextIO,
+    cards: Sequence[Card],
+    described: Mapping[str, str],
+    *,
+    payloads_count: int,
+    seed: int | None,
 ) -> None:
     from fidelity import __version__
     from fidelity._survey import family_key
@@ -254,64 +289,112 @@ def _print_map(
         return
     print(
         f"param-fidelity {__version__} survey: {len(cards)} chains, "
-        f"{payloads_count} catalogue payloads each"
+        f"{payloads_count} catalogue payloads through each"
         + (f", seed {seed}" if seed is not None else ""),
         file=out,
     )
-    keys = sorted(
-        {r.key for c in cards for r in c.rows},
-        key=lambda k: (family_key(k[0]), k[1] != "round_trip", k[1]),
-    )
-    labels = [f"{f}" if d == "round_trip" else f"{f} ({d})" for f, d in keys]
-    width = max([len(label) for label in labels] + [6])
     numbers = [str(i + 1) for i in range(len(cards))]
     col = max(len(n) for n in numbers) + 1
+    name_width = min(36, max(len(safe(c.name)) for c in cards))
     print("", file=out)
-    print(f"{'family':<{width}} " + "".join(f"{n:>{col}}" for n in numbers), file=out)
-    for key, label in zip(keys, labels, strict=True):
-        cells = "".join(f"{_cell(c.row(key[0], key[1])):>{col}}" for c in cards)
-        print(f"{safe(label):<{width}} {cells}", file=out)
-    print("", file=out)
-    legend = ", ".join(f"{code} {name}" for name, code in _CODES.items())
-    print(f"legend: {legend}", file=out)
+    print("Chains (each payload is sent through the chain and read back):", file=out)
     for n, card in zip(numbers, cards, strict=True):
-        state = "" if card.complete else " (incomplete)"
-        print(f"{n:>{col}} {safe(card.name)}: {safe(card.facts.chain)}{state}", file=out)
-    for card in cards:
-        _print_card(out, card)
+        state = " (incomplete run)" if not card.complete else ""
+        what = described.get(card.name) or card.facts.chain
+        line = f"{n:>{col + 1}} {safe(card.name):<{name_width}}  {safe(what)}{state}"
+        print(_clip(line, _WIDTH), file=out)
+
+    families = sorted({r.family for c in cards for r in c.rows}, key=family_key)
+    width = max([len(f) for f in families] + [6])
+    per_block = max(1, (_WIDTH - width - 1) // col)
+    print("", file=out)
+    print(
+        "What each chain (column) does to each hazard family (row), over the whole round trip:",
+        file=out,
+    )
+    for first in range(0, len(cards), per_block):
+        block = list(zip(numbers, cards, strict=True))[first : first + per_block]
+        print("", file=out)
+        print(f"{'family':<{width}} " + "".join(f"{n:>{col}}" for n, _ in block), file=out)
+        for family in families:
+            cells = "".join(f"{_cell(c.row(family)):>{col}}" for _, c in block)
+            print(f"{safe(family):<{width}} {cells}", file=out)
+    print("", file=out)
+    for code, name, meaning in _LEGEND:
+        print(f"  {code}  {name:<11}  {meaning}", file=out)
+    print(f"  -  {'':<11}  family not surveyed", file=out)
+    _print_kinds(out, cards, numbers)
+    print("", file=out)
+    print(
+        "Per chain: the families it does not preserve, the kinds it shows, one smallest "
+        "example each.",
+        file=out,
+    )
+    for n, card in zip(numbers, cards, strict=True):
+        _print_card(out, n, card)
 
 
-def _print_card(out: TextIO, card: Card) -> None:
+def _print_kinds(out: TextIO, cards: Sequence[Card], numbers: Sequence[str]) -> None:
+    """Which chains show which kind: the rewrites of this environment at a glance."""
+    seen: dict[str, list[str]] = {}
+    for n, card in zip(numbers, cards, strict=True):
+        for kind in sorted(card.kinds):
+            seen.setdefault(kind, []).append(n)
+    print("", file=out)
+    if not seen:
+        print("No chain rewrote any payload.", file=out)
+        return
+    print("Rewrites seen (kind: chain numbers):", file=out)
+    width = max(len(k) for k in seen)
+    for kind in sorted(seen):
+        print(_clip(f"  {kind:<{width}}  {' '.join(seen[kind])}", _WIDTH), file=out)
+
+
+def _print_card(out: TextIO, number: str, card: Card) -> None:
     print("", file=out)
     changed = [r for r in card.rows if r.outcome != "preserved"]
-    kept = len(card.rows) - len(changed)
-    print(f"{safe(card.name)}  ({safe(card.facts.chain)})", file=out)
+    overall = {r.family: r for r in changed if r.direction == "round_trip"}
+    print(f"{number}. {safe(card.name)}", file=out)
     if not changed:
-        print(f"  every family preserved ({kept} rows)", file=out)
+        print("   preserves every family surveyed", file=out)
         return
     for row in changed:
-        where = row.family if row.direction == "round_trip" else f"{row.family} ({row.direction})"
-        if row.outcome == "mixed":
-            outcome = "mixed: " + ", ".join(f"{n} {s}" for s, n in row.statuses)
+        if row.direction != "round_trip":
+            whole = overall.get(row.family)
+            if whole is not None and (whole.outcome, whole.kinds) == (row.outcome, row.kinds):
+                continue  # the same as the round trip: nothing new to say
+            where = f"{row.family}, {_DIRECTION_NAMES.get(row.direction, row.direction)}"
         else:
-            outcome = f"{row.outcome} ({row.count})"
-        kinds = " ".join(row.kinds)
-        print(f"  {safe(where):<16} {outcome}" + (f"  {kinds}" if kinds else ""), file=out)
-        for e in row.examples[:3]:
-            print(f"  {'':16}   {e.key}: {safe(_clip(_example(e), 100))}", file=out)
+            where = row.family
+        kinds = ", ".join(row.kinds)
+        line = f"   {safe(where):<14} {_outcome(row)}" + (f": {kinds}" if kinds else "")
+        print(_clip(line, _WIDTH), file=out)
+        if row.examples:
+            example = row.examples[0]
+            print(_clip(f"   {'':<14}   e.g. {_example(example)}", _WIDTH), file=out)
+    kept = sum(1 for r in card.rows if r.outcome == "preserved" and r.direction == "round_trip")
     if kept:
-        print(f"  other families preserved ({kept} rows)", file=out)
+        print(f"   {'':<14} {kept} other families preserved", file=out)
+
+
+def _outcome(row: CardRow) -> str:
+    if row.outcome == "mixed":
+        return ", ".join(f"{n} {s}" for s, n in row.statuses)
+    return f"all {row.count} {row.outcome}" if row.count > 1 else f"1 {row.outcome}"
 
 
 def _example(example: CardExample) -> str:
-    """The changed segment as code points (or the failure), like the probe map shows it."""
+    """A terminal-safe example: the changed segment as code points, or why it failed."""
     from fidelity._report_map import example_text
     from fidelity._survey import Example
 
     sent = example.sent.value()
     assert isinstance(sent, str)
+    if example.key in _FAILURES:
+        message = f"{example.error_type}: {example.error}" if example.error_type else example.error
+        return f"{safe(example.payload_id)} {_hazard(sent)} {example.key}: {safe(message.strip())}"
     received = None if example.received is None else example.received.value()
-    return example_text(
+    shown = example_text(
         Example(
             key=example.key,
             payload_id=example.payload_id,
@@ -321,7 +404,17 @@ def _example(example: CardExample) -> str:
             error=example.error,
         )
     )
+    return f"{example.key}: {shown}"
+
+
+def _hazard(text: str) -> str:
+    """The code points that make a payload special (not printable ASCII), up to four."""
+    special = list(dict.fromkeys(c for c in text if not (c.isascii() and c.isprintable())))
+    if not special:
+        return f"({len(text)} ASCII characters)"
+    shown = " ".join(f"U+{ord(c):04X}" for c in special[:4])
+    return f"({shown}{' ...' if len(special) > 4 else ''})"
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

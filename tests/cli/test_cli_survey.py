@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from fidelity import Card
+import fidelity
+from fidelity import Card, Payload
 from fidelity._card import cards_from_json
 from fidelity._cli import main
 
@@ -22,17 +24,75 @@ def test_list_shows_every_chain_with_availability(capsys: pytest.CaptureFixture[
         assert re.search(rf"^{re.escape(name)}\s", out, re.MULTILINE), name
 
 
+def _matrix(out: str) -> dict[str, list[str]]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("family "))
+    rows = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        rows[line.split()[0]] = line.split()[1:]
+    return rows
+
+
 def test_the_map_names_what_each_chain_does(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["survey", *FAST]) == 0
     out = capsys.readouterr().out
     assert "3 chains" in out
-    matrix = {line.split()[0]: line.split()[1:] for line in out.splitlines()[:8] if line}
+    matrix = _matrix(out)
     assert matrix["quotes"] == [".", ".", "."]
     assert matrix["nul"][1] == "R"  # XML cannot carry NUL
     assert matrix["newlines"][0] == "."  # JSON keeps every line break
     assert matrix["newlines"][1] in ("T", "M")  # attribute normalization
-    assert "newline." in out
+    # The legend spells out every letter; the chains are named with what they do.
+    for letter, outcome in (("T", "transformed"), ("R", "rejected"), ("M", "mixed")):
+        assert re.search(rf"^  {re.escape(letter)}  {outcome} ", out, re.MULTILINE)
+    assert re.search(r"^\s+2 xml_attr_minidom\s+attribute value: minidom", out, re.MULTILINE)
+    # The summary of kinds names the chains that show each one.
+    assert re.search(r"^  newline\.to_space\s+2$", out, re.MULTILINE)
+    assert re.search(r"^  newline\.crlf_to_lf\s+3$", out, re.MULTILINE)
+    assert "e.g. newline." in out
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", out)
+    assert max(map(len, out.splitlines())) <= 120
+
+
+def test_the_map_stays_narrow_with_many_chains(capsys: pytest.CaptureFixture[str]) -> None:
+    from fidelity._cli.survey import _print_map
+
+    payloads = (Payload(id="quotes/q", text="“q”", families=("quotes",)),)
+    cards = [
+        fidelity.survey(str.upper if n % 2 else str, payloads, name=f"chain-{n}").card()
+        for n in range(45)
+    ]
+    _print_map(sys.stdout, cards, {}, payloads_count=1, seed=None)
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) <= 120
+    headers = [line for line in out.splitlines() if line.startswith("family ")]
+    assert len(headers) == 2  # 45 columns do not fit in one block
+    assert headers[1].split()[1] == str(len(headers[0].split()))
+    quotes = [line.split()[1:] for line in out.splitlines() if line.startswith("quotes ")]
+    assert [c for row in quotes for c in row] == ["." if n % 2 == 0 else "T" for n in range(45)]
+
+
+def test_chain_facts_carry_no_ephemeral_port() -> None:
+    from fidelity._cli.survey import stable_chain
+
+    assert stable_chain("http POST http://127.0.0.1:40171/reflect send=body") == (
+        "http POST http://127.0.0.1:<port>/reflect send=body"
+    )
+    assert stable_chain("mcp http http://[::1]:8080/mcp") == "mcp http http://[::1]:<port>/mcp"
+    assert stable_chain("http://example.com:8080/x") == "http://example.com:8080/x"
+
+
+def test_json_is_the_same_bytes_run_to_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    argv = ["survey", "--chains", "json_utf8,xml_text,csv", "--families", "newlines,surrogates"]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert main([*argv, "--quiet", "--json", str(first), "--card", str(tmp_path / "a.md")]) == 0
+    assert main([*argv, "--quiet", "--json", str(second), "--card", str(tmp_path / "b.md")]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert (tmp_path / "a.md").read_bytes() == (tmp_path / "b.md").read_bytes()
+    assert cards_from_json(first.read_text(encoding="utf-8"))[0].facts.date == "2023-11-14"
 
 
 def test_json_and_card_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -116,3 +116,20 @@ def test_incomplete_cards_say_so() -> None:
     assert not partial.complete
     assert Card.from_json(partial.to_json()) == partial
     assert "incomplete run" in partial.to_markdown()
+
+
+def test_markdown_examples_are_code_spans_not_quoted() -> None:
+    payloads = (
+        Payload(id="quotes/curly", text="“q”", families=("quotes",)),
+        Payload(id="escapes/tick", text=" `a|b` ", families=("escapes",)),
+    )
+    card = fidelity.survey(lambda t: t.replace("“", '"').replace("”", '"'), payloads).card()
+    markdown = card.to_markdown()
+    assert 'U+201C U+0071 U+201D `“q”` → U+0022 U+0071 U+0022 `"q"`' in markdown
+    assert "““q””" not in markdown  # the old, ambiguous quoting
+    # Backticks and pipes inside the value: a longer fence, padding, an escaped pipe.
+    from fidelity._card import _code_span
+
+    assert _code_span(" `a|b` ") == "``  `a\\|b`  ``"
+    assert _code_span("a") == "`a`"
+    assert _code_span("   ") == "`   `"

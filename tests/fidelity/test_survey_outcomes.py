@@ -237,3 +237,82 @@ def test_an_example_showing_a_new_kind_is_shrunk() -> None:
         assert kind in obs.kinds
         longest = max(len(o.sent) for o in result.observations if kind in o.kinds)
         assert len(obs.sent) <= longest
+
+
+class _Mixed(Probe):
+    """Every outcome at once: split directions, rewrites, refusals and losses."""
+
+    name = "mixed"
+
+    def observe(self, text: str) -> Observation:
+        from fidelity._probe import observe_value
+
+        if "\x00" in text:
+            return Observation(sent=text, status=Status.REJECTED, error_type="E", error="nul")
+        if text.startswith("“"):
+            return Observation(sent=text, status=Status.LOST, error="gone")
+        if "\r" in text:
+            return _Reflector().observe(text)
+        return observe_value(text, text.upper())
+
+
+def test_the_fast_survey_summary_equals_the_reference_grouping() -> None:
+    from fidelity._survey import _entries, summarize
+
+    result = fidelity.survey(_Mixed(), PAYLOADS + PAYLOADS[:2])
+    assert result.outcomes == summarize(_entries(result.observations))
+    assert {r.outcome for r in result.outcomes} >= {"mixed", "lost", "rejected"}
+    assert result.kinds == {k for o in result.observations for p in (o, *o.parts) for k in p.kinds}
+    assert sum(result.statuses.values()) == len(result.observations)
+    assert result.catalogue_size == len(PAYLOADS)
+
+
+def test_a_callable_that_exits_does_not_end_the_survey() -> None:
+    import sys
+
+    def exits(text: str) -> object:
+        sys.exit(2)
+
+    chained = fidelity.survey(probes.chain(exits), PAYLOADS)
+    assert {o.status for o in chained.observations} == {Status.REJECTED}
+    assert chained.observations[0].error_type == "SystemExit"
+    wrapped = fidelity.survey(exits, PAYLOADS)
+    assert len(wrapped.observations) == len(PAYLOADS)
+    assert {o.error_type for o in wrapped.observations} == {"SystemExit"}
+
+
+def test_odd_callables_get_stable_names_without_addresses() -> None:
+    import functools
+
+    class Upper:
+        def __call__(self, text: str) -> str:
+            return text.upper()
+
+    def generate(text: str) -> Iterator[str]:
+        yield text
+
+    def swap(text: str, old: str, new: str) -> str:
+        return text.replace(old, new)
+
+    partial = functools.partial(swap, old="“", new='"')
+    named = ((Upper(), "Upper"), (partial, "partial(swap)"), (str.upper, "str.upper"))
+    for fn, name in named:
+        assert fidelity.survey(fn, PAYLOADS[3:4]).chain == name
+        assert probes.function(fn).name == name
+    assert probes.chain(Upper(), lambda t: t).name == "Upper -> hop2"
+    card = fidelity.survey(generate, PAYLOADS[3:4]).card()
+    assert "0x" not in card.to_json()
+    assert card.observations[0].received is not None
+    assert card.observations[0].received.data.startswith("<generator object ")
+
+
+def test_shrinking_stops_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    need(_strategies_ready(), "strategies.text is available")
+    from fidelity import _survey
+
+    monkeypatch.setattr(_survey, "SHRINK_SECONDS", 0.0)
+    result = fidelity.survey(
+        probes.chain(probes.text_file()), payloads=(), examples=4, seed=3, families=["newlines"]
+    )
+    assert any(o.kinds for o in result.observations)  # there was something to shrink
+    assert not [o for o in result.observations if "/shrunk-" in o.payload_id]
