@@ -13,6 +13,9 @@ from __future__ import annotations
 
 __all__ = ["FidelityError", "TargetError", "UsageError"]
 
+# Shown as fidelity.FidelityError in tracebacks and pytest output: the public name.
+_PUBLIC_MODULE = "fidelity"
+
 
 class FidelityError(AssertionError):
     """A value was rewritten in a way that was not allowed.
@@ -32,3 +35,7 @@ class UsageError(ValueError):
 
 class TargetError(RuntimeError):
     """The target could not be reached or spoke something other than its protocol."""
+
+
+for _cls in (FidelityError, UsageError, TargetError):
+    _cls.__module__ = _PUBLIC_MODULE

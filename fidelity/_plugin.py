@@ -16,7 +16,6 @@ loading it imports nothing heavy: no Hypothesis, httpx, MCP, ``strategies`` or
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -142,26 +141,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def _shadowing(text: str) -> str | None:
     """Why ``strategies``/``probes`` misbehaved, when a local module shadows ours."""
-    for name in ("strategies", "probes"):
-        module = sys.modules.get(name)
-        if module is None or getattr(module, "__param_fidelity__", False):
-            continue
-        if f"'{name}'" in text:
-            from fidelity._imports import load
+    if "'strategies'" not in text and "'probes'" not in text:
+        return None  # the common case costs no import
+    from fidelity._plugin_shadowing import shadowing_hint
 
-            try:
-                load(name)
-            except UsageError as exc:
-                return str(exc)
-    return None
+    return shadowing_hint(text)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
     excinfo = call.excinfo
+    if excinfo is not None and call.when == "call":
+        from fidelity._plugin_notes import drop_internal_explanations
+
+        drop_internal_explanations(excinfo.value)
+    report = yield
     if (
         report.failed
         and excinfo is not None

@@ -1,8 +1,9 @@
 """What the pytest plugin gathers over a session: marker contexts, findings and cards.
 
 Loaded when a test uses the plugin (a ``fidelity`` marker or fixture). Cards are kept
-as their JSON text, so a serial run and an xdist run (whose workers ship their cards
-to the controller as text) merge exactly the same inputs.
+as their JSON text with the test that surveyed them, so a serial run and an xdist run
+(whose workers ship their cards to the controller as text) merge exactly the same
+inputs.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from fidelity._kinds import check_kinds
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["Finding", "MarkContext", "SessionLog", "marker_context"]
+__all__ = ["Finding", "MarkContext", "RecordedCard", "SessionLog", "marker_context"]
 
 #: Version of the text a worker sends to the controller (``workeroutput``).
-WIRE_VERSION = 1
+WIRE_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +84,14 @@ class Finding:
     statuses: tuple[tuple[str, int], ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedCard:
+    """One survey's card (its JSON text) and the test that surveyed it."""
+
+    nodeid: str
+    text: str
+
+
 @dataclass(slots=True)
 class _Tally:
     kinds: set[str] = field(default_factory=set)
@@ -95,7 +104,7 @@ class SessionLog:
 
     def __init__(self) -> None:
         self._tallies: dict[tuple[str, str, str], _Tally] = {}
-        self.cards: list[str] = []
+        self.cards: list[RecordedCard] = []
         self.workers_lost: list[str] = []
 
     def note(
@@ -115,9 +124,9 @@ class SessionLog:
         for status, count in statuses.items():
             tally.statuses[status] = tally.statuses.get(status, 0) + count
 
-    def add_card(self, card_json: str) -> None:
-        """Keep one card (its JSON text) for merging at the end of the session."""
-        self.cards.append(card_json)
+    def add_card(self, card_json: str, *, nodeid: str) -> None:
+        """Keep one card (its JSON text) of test ``nodeid`` for the end of the session."""
+        self.cards.append(RecordedCard(nodeid=nodeid, text=card_json))
 
     def findings(self) -> tuple[Finding, ...]:
         """Every finding, sorted by chain, test and source."""
@@ -142,7 +151,8 @@ class SessionLog:
             [chain, nodeid, source, sorted(t.kinds), sorted(t.allowed), t.statuses]
             for (chain, nodeid, source), t in self._tallies.items()
         ]
-        return json.dumps({"version": WIRE_VERSION, "tallies": tallies, "cards": self.cards})
+        cards = [[c.nodeid, c.text] for c in self.cards]
+        return json.dumps({"version": WIRE_VERSION, "tallies": tallies, "cards": cards})
 
     def absorb(self, wire: str) -> None:
         """Add what a worker sent (the text from :meth:`to_wire`)."""
@@ -158,4 +168,4 @@ class SessionLog:
                 allowed=tuple(allowed),
                 statuses=statuses,
             )
-        self.cards.extend(data["cards"])
+        self.cards.extend(RecordedCard(nodeid=n, text=t) for n, t in data["cards"])

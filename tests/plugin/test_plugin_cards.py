@@ -85,14 +85,17 @@ def test_a_changed_chain_fails_the_drift_check(
     drifted = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
     drifted.assert_outcomes(passed=1)
     assert drifted.ret == pytest.ExitCode.TESTS_FAILED
+    # The message names the row, what changed, the old and new rows, and an example.
     drifted.stdout.fnmatch_lines(
         [
-            "card drift (the chains now behave differently):",
+            "card drift (the chains now behave differently; the run fails):",
             "card edit_file.old_string drifted from committed*edit_file.old_string.json:",
-            "*quotes*",
+            "    quotes (round trip): outcome preserved -> mixed; kind quote.straighten appeared",
+            "        committed: preserved (*); kinds: none",
+            "        now:       mixed (* preserved, * transformed); kinds: quote.straighten",
+            "        e.g. quote.straighten: * [[]U+201C *] -> * [[]U+0022 *]",
         ]
     )
-    assert "quote.straighten" in drifted.stdout.str().split("card drift", 1)[1]
 
 
 def test_a_card_without_a_committed_card_is_drift(tool_repo: pytest.Pytester) -> None:
@@ -189,3 +192,62 @@ def test_catalogue_budget_limits_payloads_per_family(tool_repo: pytest.Pytester)
     )
     result = tool_repo.runpytest("--fidelity-families=quotes,newlines", "--fidelity-catalogue=2")
     result.assert_outcomes(passed=1)
+
+
+CLASHING_TESTS = """
+import pytest
+import tool
+
+@pytest.mark.fidelity(allow=["quote.straighten"], card="edit_file.old_string")
+def test_straightening(fidelity):
+    fidelity.survey(tool.send)
+
+@pytest.mark.fidelity(card="edit_file.old_string")
+def test_wire(fidelity):
+    fidelity.survey(tool.wire)
+
+def test_slash(fidelity):
+    fidelity.survey(tool.wire, name="json/wire")
+
+def test_underscore(fidelity):
+    fidelity.survey(tool.wire, name="json_wire")
+
+def test_other(fidelity):
+    fidelity.survey(tool.wire, name="other")
+"""
+
+
+def test_one_card_name_for_two_chains_is_named_not_a_crash(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(test_tool=CLASHING_TESTS)
+    result = tool_repo.runpytest("--fidelity-families=quotes", "--fidelity-cards=cards")
+    result.assert_outcomes(passed=5)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "cards left out:",
+            "  card edit_file.old_string names different chains "
+            "(send in test_tool.py::test_straightening; wire in test_tool.py::test_wire): "
+            "give each chain its own card name*",
+            "  cards json/wire, json_wire would all be written to json_wire.json*",
+            "cards written to cards: other.md/.json",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    assert sorted(_files(tool_repo.path / "cards")) == ["other.json", "other.md"]
+
+
+def test_no_cards_write_no_directory(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        import tool
+
+        def test_edit(fidelity):
+            fidelity.check(tool.wire, "x")
+        """
+    )
+    result = tool_repo.runpytest("--fidelity-cards=cards")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["no cards were produced in this session: nothing written (cards come from *survey()*"]
+    )
+    assert not (tool_repo.path / "cards").exists()

@@ -200,3 +200,57 @@ def test_hypothesis_shows_the_shrunk_payload(tool_repo: pytest.Pytester) -> None
         ]
     )
     assert_terminal_safe(result)
+
+
+def test_hypothesis_explanations_keep_user_lines_and_drop_ours(pytester: pytest.Pytester) -> None:
+    # Hypothesis's explain phase lists the lines run only by failing examples: the
+    # user's branch below, and our classifier naming the rewrite (dropped: noise).
+    pytester.makepyfile(
+        tool="""
+        def send(text):
+            if "\\u201c" in text:
+                return text.replace("\\u201c", '"')
+            return text
+        """,
+        test_tool="""
+        from hypothesis import given, settings, strategies as st
+        import tool
+
+        @settings(database=None, max_examples=20)
+        @given(st.text(alphabet="ab\\u201c", max_size=5))
+        def test_edit(fidelity, text):
+            fidelity.check(tool.send, text)
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*payload (as shrunk by Hypothesis): “  [[]U+201C[]]",
+            "*Explanation:",
+            "*These lines were always and only run by failing test cases:",
+            "*tool.py:3",
+        ]
+    )
+    explanation = result.stdout.str().split("Explanation:", 1)[1].split("test_tool.py:", 1)[0]
+    assert "fidelity" not in explanation
+    assert "_classify.py" not in result.stdout.str()
+
+
+def test_explanations_only_about_our_code_are_dropped(tool_repo: pytest.Pytester) -> None:
+    tool_repo.makepyfile(
+        test_tool="""
+        from hypothesis import given, settings, strategies as st
+        import tool
+
+        @settings(database=None, max_examples=20)
+        @given(st.text(alphabet="ab\\u201c", max_size=5))
+        def test_edit(fidelity, text):
+            fidelity.check(tool.send, text)
+        """
+    )
+    result = tool_repo.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*Fa*ing *: test_edit(*"])
+    result.stdout.no_fnmatch_line("*Explanation:*")
+    result.stdout.no_fnmatch_line("*_classify.py*")

@@ -83,6 +83,8 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
         "import sys, fidelity._plugin\n"
         "heavy = ('hypothesis', 'httpx', 'mcp', 'strategies', 'probes', 'fidelity._survey',\n"
         "         'fidelity._card', 'fidelity._plugin_recorder', 'fidelity._plugin_report',\n"
+        "         'fidelity._plugin_drift', 'fidelity._plugin_notes',\n"
+        "         'fidelity._plugin_shadowing',\n"
         "         'starlette', 'uvicorn', 'anyio', 'yaml')\n"
         "print(' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
     )

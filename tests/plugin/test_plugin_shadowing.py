@@ -58,3 +58,50 @@ def test_a_local_strategies_module_is_named_not_an_attribute_error(
             f"{shadowed}*",
         ]
     )
+
+
+def test_a_local_probes_package_fails_reflector_fixtures_in_one_sentence(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.mkpydir("probes")
+    (pytester.path / "probes" / "__init__.py").write_text(
+        "def liveness():\n    return True\n", encoding="utf-8"
+    )
+    pytester.makepyfile(
+        test_user="""
+        import probes
+
+        def test_own_probes():
+            assert probes.liveness()
+
+        def test_reflector(fidelity_http_reflector):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["the module 'probes' imported from *probes/__init__.py is not param-fidelity's*"]
+    )
+    result.stdout.no_fnmatch_line("*_plugin_reflectors.py*")
+    result.stdout.no_fnmatch_line("*_imports.py*")
+
+
+def test_a_typo_in_the_users_own_strategies_gets_no_hint_from_us(
+    pytester: pytest.Pytester,
+) -> None:
+    # A repository that never uses param-fidelity: its own module, its own typo.
+    pytester.makepyfile(
+        strategies=USER_STRATEGIES,
+        test_own="""
+        import strategies
+
+        def test_typo():
+            strategies.bulid_order(3)
+        """,
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*AttributeError: module 'strategies' has no attribute*"])
+    result.stdout.no_fnmatch_line("*- param-fidelity -*")
+    result.stdout.no_fnmatch_line("*shadows it*")
