@@ -115,10 +115,12 @@ class _BudgetSpent(Exception):
 class Budget:
     """Stop a run before it would exceed ``--max-requests``.
 
-    The cost of each observation is measured where the probe counts its calls (MCP)
-    and otherwise estimated (one HTTP request, one more when the reflector's response
-    path was measured); the run stops when the next payload, costing as much as the
-    last one (times the requests that may be in flight), could exceed the budget.
+    What was spent is the probe's own count of what it sent (``requests`` for HTTP,
+    ``calls`` for MCP); the run stops when the observations that may still start
+    (``in_flight`` of them, each costing at most the probe's
+    ``max_requests_per_observation``, or else as much as the last one) could exceed
+    the budget. Without a count, the cost is estimated: one request, one more when a
+    response path was measured.
     """
 
     def __init__(self, limit: int | None, probe: Probe, in_flight: int = 1) -> None:
@@ -129,8 +131,11 @@ class Budget:
         self._calls = self._counted()
 
     def _counted(self) -> int | None:
-        calls = getattr(self.probe, "calls", None)
-        return calls if isinstance(calls, int) else None
+        for name in ("requests", "calls"):
+            count = getattr(self.probe, name, None)
+            if isinstance(count, int):
+                return count
+        return None
 
     def __call__(self, observation: Observation) -> None:
         calls = self._counted()
@@ -139,6 +144,9 @@ class Budget:
         else:
             cost = 1 + (1 if observation.parts else 0)
         self.spent += cost
+        worst = getattr(self.probe, "max_requests_per_observation", None)
+        if isinstance(worst, int):
+            cost = worst
         if self.limit is not None and self.spent + max(cost, 1) * self.in_flight > self.limit:
             raise _BudgetSpent
 
@@ -165,7 +173,7 @@ def _calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
 
 
 def _within_budget(
-    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int
+    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int, probe: Probe | None = None
 ) -> tuple[tuple[Payload, ...], int]:
     """The payloads and example count that fit ``--max-requests``."""
     if plan.max_requests is None:
@@ -175,6 +183,15 @@ def _within_budget(
         raise UsageError(
             f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
             "payload costs with this target; raise it."
+        )
+    worst = getattr(probe, "max_requests_per_observation", None)
+    if isinstance(worst, int) and plan.max_requests < worst * plan.concurrency:
+        # The first payloads start before any answer says what they will cost.
+        start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {worst * plan.concurrency} "
+            f"requests {start} may cost with this target (the reference reflector is "
+            "measured in both directions); raise it."
         )
     kept = tuple(payloads[:room])
     return kept, min(plan.examples, room - len(kept))
@@ -213,15 +230,14 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
 
 
 def _enter(manager: AbstractContextManager[Any]) -> Any:
+    from probes._mcp import DestructiveToolRefused
+
     try:
         return manager.__enter__()
+    except DestructiveToolRefused as exc:
+        raise UsageError(exc.advice("--yes")) from None
     except UsageError as exc:
-        message = str(exc)
-        if "destructiveHint" in message:
-            message = message.split(";", maxsplit=1)[0] + (
-                "; point it at disposable data and pass --yes to proceed."
-            )
-        raise UsageError(message) from None
+        raise UsageError(str(exc)) from None
 
 
 # -- outputs ----------------------------------------------------------------------
@@ -325,7 +341,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._survey import survey
 
     per_payload = _calls_per_payload(plan, probe)
-    todo, examples = _within_budget(plan, payloads, per_payload)
+    todo, examples = _within_budget(plan, payloads, per_payload, probe)
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
         target = RateLimited(probe, plan.rate, per_payload)

@@ -1,9 +1,11 @@
 """``probes.http``: push payloads through a real HTTP endpoint over httpx.
 
-One ``httpx.AsyncClient`` (one connection pool) serves every payload of a survey, on
-an event loop in a background thread; ``observe_many`` overlaps up to ``concurrency``
-requests and yields results in input order. Every exchange is bounded (see
-:mod:`probes._http_exchange`) and never retried.
+One synchronous ``httpx.Client`` (one connection pool) serves every payload of a
+survey; ``observe_many`` runs up to ``concurrency`` observations at once in worker
+threads (in the caller's thread when ``concurrency`` is 1) and yields results in input
+order. Every exchange is bounded as a whole, not only per read (see
+:mod:`probes._http_exchange` and :mod:`probes._http_deadline`), and never retried;
+``requests`` counts the requests sent.
 
 Against the reference reflector (``reflector=True``, or detected from its answers) the
 probe measures each direction on its own: the request path from the reflector's
@@ -16,12 +18,12 @@ server delivered, or Starlette's decoding.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -35,7 +37,8 @@ from fidelity._kinds import Status
 from fidelity._observation import Direction, Hop, Observation
 from fidelity._probe import Probe, observe_value
 from fidelity._text import to_utf8
-from probes._http_exchange import ExchangeFailure, LoopThread, Pacer, Reply, exchange
+from probes._http_deadline import DeadlineTransport
+from probes._http_exchange import ExchangeFailure, Pacer, Reply, exchange
 from probes._http_places import (
     ReadSpec,
     SendSpec,
@@ -69,7 +72,6 @@ def http(
     concurrency: int = 1,
     rate: float | None = None,
     max_body: int = _DEFAULT_MAX_BODY,
-    client: httpx.AsyncClient | None = None,
     reflector: bool | None = None,
     default_encoding: str = "utf-8",
     emit_charset: str | None = "utf-8",
@@ -88,10 +90,10 @@ def http(
     total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per
     second; response bodies over ``max_body`` bytes are not read (``broken``).
     ``default_encoding`` decodes a text body that declares no charset (httpx's default
-    is UTF-8; ``"latin-1"`` follows the HTTP/1.1 default). ``client`` is an
-    ``httpx.AsyncClient`` to use instead of the probe's own (the caller closes it).
-    ``reflector`` forces (``True``) or disables (``False``) the per-direction
-    measurement against the reference reflector, which is otherwise detected;
+    is UTF-8; ``"latin-1"`` follows the HTTP/1.1 default). The probe's
+    ``requests`` attribute counts the requests it has sent. ``reflector`` forces
+    (``True``) or disables (``False``) the per-direction measurement against the
+    reference reflector, which is otherwise detected;
     ``emit_charset`` is the charset the reflector declares when it emits a text body
     (``None``: no charset parameter). Bad arguments raise ``UsageError``.
     """
@@ -107,7 +109,6 @@ def http(
         concurrency=concurrency,
         rate=rate,
         max_body=max_body,
-        client=client,
         reflector=reflector,
         default_encoding=default_encoding,
         emit_charset=emit_charset,
@@ -150,7 +151,6 @@ class HttpProbe(Probe):
         concurrency: int = 1,
         rate: float | None = None,
         max_body: int = _DEFAULT_MAX_BODY,
-        client: httpx.AsyncClient | None = None,
         reflector: bool | None = None,
         default_encoding: str = "utf-8",
         emit_charset: str | None = "utf-8",
@@ -202,16 +202,22 @@ class HttpProbe(Probe):
         self.reflector = False if read_url is not None else reflector
         self._seen_reflector = bool(self.reflector)
         self._decided = self.reflector is not None
-        self._detecting = asyncio.Lock()
+        # Set once an answer that is not the reflector's arrived (reflector=None):
+        # from then on no answer is taken for the reflector's, so every observation
+        # is measured the same way and costs one request.
+        self._plain = False
+        self._detecting = threading.Lock()
         origin = httpx.URL(url.replace(_PLACEHOLDER, "v"))
         self.emit_url = str(origin.copy_with(raw_path=b"/_fidelity/emit"))
         self.name = f"http {self.method} {url} send={self.send} read={self.read}"
-        self._own_client = client is None
-        self._client = client
-        self._loop: LoopThread | None = None
-        self._slots: asyncio.Semaphore | None = None
+        self._client: httpx.Client | None = None
+        self._transport: DeadlineTransport | None = None
+        self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._pacer = Pacer(rate)
         self._closed = False
+        self._starting = threading.Lock()
+        self._counting = threading.Lock()
+        self._requests = 0
 
     # --- set-up ---------------------------------------------------------------------
 
@@ -236,40 +242,72 @@ class HttpProbe(Probe):
                 return SendSpec(where="query", name=name)
         return SendSpec(where="path")
 
-    def _start(self) -> LoopThread:
-        if self._closed:
-            raise UsageError("this HttpProbe is closed; create a new one.")
-        if self._loop is None:
-            self._loop = LoopThread()
+    def _start(self) -> httpx.Client:
+        with self._starting:
+            if self._closed:
+                raise UsageError("this HttpProbe is closed; create a new one.")
             if self._client is None:
-                self._client = httpx.AsyncClient(
+                limits = httpx.Limits(
+                    max_connections=self.concurrency,
+                    max_keepalive_connections=self.concurrency,
+                )
+                # The client builds requests (and owns the pool); they are sent with
+                # the transport directly (see probes._http_exchange.exchange).
+                self._transport = DeadlineTransport(limits=limits)
+                self._client = httpx.Client(
                     headers=self.headers,
                     timeout=httpx.Timeout(self.timeout),
-                    limits=httpx.Limits(
-                        max_connections=self.concurrency,
-                        max_keepalive_connections=self.concurrency,
-                    ),
+                    transport=self._transport,
                     follow_redirects=False,
                     default_encoding=self.default_encoding,
                 )
-            self._slots = asyncio.Semaphore(self.concurrency)
-        return self._loop
+            return self._client
 
     def close(self) -> None:
-        """Close the client (if the probe made it) and stop the event loop."""
-        if self._closed:
-            return
-        self._closed = True
-        loop, self._loop = self._loop, None
-        if loop is None:
-            return
-        if self._own_client and self._client is not None:
-            future = loop.submit(self._client.aclose())
-            try:
-                future.result(timeout=5.0)
-            except (concurrent.futures.TimeoutError, OSError, httpx.HTTPError):
-                future.cancel()
-        loop.close()
+        """Stop the worker threads and close the client's connections."""
+        with self._starting:
+            if self._closed:
+                return
+            self._closed = True
+        if self._workers is not None:
+            # Queued observations never start; running ones end by their deadline.
+            self._workers.shutdown(wait=False, cancel_futures=True)
+        if self._client is not None:
+            with contextlib.suppress(OSError, httpx.HTTPError, RuntimeError):
+                self._client.close()
+
+    # --- counting -------------------------------------------------------------------
+
+    @property
+    def requests(self) -> int:
+        """How many requests this probe has sent, emits to the reflector included.
+
+        A request is counted when it is handed to the connection, so one that the
+        client then refuses to write (an invalid header value) counts too; one that
+        cannot even be built (a lone surrogate in a JSON body) does not.
+        """
+        return self._requests
+
+    @property
+    def max_requests_per_observation(self) -> int:
+        """The most requests one observation may send from now on.
+
+        One per observation, two with ``read_url``; against the reference reflector,
+        up to three (the request, then the reflector's emit for the round trip and for
+        the response path), two once it echoes the value back in the first answer.
+        Until the first answer shows whether the target is the reflector, the
+        reflector's figure holds.
+        """
+        if self.read_url is not None:
+            return 2
+        if self.reflector is False or self._plain:
+            return 1
+        echoes = self.read.where == "json" and self.place.where != "path"
+        return 2 if self._seen_reflector and echoes else 3
+
+    def _count(self) -> None:
+        with self._counting:
+            self._requests += 1
 
     # --- the synchronous face -------------------------------------------------------
 
@@ -292,20 +330,38 @@ class HttpProbe(Probe):
 
     def observe(self, text: str) -> Observation:
         """Send ``text`` once and report what came back (never raises for the payload)."""
-        loop = self._start()
-        return self._wait(text, loop.submit(self._observe(text)))
+        self._start()
+        return self._observe(text)
 
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
-        """Observe every text with up to ``concurrency`` requests in flight, in order."""
-        loop = self._start()
+        """Observe every text with up to ``concurrency`` observations at once, in order.
+
+        At most ``concurrency`` observations are under way at any time, so a caller
+        that stops iterating leaves no more than ``concurrency - 1`` of them running
+        (they end by their deadline) and none queued.
+        """
+        self._start()
+        if self.concurrency == 1:
+            for text in texts:
+                yield self._observe(text)
+            return
+        with self._starting:
+            if self._workers is None:
+                self._workers = concurrent.futures.ThreadPoolExecutor(
+                    self.concurrency, thread_name_prefix="fidelity-http"
+                )
+            workers = self._workers
         window: deque[tuple[str, concurrent.futures.Future[Observation]]] = deque()
-        ahead = 2 * self.concurrency
-        for text in texts:
-            window.append((text, loop.submit(self._observe(text))))
-            if len(window) >= ahead:
+        try:
+            for text in texts:
+                window.append((text, workers.submit(self._observe, text)))
+                if len(window) >= self.concurrency:
+                    yield self._wait(*window.popleft())
+            while window:
                 yield self._wait(*window.popleft())
-        while window:
-            yield self._wait(*window.popleft())
+        finally:
+            for _, future in window:
+                future.cancel()
 
     # --- building the request -------------------------------------------------------
 
@@ -339,11 +395,11 @@ class HttpProbe(Probe):
             headers["x-fidelity-echo"] = self.read.name
         return self._client.build_request(self.method, url, headers=headers, **kwargs)
 
-    async def _build(self, text: str, *, echo: bool) -> httpx.Request:
+    def _build(self, text: str, *, echo: bool) -> httpx.Request:
         """Build (and fully encode) the request, or fail as the client's refusal."""
         try:
             request = self._request(text, echo=echo)
-            await request.aread()
+            request.read()
         except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
             raise ExchangeFailure(
                 Status.REJECTED,
@@ -355,16 +411,16 @@ class HttpProbe(Probe):
 
     # --- observing ------------------------------------------------------------------
 
-    async def _exchange(self, request: httpx.Request) -> Reply:
-        assert self._client is not None
-        assert self._slots is not None
-        return await exchange(
-            self._client,
+    def _exchange(self, request: httpx.Request) -> Reply:
+        assert self._transport is not None
+        return exchange(
+            self._transport,
             request,
-            slots=self._slots,
             pacer=self._pacer,
             timeout=self.timeout,
             max_body=self.max_body,
+            default_encoding=self.default_encoding,
+            sent=self._count,
         )
 
     @staticmethod
@@ -390,7 +446,9 @@ class HttpProbe(Probe):
         )
 
     def _is_reflection(self, reply: Reply) -> bool:
-        if self.reflector is False or _REFLECTOR_HEADER not in reply.response.headers:
+        if self.reflector is False or self._plain:
+            return False
+        if _REFLECTOR_HEADER not in reply.response.headers:
             return False
         try:
             document = reply.json()
@@ -398,45 +456,48 @@ class HttpProbe(Probe):
             return False
         return isinstance(document, dict) and isinstance(document.get("_fidelity"), dict)
 
-    async def _observe(self, text: str) -> Observation:
+    def _observe(self, text: str) -> Observation:
         if self.reflector is None and not self._decided:
             # Until one answer says whether this is the reflector, observe one at a time,
             # so every observation is measured the same way.
-            async with self._detecting:
+            with self._detecting:
                 if not self._decided:
-                    return await self._observe_once(text)
-        return await self._observe_once(text)
+                    return self._observe_once(text)
+        return self._observe_once(text)
 
-    async def _observe_once(self, text: str) -> Observation:
+    def _observe_once(self, text: str) -> Observation:
         wire: bytes | None = None
         try:
-            request = await self._build(text, echo=self._seen_reflector)
+            request = self._build(text, echo=self._seen_reflector)
             wire = self._wire(request)
-            reply = await self._exchange(request)
+            reply = self._exchange(request)
         except ExchangeFailure as failure:
             observation = self._failed(text, failure, wire=wire)
             self._decided = self._decided or not failure.client_side
             if failure.client_side and self._seen_reflector:
-                response = await self._emit_and_read(text, text, Direction.RESPONSE)
+                response = self._emit_and_read(text, text, Direction.RESPONSE)
                 request_part = dataclasses.replace(observation, direction=Direction.REQUEST)
                 return dataclasses.replace(observation, parts=(request_part, response))
             return observation
+        reflection = self._is_reflection(reply)
+        if not reflection and not self._seen_reflector and reply.status < 400:
+            self._plain = True
         self._decided = True
-        if self._is_reflection(reply):
+        if reflection:
             self._seen_reflector = True
-            return await self._reflected(text, request, wire, reply)
+            return self._reflected(text, request, wire, reply)
         if reply.status >= 400:
             return self._rejected(text, reply, wire=wire)
         if self.read_url is not None:
             try:
-                reply = await self._read_back(reply)
+                reply = self._read_back(reply)
             except ExchangeFailure as failure:
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
         return self._read_observation(text, reply, wire=wire)
 
-    async def _read_back(self, reply: Reply) -> Reply:
+    def _read_back(self, reply: Reply) -> Reply:
         """The second request of write-then-read: ``GET read_url`` (``{id}`` filled)."""
         assert self.read_url is not None
         assert self._client is not None
@@ -452,7 +513,7 @@ class HttpProbe(Probe):
                     f"the write response has no id at json:{self.id_from} to read back with.",
                 )
             url = url.replace("{id}", quote(str(ident), safe=""))
-        return await self._exchange(self._client.build_request("GET", url))
+        return self._exchange(self._client.build_request("GET", url))
 
     def _read_observation(
         self,
@@ -507,7 +568,7 @@ class HttpProbe(Probe):
 
     # --- against the reflector ------------------------------------------------------
 
-    async def _emit_and_read(self, sent: str, value: object, direction: Direction) -> Observation:
+    def _emit_and_read(self, sent: str, value: object, direction: Direction) -> Observation:
         """Have the reflector emit ``value`` and read it back at ``read``."""
         assert self._client is not None
         if not isinstance(value, (str, bytes)):
@@ -522,7 +583,7 @@ class HttpProbe(Probe):
             order["as"] = "text"
         request = self._client.build_request("POST", self.emit_url, json=order)
         try:
-            reply = await self._exchange(request)
+            reply = self._exchange(request)
         except ExchangeFailure as failure:
             return self._failed(sent, failure, direction=direction)
         if reply.status >= 400:
@@ -620,7 +681,7 @@ class HttpProbe(Probe):
             blame=_blame(text, hops),
         )
 
-    async def _reflected(
+    def _reflected(
         self, text: str, request: httpx.Request, wire: bytes | None, reply: Reply
     ) -> Observation:
         document = reply.json()
@@ -639,13 +700,11 @@ class HttpProbe(Probe):
         elif echoed:
             round_trip = self._read_observation(text, reply)
         else:
-            round_trip = await self._emit_and_read(
-                text, request_part.received, Direction.ROUND_TRIP
-            )
+            round_trip = self._emit_and_read(text, request_part.received, Direction.ROUND_TRIP)
         if request_part.status is Status.PRESERVED and round_trip.status is not Status.LOST:
             response_part = dataclasses.replace(round_trip, direction=Direction.RESPONSE)
         else:
-            response_part = await self._emit_and_read(text, text, Direction.RESPONSE)
+            response_part = self._emit_and_read(text, text, Direction.RESPONSE)
         hops = (
             *request_part.hops,
             Hop(name=f"httpx (read {self.read})", value=round_trip.received),

@@ -84,10 +84,12 @@ def test_http_reflector_budget_counts_both_requests(tmp_path: Path) -> None:
             "--json", str(tmp_path / "r.json"),
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "2 payloads: 2 preserved.\n"  # --quiet: the summary only
+    assert result.stdout == "3 payloads: 3 preserved.\n"  # --quiet: the summary only
     card = json.loads((tmp_path / "r.json").read_text())
-    # Each payload costs two requests against the reflector: the echo and the emit.
-    assert len(card["observations"]) == 2
+    # The first payload costs two requests (echo and emit, before the reflector is
+    # known), the next ones one each; the run stops when the next could need two:
+    # 2 + 1 + 1 = 4 of 5.
+    assert len(card["observations"]) == 3
     assert card["facts"]["complete"] is True
 
 

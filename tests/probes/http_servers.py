@@ -8,7 +8,8 @@ byte every half second), ``garbage`` (200 ``application/json`` that is not JSON)
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
 ``store`` (write-then-read: ``POST /items`` with ``{"text": ...}`` answers ``{"id": N}``,
-``GET /items/N`` answers ``{"text": ...}``; in memory).
+``GET /items/N`` answers ``{"text": ...}``; in memory), ``counted`` (``quotes`` that also
+counts the requests it gets; ``GET /_count`` answers ``{"count": N}`` and is not counted).
 """
 
 from __future__ import annotations
@@ -110,6 +111,26 @@ def _quotes_app() -> Any:
     return middleware
 
 
+def _counted_app() -> Any:
+    inner = _quotes_app()
+    count = 0
+
+    async def counter(scope: Any, receive: Any, send: Any) -> None:
+        nonlocal count
+        if scope["type"] == "http" and scope["path"] == "/_count":
+            body = json.dumps({"count": count}).encode()
+            headers = [(b"content-type", b"application/json")]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] == "http":
+            count += 1
+        await inner(scope, receive, send)
+
+    return counter
+
+
 def _store_app() -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -154,6 +175,8 @@ def main(mode: str) -> None:
         _asgi(_quotes_app())
     elif mode == "store":
         _asgi(_store_app())
+    elif mode == "counted":
+        _asgi(_counted_app())
     elif mode in ("silent", "drip", "garbage", "huge", "drop"):
         _raw(mode)
     else:
