@@ -15,7 +15,6 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli_probe_plan import ProbePlan, TargetKind
-from fidelity._errors import UsageError
 from fidelity._render import safe
 from fidelity._text import utf8_len
 
@@ -31,17 +30,9 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
     from probes._mcp import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
-    probe = mcp(
-        target, tool=plan.tool, param=plan.param, timeout=plan.timeout, allow_destructive=True
-    )
+    probe = mcp(target, tool=plan.tool, param=plan.param, timeout=plan.timeout)
     try:
-        return tuple(probe.tools)
-    except UsageError:
-        # The server answered but lacks the default tool: its list is still known.
-        known = getattr(probe, "_tools", None)
-        if known is None:
-            raise
-        return tuple(known)
+        return probe.list_tools()
     finally:
         with suppress(Exception):
             probe.close()

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from probes._http import HttpProbe, http
     from probes._http_reflector import HttpReflector, http_reflector
-    from probes._mcp import McpProbe, McpTool, mcp
+    from probes._mcp import DestructiveToolRefused, McpProbe, McpTool, mcp
     from probes._mcp_reflector import McpReflector, mcp_reflector
     from probes._target import BuiltinTarget
 
@@ -40,6 +40,7 @@ __all__ = [
     "BuiltinTarget",
     "ChainHop",
     "ChainProbe",
+    "DestructiveToolRefused",
     "HttpProbe",
     "HttpReflector",
     "McpProbe",
@@ -79,7 +80,7 @@ _MODULES = {
     ),
     "probes._http": ("HttpProbe", "http"),
     "probes._http_reflector": ("HttpReflector", "http_reflector"),
-    "probes._mcp": ("McpProbe", "McpTool", "mcp"),
+    "probes._mcp": ("DestructiveToolRefused", "McpProbe", "McpTool", "mcp"),
     "probes._mcp_reflector": ("McpReflector", "mcp_reflector"),
     "probes._target": ("BuiltinTarget",),
 }  # fmt: skip

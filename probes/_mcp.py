@@ -6,10 +6,13 @@ Streamable HTTP server (an ``http(s)`` URL). The value goes into ``param`` of
 ``structured:PATH``), or from a second call (``read_tool``) for write-then-read chains.
 
 One session is reused across a survey. Every call has a timeout; a call that timed
-out is never retried. A session that dies (the server crashed, the SDK failed to
-encode the value) makes that payload ``broken``; the session is re-established and
-the survey goes on. Against the reference reflector (tools ``reflect`` and ``emit``)
-the request path and the response path are measured apart, in ``parts``.
+out is never retried, and a short health check (a fraction of the timeout) decides
+whether the session is kept. A session that dies (the server crashed) makes that
+payload ``broken``; the session is re-established and the survey goes on. A value the
+SDK cannot serialize (a lone surrogate) is ``broken`` on the client side: the call
+that carried it fails before anything is sent, and the session stays up. Against the
+reference reflector (tools ``reflect`` and ``emit``) the request path and the response
+path are measured apart, in ``parts``.
 
 The SDK's in-memory ``Client(server)`` path is deliberately not offered: it
 serializes nothing, so it proves nothing about fidelity.
@@ -37,12 +40,43 @@ if TYPE_CHECKING:
 
     from probes._mcp_session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
-__all__ = ["McpProbe", "McpTool", "mcp"]
+__all__ = ["DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
 
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
 _MAX_RESTART_FAILURES = 3
-_HEALTH_TIMEOUT = 5.0
+#: After a call timed out, the health check (``tools/list``) gets this share of the
+#: call timeout, within the bounds below; the same margin bounds our own wait around
+#: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
+#: at most twice the margin (plus the SDK's shutdown grace when the server is dead).
+_MARGIN_SHARE = 0.2
+_MARGIN_MIN = 0.2
+_MARGIN_MAX = 2.0
+
+
+def _margin(timeout: float) -> float:
+    """The health-check bound (and the slack over the SDK's own timeout) for ``timeout``."""
+    return min(_MARGIN_MAX, max(_MARGIN_MIN, timeout * _MARGIN_SHARE))
+
+
+class DestructiveToolRefused(UsageError):
+    """The chosen tool is annotated ``destructiveHint`` and the caller did not allow it.
+
+    ``tool`` is its name. The message names the API switch
+    (``allow_destructive=True``); a front end names its own with :meth:`advice`.
+    """
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        super().__init__(self.advice("allow_destructive=True"))
+
+    def advice(self, switch: str) -> str:
+        """The refusal as one sentence that tells the caller to pass ``switch``."""
+        return (
+            f"tool {safe(self.tool)!r} is annotated destructiveHint: sending payloads may "
+            f"overwrite or delete data; point it at disposable data and pass {switch} "
+            "to proceed."
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,8 +145,10 @@ def _transport_of(target: object, transport: str | None) -> Literal["stdio", "ht
 class McpProbe(Probe):
     """A probe through one MCP tool (see :func:`mcp`). Use it as a context manager.
 
-    ``tools`` lists the server's tools and ``tool_info`` describes the chosen one (its
-    input schema and annotations). ``calls`` counts the ``tools/call`` requests sent.
+    ``list_tools()`` lists the server's tools (``tools`` too, once the chosen tool is
+    checked) and ``tool_info`` describes the chosen one (its input schema and
+    annotations). ``calls`` counts the ``tools/call`` requests sent (one the SDK cannot
+    serialize is not: nothing leaves the client).
     """
 
     def __init__(
@@ -171,6 +207,8 @@ class McpProbe(Probe):
         self._stderr: StderrTail | None = None
         self._logs: SdkLogSink | None = None
         self._tools: tuple[McpTool, ...] | None = None
+        self._configured = False
+        self._closing: list[McpSession] = []
         self._arguments: dict[str, Any] = {}
         self._read_arguments: dict[str, Any] = {}
         self._split = False
@@ -182,10 +220,33 @@ class McpProbe(Probe):
 
     def open(self) -> McpProbe:
         """Start the session and check the tool (done on entry or first use)."""
+        self._connect()
+        if not self._configured:
+            assert self._tools is not None
+            try:
+                self._configure(self._tools)
+            except BaseException:
+                self.close()
+                raise
+            self._configured = True
+        return self
+
+    def list_tools(self) -> tuple[McpTool, ...]:
+        """The tools the server lists; starts the session if needed, checks no tool choice.
+
+        Unlike ``tools``, this works when the server lacks the chosen tool (or it is
+        destructive): it is how to look at a server before choosing.
+        """
+        self._connect()
+        assert self._tools is not None
+        return self._tools
+
+    def _connect(self) -> None:
+        """Start a session unless one is up; the first one records the tool list."""
         if self._closed:
             raise UsageError("this MCP probe is closed; create a new one.")
         if self._session is not None:
-            return self
+            return
         try:
             import mcp  # noqa: F401
         except ImportError:
@@ -208,12 +269,7 @@ class McpProbe(Probe):
                 self.close()
             raise
         if first:
-            try:
-                self._configure(self._session.tools)
-            except BaseException:
-                self.close()
-                raise
-        return self
+            self._tools = tuple(_tool_record(t) for t in self._session.tools)
 
     def _start_session(self) -> McpSession:
         from probes._mcp_session import McpSession
@@ -229,14 +285,16 @@ class McpProbe(Probe):
     def _make_client(self, on_message: Callable[[object], Awaitable[None]]) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
+        from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
         from fidelity import __version__
+        from probes._mcp_session import guard_transport
 
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                self.target,
+                guard_transport(streamable_http_client(self.target)),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -256,7 +314,7 @@ class McpProbe(Probe):
             encoding_error_handler="replace",
         )
         return Client(
-            stdio_client(params, errlog=self._stderr.file),
+            guard_transport(stdio_client(params, errlog=self._stderr.file)),
             read_timeout_seconds=self.timeout,
             mode=self.mode,
             cache=None,
@@ -272,9 +330,8 @@ class McpProbe(Probe):
         extra = "; ".join(part for part in (f"server stderr: {tail}" if tail else "", logs) if part)
         return f"{message} ({extra})." if extra else f"{message}."
 
-    def _configure(self, listed: list[Any]) -> None:
-        self._tools = tuple(_tool_record(t) for t in listed)
-        by_name = {t.name: t for t in self._tools}
+    def _configure(self, tools: tuple[McpTool, ...]) -> None:
+        by_name = {t.name: t for t in tools}
         names = ", ".join(safe(n) for n in sorted(by_name)) or "none"
         for role, name in (("tool", self.tool), ("read_tool", self.read_tool)):
             if name is None:
@@ -286,11 +343,7 @@ class McpProbe(Probe):
                     f"its tools are: {names}."
                 )
             if info.destructive and not self.allow_destructive:
-                raise UsageError(
-                    f"tool {safe(name)!r} is annotated destructiveHint: sending payloads may "
-                    "overwrite or delete data; point it at disposable data and pass "
-                    "allow_destructive=True (--allow-destructive) to proceed."
-                )
+                raise DestructiveToolRefused(name)
         chosen = by_name[self.tool]
         if chosen.properties and self.param not in chosen.properties:
             raise UsageError(
@@ -327,7 +380,7 @@ class McpProbe(Probe):
 
     @property
     def tools(self) -> tuple[McpTool, ...]:
-        """The tools the server lists (opens the session if needed)."""
+        """The tools the server lists (opens the probe, so the chosen tool is checked)."""
         self.open()
         assert self._tools is not None
         return self._tools
@@ -344,6 +397,18 @@ class McpProbe(Probe):
         return dict(self._arguments)
 
     @property
+    def max_requests_per_observation(self) -> int:
+        """The most ``tools/call`` requests one observation sends (opens the probe).
+
+        Three against the reference reflector (``reflect``, ``emit``, then the tool),
+        two with ``read_tool``, otherwise one.
+        """
+        self.open()
+        if self._split:
+            return 3
+        return 2 if self.read_tool is not None else 1
+
+    @property
     def splits_directions(self) -> bool:
         """True when request and response paths are measured apart (reflector targets)."""
         self.open()
@@ -358,6 +423,9 @@ class McpProbe(Probe):
         session, self._session = self._session, None
         if session is not None:
             session.close()
+        closing, self._closing = self._closing, []
+        for old in closing:
+            old.close()
         if self._loop is not None:
             self._loop.stop()
         if self._stderr is not None:
@@ -375,8 +443,8 @@ class McpProbe(Probe):
         request = self._observe_request(text)
         response = self._observe_response(text)
         if request.client_side:
-            # The SDK just showed it cannot encode this text in a tools/call, and the
-            # failure took the session down; the round trip would fail the same way.
+            # The SDK just showed it cannot encode this text in a tools/call; the round
+            # trip would fail the same way.
             main = dataclasses.replace(
                 request,
                 direction=Direction.ROUND_TRIP,
@@ -498,7 +566,7 @@ class McpProbe(Probe):
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-        from probes._mcp_session import UnparsableReply
+        from probes._mcp_session import UnencodableRequest, UnparsableReply
 
         session = self._session_for_call(text, direction)
         if isinstance(session, Observation):
@@ -510,9 +578,22 @@ class McpProbe(Probe):
 
         self.calls += 1
         try:
-            return session.call(call, timeout + 5.0)
+            return session.call(call, timeout + _margin(timeout))
         except TimeoutError:
             return self._timed_out(text, session, direction)
+        except UnencodableRequest as exc:
+            self.calls -= 1  # nothing was sent
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type=type(exc.cause).__name__,
+                error=(
+                    "the MCP client library could not encode the value "
+                    f"({safe(str(exc.cause)[:300])}); nothing was sent"
+                ),
+                direction=direction,
+                client_side=True,
+            )
         except UnparsableReply as exc:
             return Observation(
                 sent=text,
@@ -551,15 +632,24 @@ class McpProbe(Probe):
             )
 
     def _timed_out(self, text: str, session: McpSession, direction: Direction) -> Observation:
-        """A call that timed out is never retried; keep the session only if it still answers."""
+        """A call that timed out is never retried; keep the session only if it still answers.
+
+        The health check gets a small share of the call timeout (``_margin``). A session
+        that fails it is let go: it shuts down in the background (the SDK gives a stdio
+        server a grace period before killing it) while the next payload starts a new one;
+        ``close()`` waits for it.
+        """
+        bound = _margin(self.timeout)
 
         async def ping(client: Client) -> Any:
             return await client.list_tools()
 
         try:
-            session.call(ping, _HEALTH_TIMEOUT)
+            session.call(ping, bound)
         except BaseException:
-            session.close()
+            session.close(wait=False)
+            self._closing = [s for s in self._closing if not s.dead]
+            self._closing.append(session)
             if self._session is session:
                 self._session = None
         return Observation(

@@ -6,10 +6,12 @@ SDK itself cannot encode) cancels the whole session. ``McpSession`` hosts the
 ``mcp.Client`` in a task of its own on a background event loop, so such a death is
 caught, kept as ``failure`` and reported, and a new session can be opened.
 
-Two traps of the SDK are closed here: a stdio server's stderr goes to a bounded
-in-memory tail (never to our terminal), and the SDK's log records for lines it cannot
+Three traps of the SDK are closed here: a stdio server's stderr goes to a bounded
+in-memory tail (never to our terminal); the SDK's log records for lines it cannot
 parse (which carry the raw line, tracebacks included) are kept, bounded and rendered
-terminal-safe, instead of being printed.
+terminal-safe, instead of being printed; and a request the SDK cannot serialize (a
+lone surrogate in an argument) fails the one call that sent it (``guard_transport``)
+instead of the transport task, which would take the whole session down.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fidelity._errors import TargetError
@@ -37,8 +41,10 @@ __all__ = [
     "McpSession",
     "SdkLogSink",
     "StderrTail",
+    "UnencodableRequest",
     "UnparsableReply",
     "describe_failure",
+    "guard_transport",
 ]
 
 _T = TypeVar("_T")
@@ -222,6 +228,65 @@ class UnparsableReply(Exception):
         super().__init__(reason)
         self.reason = reason
         self.raw = raw
+
+
+class UnencodableRequest(Exception):
+    """The SDK's JSON serializer could not write a request; nothing was sent.
+
+    ``cause`` is the serializer's exception (for a lone surrogate, pydantic's
+    ``PydanticSerializationError`` wrapping a ``UnicodeEncodeError``).
+    """
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _GuardedWriteStream:
+    """The transport's write stream, behind a check that the SDK can serialize each message.
+
+    The SDK's transports serialize a message in their own writer task (stdio writes
+    ``model_dump_json(by_alias=True, exclude_unset=True)``, the very call made here;
+    Streamable HTTP encodes the same model as UTF-8 JSON, which fails on the same
+    values). A failure there ends the transport's task group and so the session. Run
+    first in the sender's task, the same serializer fails only the call that sent the
+    message, as ``UnencodableRequest``, and the session stays up.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: Any, /) -> None:
+        try:
+            item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception as exc:  # pydantic's serialization error; nothing is sent
+            raise UnencodableRequest(exc) from None
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _GuardedWriteStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+        return result
+
+
+@contextlib.asynccontextmanager
+async def guard_transport(
+    transport: AbstractAsyncContextManager[tuple[Any, Any]],
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Wrap an SDK transport so an unserializable request fails its call, not the session."""
+    async with transport as (read_stream, write_stream):
+        yield read_stream, _GuardedWriteStream(write_stream)
 
 
 def _raw_input(exc: Exception) -> tuple[str | None, str]:
@@ -418,11 +483,16 @@ class McpSession:
 
         return self._loop.run(run(), timeout)
 
-    def close(self) -> None:
-        """End the session (bounded: the SDK stops a stdio server within a few seconds)."""
+    def close(self, *, wait: bool = True) -> None:
+        """End the session (bounded: the SDK stops a stdio server within a few seconds).
+
+        With ``wait=False`` the shutdown is only started; a later ``close()`` waits for it.
+        """
         stop = self._stop
         if stop is not None and not self.dead:
             self._loop.loop.call_soon_threadsafe(stop.set)
+        if not wait:
+            return
         host = self._host
         if host is not None and not self._dead.wait(12.0):
             host.cancel()

@@ -37,6 +37,7 @@ FIDELITY_ALL = {
 
 PROBES_ALL = {
     "BuiltinTarget",
+    "DestructiveToolRefused",
     "ChainHop",
     "ChainProbe",
     "HttpProbe",

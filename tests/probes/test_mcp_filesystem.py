@@ -43,6 +43,7 @@ def survey_filesystem() -> fidelity.Survey:
             cwd=root,
         ) as probe,
     ):
+        assert probe.max_requests_per_observation == 2
         return fidelity.survey(probe, payloads=catalogue())
 
 

@@ -11,6 +11,7 @@ from servers.mcp_support import PYTHON, SERVERS
 
 import probes
 from fidelity import Direction, Status, UsageError
+from probes._mcp import DestructiveToolRefused
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -30,6 +31,8 @@ def reflector_url() -> Iterator[str]:
     need_module("uvicorn")
     with probes.mcp_reflector("http") as url:
         assert isinstance(url, str)
+        assert url.startswith("http://127.0.0.1:")
+        assert url.endswith("/mcp")
         yield url
 
 
@@ -86,30 +89,59 @@ def test_lone_surrogate_escape_in_a_reply_is_rejected_without_waiting() -> None:
 
 
 def test_lone_surrogate_payload_is_a_client_side_failure() -> None:
-    with probes.mcp([*HOSTILE], timeout=5) as probe:
+    # The server exits on the third call it receives: only a session that survived the
+    # surrogate (nothing sent, no restart) reaches it with the fourth observation.
+    with probes.mcp([*HOSTILE, "--crash-after", "2"], timeout=5) as probe:
+        before = probe.observe("ok")
         obs = probe.observe("a\ud800b")
         after = probe.observe("ok")
+        sent = probe.calls
+        third = probe.observe("ok")
+    assert sent == 2  # the surrogate call was not sent
     assert obs.status is Status.BROKEN
     assert obs.client_side
     assert "client library could not encode" in obs.error
-    assert after.status is Status.PRESERVED
+    assert "nothing was sent" in obs.error
+    assert [before.status, after.status] == [Status.PRESERVED, Status.PRESERVED]
+    assert third.status is Status.BROKEN
+    assert not third.client_side
 
 
-def test_timeout_is_not_retried_and_the_survey_goes_on() -> None:
-    with probes.mcp([*HOSTILE, "--hang-on", "HANG"], timeout=0.5) as probe:
+def test_timeout_is_not_retried_and_a_live_session_is_kept() -> None:
+    # The server ignores the HANG call but keeps answering, and exits on its third call.
+    with probes.mcp([*HOSTILE, "--hang-on", "HANG", "--crash-after", "2"], timeout=0.5) as probe:
         hung = probe.observe("HANG")
         calls = probe.calls
         after = probe.observe("fine")
+        third = probe.observe("fine")
     assert hung.status is Status.TIMEOUT
     assert calls == 1
     assert after.status is Status.PRESERVED
+    assert third.status is Status.BROKEN  # the same server process: the session was kept
+
+
+def test_a_server_that_stops_answering_is_let_go_after_a_timeout() -> None:
+    # After MUTE the server answers nothing, not even the health check: the session is
+    # dropped (the server stopped in the background) and the next payload gets a new one.
+    with probes.mcp([*HOSTILE, "--mute-on", "MUTE"], timeout=0.5) as probe:
+        hung = probe.observe("MUTE")
+        after = probe.observe("fine")
+        calls = probe.calls
+    assert hung.status is Status.TIMEOUT
+    assert "effect on the server is unknown" in hung.error
+    assert after.status is Status.PRESERVED
+    assert calls == 2  # the timed-out call was not retried
 
 
 def test_unknown_tool_names_the_available_tools() -> None:
     probe = probes.mcp(HOSTILE, tool="edit")
-    with pytest.raises(UsageError, match=r"tool='edit' is not offered.*its tools are: echo"):
-        probe.open()
-    probe.close()
+    try:
+        # list_tools() looks at the server before choosing: no check of the tool.
+        assert [t.name for t in probe.list_tools()] == ["echo"]
+        with pytest.raises(UsageError, match=r"tool='edit' is not offered.*its tools are: echo"):
+            _ = probe.tools
+    finally:
+        probe.close()
 
 
 def test_unknown_param_names_the_arguments() -> None:
@@ -120,18 +152,28 @@ def test_unknown_param_names_the_arguments() -> None:
         pass
 
 
-def test_destructive_tool_is_refused_unless_allowed() -> None:
+def test_destructive_tool_is_refused_but_listed() -> None:
+    # With allow_destructive=True the same tool is surveyed in test_mcp_quote_edit.
     target = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
     args = {"path": "doc.txt", "new_string": "x"}
-    with pytest.raises(UsageError, match="destructiveHint"):
-        probes.mcp(target, tool="edit", param="old_string", args=args).open()
-    with probes.mcp(
-        target, tool="edit", param="old_string", args=args, allow_destructive=True
-    ) as probe:
-        info = probe.tool_info
+    probe = probes.mcp(target, tool="edit", param="old_string", args=args)
+    try:
+        (info,) = probe.list_tools()
+        with pytest.raises(DestructiveToolRefused) as refused:
+            probe.open()
+    finally:
+        probe.close()
+    assert info.name == "edit"
     assert info.destructive
     assert info.annotations["destructiveHint"] is True
     assert set(info.properties) == {"path", "old_string", "new_string"}
+    error = refused.value
+    assert isinstance(error, UsageError)
+    assert error.tool == "edit"
+    assert str(error).startswith("tool 'edit' is annotated destructiveHint")
+    assert str(error).endswith("pass allow_destructive=True to proceed.")
+    assert "--" not in str(error)  # the API's switch; a CLI names its own:
+    assert error.advice("--yes").endswith("pass --yes to proceed.")
 
 
 def test_tool_discovery_lists_schemas_and_annotations(reflector_url: str) -> None:
@@ -154,6 +196,7 @@ def test_tool_discovery_lists_schemas_and_annotations(reflector_url: str) -> Non
 )
 def test_read_modes(reflector_url: str, read: str, expected: object) -> None:
     with probes.mcp(reflector_url, tool="reflect", read=read) as probe:
+        assert probe.max_requests_per_observation == 1
         obs = probe.observe("a“b")
     assert obs.received == expected
     assert obs.parts == ()  # only the echo tool is split into directions
@@ -166,8 +209,8 @@ def test_armored_read_measures_the_request_path(reflector_url: str) -> None:
     assert missing.direction is Direction.REQUEST
 
 
-def test_lost_when_the_value_is_not_where_read_expects_it() -> None:
-    with probes.mcp_reflector("stdio") as argv, probes.mcp(argv, read="regex:Echo: (.*)") as probe:
+def test_lost_when_the_value_is_not_where_read_expects_it(reflector_url: str) -> None:
+    with probes.mcp(reflector_url, read="regex:Echo: (.*)") as probe:
         obs = probe.observe("hello")
     assert obs.status is Status.LOST
     assert "no text content matches" in obs.error

@@ -48,27 +48,56 @@ def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> N
     assert any(_has_surrogate(o.sent) for o in survey.observations)
 
 
+#: Two of the surrogate payloads (each one costs a reflector restart over stdio).
+SURROGATES = ("surrogates/lone-high-mid", "surrogates/pair-as-code-points-mid")
+
+
 def test_python_reflector_over_stdio() -> None:
+    """The catalogue through the built-in ``mcp.stdio`` chain (what ``fidelity survey`` runs)."""
     need_module("mcp")
-    payloads = catalogue()
-    surrogates = [p for p in payloads if _has_surrogate(p.text)]
-    payloads = tuple(p for p in payloads if not _has_surrogate(p.text)) + tuple(surrogates[:2])
-    with probes.mcp_reflector("stdio") as argv, probes.mcp(argv) as probe:
+    from probes._mcp_reflector import builtin_targets
+
+    target = next(t for t in builtin_targets() if t.name == "mcp.stdio")
+    payloads = tuple(p for p in catalogue() if not _has_surrogate(p.text))
+    payloads += tuple(p for p in catalogue() if p.id in SURROGATES)
+    with target.open() as probe:
+        assert isinstance(probe, probes.McpProbe)
         assert probe.splits_directions
+        assert probe.max_requests_per_observation == 3
         survey = fidelity.survey(probe, payloads=payloads)
-    # The Python SDK server cannot write a lone surrogate: its stdio transport dies.
+        calls = probe.calls
+    # The Python SDK server cannot write a lone surrogate: its stdio transport dies, and
+    # the session is re-established for the next payload. The client cannot encode one
+    # either: that call fails alone (nothing sent) and the round trip is not attempted.
     _check_chain(survey, {Status.BROKEN})
+    # Per surrogate payload only emit is sent (reflect cannot be, the round trip is not).
+    assert calls == 3 * len(payloads) - 2 * len(SURROGATES)
 
 
 def test_python_reflector_over_streamable_http() -> None:
+    """``fidelity reflect mcp --transport http`` announces its URL on stderr (stdout stays
+    empty), and the catalogue (one payload per family) is surveyed through it."""
     need_module("mcp")
     need_module("uvicorn")
     payloads = one_per_family(catalogue())
-    with probes.mcp_reflector("http") as url:
-        assert url.startswith("http://127.0.0.1:")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fidelity", "reflect", "mcp", "--transport", "http"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        assert line.startswith("mcp reflector listening on http://127.0.0.1:")
+        url = line.split()[-1]
         assert url.endswith("/mcp")
         with probes.mcp(url) as probe:
             survey = fidelity.survey(probe, payloads=payloads)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert out == b""
     # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it.
     _check_chain(survey, {Status.REJECTED})
     response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
@@ -99,25 +128,6 @@ def test_typescript_reflector_over_stdio() -> None:
         assert b"\\ud" in (obs.wire or b"").lower()
 
 
-def test_http_reflector_announces_its_url_on_stderr() -> None:
-    need_module("mcp")
-    need_module("uvicorn")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fidelity", "reflect", "mcp", "--transport", "http"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline().decode()
-        assert line.startswith("mcp reflector listening on http://127.0.0.1:")
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=10)
-    assert out == b""
-
-
 def test_reflector_rejects_unknown_transport() -> None:
     with pytest.raises(fidelity.UsageError, match="not an MCP transport"):
         probes.mcp_reflector("sse")  # type: ignore[arg-type]
@@ -129,7 +139,5 @@ def test_builtin_targets_name_the_python_chains() -> None:
     targets = {t.name: t for t in builtin_targets()}
     assert {"mcp.stdio", "mcp.http"} <= set(targets)
     assert all(not t.unavailable for t in targets.values())
-    with targets["mcp.stdio"].open() as probe:
-        obs = probe.observe("“quoted”")
-    assert obs.status is Status.PRESERVED
-    assert [p.direction for p in obs.parts] == [Direction.REQUEST, Direction.RESPONSE]
+    # mcp.stdio is opened and surveyed in test_python_reflector_over_stdio, mcp.http's
+    # reflector in test_mcp_probe (module fixture).

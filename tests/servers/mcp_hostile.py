@@ -8,7 +8,9 @@ It speaks line-delimited JSON-RPC (legacy handshake; ``server/discover`` is answ
   sequence and a bidi override, and a line of invalid UTF-8 on stdout;
 - ``--log-stderr``: write every received text raw to stderr;
 - ``--surrogate-reply``: answer every call with the JSON escape of a lone surrogate;
-- ``--hang-on WORD``: never answer a call whose text contains WORD.
+- ``--hang-on WORD``: never answer a call whose text contains WORD;
+- ``--mute-on WORD``: once a call's text contains WORD, answer nothing more (not even
+  ``tools/list``) until stdin closes, then exit.
 """
 
 from __future__ import annotations
@@ -41,13 +43,15 @@ def main(argv: list[str]) -> int:
     log_stderr = "--log-stderr" in argv
     surrogate = "--surrogate-reply" in argv
     hang_on = argv[argv.index("--hang-on") + 1] if "--hang-on" in argv else None
+    mute_on = argv[argv.index("--mute-on") + 1] if "--mute-on" in argv else None
+    muted = False
     out = sys.stdout.buffer
     calls = 0
     for raw in sys.stdin.buffer:
         message = json.loads(raw)
         method, mid = message.get("method"), message.get("id")
-        if mid is None:
-            continue  # a notification
+        if mid is None or muted:
+            continue  # a notification, or the server went mute
         if method == "initialize":
             result: dict[str, Any] = {
                 "protocolVersion": message["params"]["protocolVersion"],
@@ -67,6 +71,9 @@ def main(argv: list[str]) -> int:
                 return 3
             calls += 1
             if hang_on is not None and hang_on in text:
+                continue
+            if mute_on is not None and mute_on in text:
+                muted = True
                 continue
             if noise:
                 out.write(b"this is not JSON-RPC\n")
