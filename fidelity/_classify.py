@@ -375,14 +375,24 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
 
 def classify(a: str, b: str, *, escapes: bool = False) -> list[Finding]:
     """Findings that account for every difference between ``a`` (sent) and ``b``."""
-    findings: list[Finding] = []
-    sa = sb = 0
     if a.startswith("\ufeff") and not b.startswith("\ufeff"):
-        findings.append(_bom("bom.removed", 0, 1, 0, 0))
-        sa = 1
+        split = _classify(a, b, escapes, _bom("bom.removed", 0, 1, 0, 0))
     elif b.startswith("\ufeff") and not a.startswith("\ufeff"):
-        findings.append(_bom("bom.added", 0, 0, 0, 1))
-        sb = 1
+        split = _classify(a, b, escapes, _bom("bom.added", 0, 0, 0, 1))
+    else:
+        return _classify(a, b, escapes, None)
+    if all(f.explained for f in split):
+        return split
+    # The BOM may be part of a wider rewrite (a whole value read as latin-1 turns
+    # U+FEFF into "ï»¿"): keep the reading that explains everything, if one does.
+    whole = _classify(a, b, escapes, None)
+    return whole if all(f.explained for f in whole) else split
+
+
+def _classify(a: str, b: str, escapes: bool, bom: Finding | None) -> list[Finding]:
+    """Classify ``a`` -> ``b`` after the (optional) BOM finding, which covers its prefix."""
+    findings: list[Finding] = [] if bom is None else [bom]
+    sa, sb = (0, 0) if bom is None else (bom.sent_end, bom.received_end)
     core_a, core_b = (a[sa:], b[sb:]) if sa or sb else (a, b)
     if core_a == core_b:
         return findings

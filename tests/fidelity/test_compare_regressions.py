@@ -38,3 +38,20 @@ def test_two_kinds_on_one_segment_render_as_one_block() -> None:
     blocks = [line for line in comparison.render().splitlines() if line.startswith("- ")]
     assert len(blocks) == 2
     assert " + " in blocks[1]
+
+
+@pytest.mark.parametrize("codec", ["latin-1", "cp1252"])
+def test_a_bom_inside_a_mojibake_is_mojibake(codec: str) -> None:
+    sent = "\ufeffcaf\u00e9 au lait"
+    received = sent.encode("utf-8").decode(codec)
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"encoding.mojibake"}
+    assert comparison.explained
+
+
+def test_a_bom_dropped_beside_other_rewrites_is_still_bom_removed() -> None:
+    sent = "\ufeff\u201ca\u201d"
+    received = (
+        sent.encode("utf-8").decode("utf-8-sig").replace("\u201c", '"').replace("\u201d", '"')
+    )
+    assert fidelity.compare(sent, received).kinds == {"bom.removed", "quote.straighten"}
