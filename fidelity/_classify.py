@@ -29,6 +29,7 @@ from fidelity._replay import (
     TAB_BY_EIGHT,
     Context,
     expands_tabs,
+    rereadings,
     rewrite_as,
     tab_expansions,
     whole_rewrites,
@@ -373,23 +374,29 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
     return None
 
 
-def classify(a: str, b: str, *, escapes: bool = False) -> list[Finding]:
+def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> list[Finding]:
     """Findings that account for every difference between ``a`` (sent) and ``b``."""
     if a.startswith("\ufeff") and not b.startswith("\ufeff"):
-        split = _classify(a, b, escapes, _bom("bom.removed", 0, 1, 0, 0))
+        bom = _bom("bom.removed", 0, 1, 0, 0)
     elif b.startswith("\ufeff") and not a.startswith("\ufeff"):
-        split = _classify(a, b, escapes, _bom("bom.added", 0, 0, 0, 1))
+        bom = _bom("bom.added", 0, 0, 0, 1)
     else:
-        return _classify(a, b, escapes, None)
+        return _classify(a, b, escapes, None, reread=reread)
+    split = _classify(a, b, escapes, bom, reread=False)
     if all(f.explained for f in split):
         return split
     # The BOM may be part of a wider rewrite (a whole value read as latin-1 turns
     # U+FEFF into "ï»¿"): keep the reading that explains everything, if one does.
-    whole = _classify(a, b, escapes, None)
-    return whole if all(f.explained for f in whole) else split
+    whole = _classify(a, b, escapes, None, reread=reread)
+    if all(f.explained for f in whole) or not reread:
+        return whole if all(f.explained for f in whole) else split
+    reread_split = _classify(a, b, escapes, bom, reread=True)
+    return reread_split if all(f.explained for f in reread_split) else split
 
 
-def _classify(a: str, b: str, escapes: bool, bom: Finding | None) -> list[Finding]:
+def _classify(
+    a: str, b: str, escapes: bool, bom: Finding | None, *, reread: bool = True
+) -> list[Finding]:
     """Classify ``a`` -> ``b`` after the (optional) BOM finding, which covers its prefix."""
     findings: list[Finding] = [] if bom is None else [bom]
     sa, sb = (0, 0) if bom is None else (bom.sent_end, bom.received_end)
@@ -405,6 +412,10 @@ def _classify(a: str, b: str, escapes: bool, bom: Finding | None) -> list[Findin
         whole = _whole_value(core_a, core_b, escapes)
         if whole is not None:
             wide = whole
+    if reread and any(not f.explained for f in wide):
+        found = _reread(core_a, core_b, escapes) or _wrapped(core_a, core_b, escapes)
+        if found is not None:
+            wide = found
     for f in wide:
         findings.append(
             Finding(
@@ -417,6 +428,79 @@ def _classify(a: str, b: str, escapes: bool, bom: Finding | None) -> list[Findin
             )
         )
     return findings
+
+
+def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """The whole value as one finding when ``b`` is another codec's view of a rewrite of ``a``.
+
+    A dense rewrite (every CRLF became LF) next to text written in latin-1 leaves no
+    place where the two values align; reading ``b`` back in the codec that wrote it
+    and classifying that reading separates the two: the kinds it needs, then
+    ``encoding.mojibake`` with the codec, replay ``a`` into ``b``.
+    """
+    sent_chars = set(a)
+
+    def overlap(reading: tuple[str, str]) -> float:
+        # The reading that shares most characters with the sent value goes first.
+        chars = set(reading[0])
+        return -len(chars & sent_chars) / (len(chars) or 1)
+
+    for text, codec in sorted(rereadings(b, escapes=escapes), key=overlap):
+        found = classify(a, text, reread=False)
+        if not all(f.explained for f in found):
+            continue
+        kinds = list(dict.fromkeys(k for f in found for k in f.kinds))
+        kinds.append(("encoding.mojibake", codec))
+        return [replace(_whole(*kinds[0], a, b), kinds=tuple(kinds))]
+    return None
+
+
+def _wrapped(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """Findings when ``b`` is a rewrite of ``a`` put between quotes (a repr, ``printf %q``).
+
+    ``b'\\xc3\\xa9'``, ``$'caf\\303\\251'`` or a quoted cookie value: a short prefix
+    ending in a quote and the same quote at the end, around text the rules explain.
+    The quotes themselves are no rewrite of the text: they stay ``unknown``.
+    """
+    for p in (1, 2, 3):
+        q = b[p - 1 : p]
+        if (
+            q not in ("'", '"')
+            or len(b) < p + 1
+            or not b.endswith(q)
+            or not all(c.isalpha() or c == "$" for c in b[: p - 1])
+            or a.startswith(q)
+        ):
+            continue
+        inner = classify(a, b[p:-1], escapes=escapes, reread=False)
+        if not all(f.explained for f in inner):
+            continue
+        out = [
+            Finding(
+                kinds=(),
+                sent_start=0,
+                sent_end=0,
+                received_start=0,
+                received_end=p,
+                explained=False,
+            )
+        ]
+        out.extend(
+            replace(f, received_start=f.received_start + p, received_end=f.received_end + p)
+            for f in inner
+        )
+        out.append(
+            Finding(
+                kinds=(),
+                sent_start=len(a),
+                sent_end=len(a),
+                received_start=len(b) - 1,
+                received_end=len(b),
+                explained=False,
+            )
+        )
+        return out
+    return None
 
 
 def _is_blank(c: str) -> bool:
@@ -629,10 +713,11 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
             kind = _tail_kind(a, b, i, j, escapes)
             if kind is not None and kind[0] == "truncate" and _rule_explains_tail(clf, hs):
                 kind = None
-            if kind is not None:
+            tail_kinds = (kind,) if kind is not None else _cut_then_newline(clf, hs, escapes)
+            if tail_kinds:
                 tail.append(
                     Finding(
-                        kinds=(kind,),
+                        kinds=tail_kinds,
                         sent_start=i,
                         sent_end=ie,
                         received_start=j,
@@ -712,6 +797,30 @@ def _as_one(clf: _Classifier, lo: int) -> Finding | None:
         received_end=je + rc,
         explained=True,
     )
+
+
+def _cut_then_newline(
+    clf: _Classifier, hs: list[Hunk], escapes: bool
+) -> tuple[tuple[str, str], ...]:
+    """A tail cut (or stripped) and then ended with a line break, as ``head -c N; echo`` do.
+
+    The last hunk reaches both ends and the received one ends with a line break that
+    the sent value has not there; only tried when no rule explains the hunk.
+    """
+    a, b = clf.a, clf.b
+    i, ie, j, je = hs[-1]
+    for nl in ("\r\n", "\n"):
+        if b.endswith(nl, j) and not a.endswith(nl):
+            break
+    else:
+        return ()
+    kind = _tail_kind(a, b[: je - len(nl)], i, j, escapes)
+    if kind is None or kind[0] not in ("truncate", "whitespace.strip"):
+        return ()
+    floor = hs[-2][1] if len(hs) > 1 else 0
+    if clf.hunk(hs[-1], floor, ie)[0]:
+        return ()
+    return (kind, ("newline.final_added", ""))
 
 
 def _rule_explains_tail(clf: _Classifier, hs: list[Hunk]) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "Rule",
     "expands_tabs",
     "misreadings",
+    "rereadings",
     "rewrite_as",
     "tab_expansions",
     "token_match",
@@ -515,9 +516,34 @@ _JSON_SHORT = {
 _JSON_SHORT_DECODE = {v[1]: k for k, v in _JSON_SHORT.items()}
 _BACKSLASH_TOKEN = re.compile(
     r"\\(?:u([0-9a-fA-F]{4})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?|x([0-9a-fA-F]{2})"
-    r"|U([0-9a-fA-F]{8})|u\{([0-9a-fA-F]{1,6})\}|(.))",
+    r"|U([0-9a-fA-F]{8})|u\{([0-9a-fA-F]{1,6})\}|([0-3][0-7]{2})|(.))",
     re.DOTALL,
 )
+#: One byte written as a backslash escape: ``\xHH`` (Python bytes, C) or ``\NNN`` (octal).
+_BYTE_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([0-3][0-7]{2}))")
+
+
+def _byte_run(text: str, pos: int) -> list[tuple[int, str]]:
+    """The character whose UTF-8 bytes are written as byte escapes at ``text[pos]``.
+
+    ``b'\xc3\xa9'`` (a bytes repr) and ``$'\303\251'`` (``printf %q``) spell one
+    character as the escapes of its UTF-8 bytes.
+    """
+    data = bytearray()
+    end = pos
+    while len(data) < 4:
+        m = _BYTE_ESCAPE.match(text, end)
+        if m is None:
+            break
+        data.append(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8) & 0xFF)
+        end = m.end()
+        if data[0] < 0xC2:
+            return []
+        try:
+            return [(end - pos, bytes(data).decode("utf-8"))]
+        except UnicodeDecodeError:
+            continue
+    return []
 
 
 def _backslash_tokens(text: str, pos: int) -> list[tuple[int, str]]:
@@ -525,7 +551,7 @@ def _backslash_tokens(text: str, pos: int) -> list[tuple[int, str]]:
     m = _BACKSLASH_TOKEN.match(text, pos)
     if m is None:
         return []
-    u4, low, x2, u8, ubrace, other = m.groups()
+    u4, low, x2, u8, ubrace, octal, other = m.groups()
     out: list[tuple[int, str]] = []
     if u4 is not None:
         hi = int(u4, 16)
@@ -537,7 +563,13 @@ def _backslash_tokens(text: str, pos: int) -> list[tuple[int, str]]:
             out.append((m.end() - pos, chr(hi) + chr(pair[1])))
         out.append((6, chr(hi)))
     elif x2 is not None:
+        out.extend(_byte_run(text, pos))
         out.append((4, chr(int(x2, 16))))
+    elif octal is not None:
+        out.extend(_byte_run(text, pos))
+        out.append((m.end() - pos, chr(int(octal, 8))))
+        if octal[0] == "0":
+            out.append((2, "\x00"))
     elif u8 is not None or ubrace is not None:
         cp = int(u8 or ubrace or "0", 16)
         if cp <= 0x10FFFF:
@@ -629,13 +661,27 @@ def _html_escapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
 
 
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
+#: JavaScript's ``escape()`` writes a code unit above U+00FF as ``%uXXXX``.
+_PERCENT_U = re.compile(r"%[uU]([0-9a-fA-F]{4})(?:%[uU]([dD][c-fC-F][0-9a-fA-F]{2}))?")
+
+
+def _percent_units(m: re.Match[str]) -> list[tuple[int, str]]:
+    """Decodings of ``%uXXXX`` (a surrogate pair of them is one astral character)."""
+    unit = int(m.group(1), 16)
+    out: list[tuple[int, str]] = []
+    if m.group(2) is not None and 0xD800 <= unit <= 0xDBFF:
+        low = int(m.group(2), 16)
+        out.append((m.end() - m.start(), chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))))
+    out.append((6, chr(unit)))
+    return out
 
 
 def _percent_tokens(text: str, pos: int) -> list[tuple[int, str]]:
     """Decodings of percent sequences at ``text[pos]``: one character's UTF-8 bytes."""
     m = _PERCENT.match(text, pos)
     if m is None:
-        return []
+        mu = _PERCENT_U.match(text, pos)
+        return [] if mu is None else _percent_units(mu)
     run = m.group()
     out: list[tuple[int, str]] = []
     for k in range(1, min(4, len(run) // 3) + 1):
@@ -648,6 +694,10 @@ def _percent_tokens(text: str, pos: int) -> list[tuple[int, str]]:
                 # (``quote(text, encoding="latin-1")``, old form encoders).
                 out.append((3, "\ufffd"))
                 out.append((3, data.decode("latin-1")))
+                # ... or in cp1252 (``quote(text, encoding="cp1252")``: ``%93`` is “).
+                legacy = data.decode("cp1252", "replace")
+                if legacy not in ("\ufffd", data.decode("latin-1")):
+                    out.append((3, legacy))
             continue
         out.append((3 * k, ch))
         break
@@ -701,7 +751,15 @@ def _case_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[i
             out.append((1, variant))
     if ch == "\u03a3":  # str.lower() writes a word-final capital sigma as final sigma
         out.append((1, "\u03c2"))
+    locale = _LOCALE_CASE.get(ch)
+    if locale is not None:
+        out.append((1, locale))
     return out
+
+
+#: Case mappings of the Turkish and Azeri locales (``toLocaleLowerCase("tr")``,
+#: ICU, ``LANG=tr_TR``): dotted and dotless i keep their dot through a case change.
+_LOCALE_CASE = {"I": "\u0131", "i": "\u0130", "\u0130": "i", "\u0131": "I"}
 
 
 def _case_detail(s: str, r: str) -> str:
@@ -711,14 +769,29 @@ def _case_detail(s: str, r: str) -> str:
         ("casefold", str.casefold),
         ("title", str.title),
         ("swapcase", str.swapcase),
+        ("lower, tr", _lower_tr),
+        ("upper, tr", _upper_tr),
     ):
         if fn(s) == r:
             return name
     return "mixed"
 
 
+def _lower_tr(text: str) -> str:
+    return text.replace("I", "\u0131").replace("\u0130", "i").lower()
+
+
+def _upper_tr(text: str) -> str:
+    return text.replace("i", "\u0130").replace("\u0131", "I").upper()
+
+
 def _case_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
-    return ((s.lower(), "lower"), (s.upper(), "upper"), (s.casefold(), "casefold"))
+    out = [(s.lower(), "lower"), (s.upper(), "upper"), (s.casefold(), "casefold")]
+    if "I" in s or "\u0130" in s:
+        out.append((_lower_tr(s), "lower, tr"))
+    if "i" in s or "\u0131" in s:
+        out.append((_upper_tr(s), "upper, tr"))
+    return out
 
 
 #: Letters that carry no decomposition but have a customary ASCII spelling.
@@ -1012,6 +1085,58 @@ def whole_rewrites(rule: Rule, text: str, received: str, ctx: Context) -> list[t
     return out
 
 
+#: Codecs tried first when re-reading a whole received value (see :func:`rereadings`).
+_REREAD_CODECS = ("cp1252", "latin-1")
+_REREAD_CHARDET = 1 << 16  # bytes of the received value shown to ``chardet``
+
+
+def _continuations() -> str:
+    chars = {chr(b) for b in range(0x80, 0xC0)}
+    for codec in _REREAD_CODECS:
+        table = _byte_table(codec, True)
+        assert table is not None
+        chars.update(table[0x80:0xC0])
+    return "".join(sorted(chars))
+
+
+#: A UTF-8 lead byte then a continuation byte, both read as cp1252 or latin-1.
+_MISREAD_PAIR = re.compile("[\u00c2-\u00f4][" + re.escape(_continuations()) + "]")
+
+
+def rereadings(received: str, *, escapes: bool) -> list[tuple[str, str]]:
+    """The received value read back as UTF-8 text, for each codec that could have made it.
+
+    With ``escapes`` (the received bytes are not UTF-8) the bytes are decoded with each
+    codec, as if the far side wrote its text in that codec; otherwise a value that
+    looks misread (a UTF-8 lead byte followed by a continuation byte, as cp1252 or
+    latin-1 show them) is repaired. Each reading comes with the codec that explains
+    it; readings equal to ``received`` are left out.
+    """
+    out: list[tuple[str, str]] = []
+    if escapes:
+        data = bytes_of(received)
+        codecs = (
+            *_REREAD_CODECS,
+            *_chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True)),
+        )
+        for codec in dict.fromkeys(codecs):
+            table = _byte_table(codec, True)
+            try:
+                text = "".join([table[b] for b in data]) if table else data.decode(codec)
+            except (UnicodeError, LookupError):
+                continue
+            if text != received:
+                out.append((text, codec))
+        return out
+    if _MISREAD_PAIR.search(received) is None:
+        return out
+    for codec in _REREAD_CODECS:
+        repaired = repair(received, codec)
+        if repaired is not None and repaired != received:
+            out.append((repaired, codec))
+    return out
+
+
 def misreadings(text: str, codec: str) -> list[str]:
     """``text`` misread with ``codec``: undefined bytes as U+FFFD, then as themselves."""
     out = []
@@ -1071,8 +1196,17 @@ def _surrogate_detail(s: str, r: str) -> str:
     return ""
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _split_astral(m: re.Match[str]) -> str:
+    v = ord(m.group()) - 0x10000
+    return chr(0xD800 + (v >> 10)) + chr(0xDC00 + (v & 0x3FF))
+
+
 def _surrogate_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
-    return ((s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass"), ""),)
+    # UTF-16 code units taken for code points (Java, JavaScript, UCS-2 readers).
+    return ((_ASTRAL.sub(_split_astral, s), ""),)
 
 
 def _replacement_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
