@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
+from fidelity._cli_probe_messages import as_options, one_line
 from fidelity._cli_probe_plan import ProbePlan, TargetKind
+from fidelity._errors import TargetError, UsageError
 from fidelity._render import safe
 from fidelity._text import utf8_len
 
@@ -30,9 +32,16 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
     from probes._mcp import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
-    probe = mcp(target, tool=plan.tool, param=plan.param, timeout=plan.timeout)
+    try:
+        probe = mcp(target, tool=plan.tool, param=plan.param, timeout=plan.timeout)
+    except UsageError as exc:
+        raise UsageError(one_line(as_options(str(exc)))) from None
     try:
         return probe.list_tools()
+    except UsageError as exc:
+        raise UsageError(one_line(as_options(str(exc)))) from None
+    except TargetError as exc:
+        raise TargetError(one_line(str(exc))) from None
     finally:
         with suppress(Exception):
             probe.close()

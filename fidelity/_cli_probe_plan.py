@@ -21,10 +21,22 @@ from typing import Any
 from fidelity._errors import UsageError
 from fidelity._kinds import FAMILIES, check_kinds
 
-__all__ = ["ProbePlan", "TargetKind", "parse_families", "parse_rate", "plan_from_args"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ProbePlan",
+    "TargetKind",
+    "parse_count",
+    "parse_families",
+    "parse_rate",
+    "parse_seconds",
+    "parse_seed",
+    "plan_from_args",
+]
 
 _MCP_ONLY = ("tool", "param", "args", "read_tool", "read_args")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
+#: Seconds per request when ``--timeout`` is not given.
+DEFAULT_TIMEOUT = 10.0
 _RATE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(?:/\s*s)?\s*")
 
 
@@ -122,6 +134,43 @@ def parse_rate(value: str | None) -> float | None:
     return rate
 
 
+def parse_count(option: str, value: str | None, *, default: int | None, minimum: int) -> int | None:
+    """Parse a whole-number option such as ``--max-requests 5`` (``None`` when absent)."""
+    if value is None:
+        return default
+    try:
+        number = int(value.strip().replace("_", ""), 10)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        bound = "0 or more" if minimum == 0 else f"at least {minimum}"
+        raise UsageError(f"{option} {value!r} is not a whole number {bound}.")
+    return number
+
+
+def parse_seconds(option: str, value: str | None, *, default: float) -> float:
+    """Parse a positive, finite number of seconds such as ``--timeout 2.5``."""
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise UsageError(f"{option} {value!r} must be a positive number of seconds, such as 10.")
+    return seconds
+
+
+def parse_seed(value: str | None) -> int | None:
+    """Parse ``--seed N`` (any integer)."""
+    if value is None:
+        return None
+    try:
+        return int(value.strip(), 10)
+    except ValueError:
+        raise UsageError(f"--seed {value!r} is not an integer.") from None
+
+
 def _parse_json_object(option: str, value: str | None) -> dict[str, Any] | None:
     if value is None:
         return None
@@ -178,6 +227,35 @@ def _resolve_target(args: argparse.Namespace) -> tuple[TargetKind, str | tuple[s
     )
 
 
+def _check_places(
+    kind: TargetKind, target: str | tuple[str, ...], send: str | None, read: str | None
+) -> None:
+    """Check ``--send`` and ``--read`` before anything is started or sent."""
+    from fidelity._cli_probe_messages import as_options
+
+    try:
+        if kind is TargetKind.HTTP:
+            from probes._http_places import parse_read, parse_send
+
+            if send is not None:
+                parse_send(send)
+            if read is not None:
+                parse_read(read)
+        elif read is not None:
+            from probes._mcp_read import parse_read as parse_mcp_read
+
+            parse_mcp_read(read)
+    except UsageError as exc:
+        raise UsageError(as_options(str(exc))) from None
+    if kind is TargetKind.HTTP and send in ("path", "url"):
+        assert isinstance(target, str)
+        if target.count("{value}") != 1:
+            raise UsageError(
+                f"--send {send} needs the URL to hold {{value}} exactly once, where the "
+                "payload goes, such as http://127.0.0.1:8000/items/{value}."
+            )
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -191,18 +269,15 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             )
     if args.read_args is not None and args.read_tool is None:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
-    if args.examples < 0:
-        raise UsageError(f"--examples {args.examples} must be 0 or more.")
-    if args.max_requests is not None and args.max_requests < 1:
-        raise UsageError(f"--max-requests {args.max_requests} must be at least 1.")
-    if args.concurrency < 1:
-        raise UsageError(f"--concurrency {args.concurrency} must be at least 1.")
-    if args.concurrency > 1 and kind is not TargetKind.HTTP:
+    examples = parse_count("--examples", args.examples, default=0, minimum=0) or 0
+    max_requests = parse_count("--max-requests", args.max_requests, default=None, minimum=1)
+    concurrency = parse_count("--concurrency", args.concurrency, default=1, minimum=1) or 1
+    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
+    seed = parse_seed(args.seed)
+    if concurrency > 1 and kind is not TargetKind.HTTP:
         raise UsageError(
             "--concurrency applies to HTTP targets; an MCP session carries one call at a time."
         )
-    if not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise UsageError(f"--timeout {args.timeout} must be a positive number of seconds.")
     if args.json == "-" and (args.card == "-" or args.html == "-"):
         raise UsageError("only one output can go to standard output; --json - is already there.")
     for option in ("card", "html"):
@@ -213,22 +288,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "
             "name the argument with --param NAME (and the others with --args JSON)."
         )
-    if kind is TargetKind.HTTP:
-        from probes._http_places import parse_read, parse_send
-
-        for option, value, parse in (
-            ("send", args.send, parse_send),
-            ("read", args.read, parse_read),
-        ):
-            if value is None:
-                continue
-            try:
-                parse(value)
-            except UsageError as exc:
-                message = str(exc)
-                if message.startswith(f"{option}="):
-                    message = f"--{option} " + message[len(option) + 1 :]
-                raise UsageError(message) from None
+    _check_places(kind, target, args.send, args.read)
     return ProbePlan(
         kind=kind,
         target=target,
@@ -240,12 +300,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         read_tool=args.read_tool,
         read_args=_parse_json_object("--read-args", args.read_args),
         families=parse_families(args.families),
-        examples=args.examples,
-        max_requests=args.max_requests,
+        examples=examples,
+        max_requests=max_requests,
         rate=parse_rate(args.rate),
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        seed=args.seed,
+        concurrency=concurrency,
+        timeout=timeout,
+        seed=seed,
         allow=_parse_allow(args.allow),
         card=args.card,
         json=args.json,

@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fidelity._cli_probe_messages import as_options, one_line
 from fidelity._cli_probe_plan import ProbePlan, TargetKind
 from fidelity._errors import TargetError, UsageError
 from fidelity._kinds import Status
@@ -63,7 +64,7 @@ class Breaker:
             return
         self.streak += 1
         if not self.answered or self.streak >= _CONSECUTIVE:
-            reason = _clip(safe(observation.error or observation.error_type or "no detail"), 300)
+            reason = one_line(safe(observation.error or observation.error_type or "no detail"))
             reason = reason.rstrip(". ")
             if observation.status is Status.TIMEOUT:
                 what = f"did not answer within {self.timeout:g}s"
@@ -75,10 +76,6 @@ class Breaker:
                 f"the target stopped answering: {self.streak} payloads in a row {what}; "
                 "nothing more was sent."
             )
-
-
-def _clip(text: str, size: int) -> str:
-    return text if len(text) <= size else text[: size - 3] + "..."
 
 
 class RateLimited(Probe):
@@ -193,8 +190,40 @@ def _within_budget(
             f"requests {start} may cost with this target (the reference reflector is "
             "measured in both directions); raise it."
         )
-    kept = tuple(payloads[:room])
+    kept = spread(payloads, room, plan.families)
     return kept, min(plan.examples, room - len(kept))
+
+
+def spread(
+    payloads: Sequence[Payload], count: int, families: Sequence[str] | None = None
+) -> tuple[Payload, ...]:
+    """At most ``count`` of ``payloads``, taken in turn from each family.
+
+    A budget smaller than the catalogue samples every family (the first payloads of
+    each, in catalogue order) instead of the first families only; a payload counts
+    for the first of its families among ``families`` (all when ``None``). The result
+    is in that round-robin order, so a run cut short still covers the families.
+    """
+    if count >= len(payloads):
+        return tuple(payloads)
+    groups: dict[str, list[Payload]] = {}
+    for payload in payloads:
+        key = next((f for f in payload.families if families is None or f in families), "")
+        groups.setdefault(key, []).append(payload)
+    queues = [iter(group) for group in groups.values()]
+    kept: list[Payload] = []
+    while len(kept) < count and queues:
+        alive = []
+        for queue in queues:
+            item = next(queue, None)
+            if item is None:
+                continue
+            alive.append(queue)
+            kept.append(item)
+            if len(kept) == count:
+                break
+        queues = alive
+    return tuple(kept)
 
 
 # -- opening the target -----------------------------------------------------------
@@ -229,15 +258,19 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
     )
 
 
-def _enter(manager: AbstractContextManager[Any]) -> Any:
+def _enter(plan: ProbePlan) -> tuple[AbstractContextManager[Any], Any]:
+    """Build and open the probe; its errors become one line in the options' words."""
     from probes._mcp import DestructiveToolRefused
 
     try:
-        return manager.__enter__()
+        manager = _open_probe(plan)
+        return manager, manager.__enter__()
     except DestructiveToolRefused as exc:
         raise UsageError(exc.advice("--yes")) from None
     except UsageError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(one_line(as_options(str(exc)))) from None
+    except TargetError as exc:
+        raise TargetError(one_line(str(exc))) from None
 
 
 # -- outputs ----------------------------------------------------------------------
@@ -253,11 +286,18 @@ def _check_output(option: str, path: str | None) -> None:
         raise UsageError(f"{option} {path} is a directory; give a file name.")
 
 
-def _survey_of(plan: ProbePlan, probe_name: str, observations: Sequence[Observation]) -> Survey:
+def _survey_of(
+    plan: ProbePlan, probe_name: str, observations: Sequence[Observation], examples: int = 0
+) -> Survey:
     from fidelity._survey import Survey
 
     return Survey.of(
-        observations, name=plan.name, chain=probe_name, allow=plan.allow, seed=plan.seed
+        observations,
+        name=plan.name,
+        chain=probe_name,
+        allow=plan.allow,
+        seed=plan.seed if examples else None,
+        examples=examples,
     )
 
 
@@ -327,8 +367,7 @@ def execute(plan: ProbePlan) -> int:
     for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
         _check_output(option, path)
 
-    manager = _open_probe(plan)
-    probe = _enter(manager)
+    manager, probe = _enter(plan)
     try:
         return _probe(plan, probe, payloads)
     finally:
@@ -336,20 +375,39 @@ def execute(plan: ProbePlan) -> int:
             manager.__exit__(None, None, None)
 
 
+def _with_seed(plan: ProbePlan) -> ProbePlan:
+    """The plan with a seed drawn now when examples are generated without one.
+
+    A seed fixed before the run is recorded in every result, an interrupted one too,
+    so any run's generated payloads can be drawn again.
+    """
+    if not plan.examples or plan.seed is not None:
+        return plan
+    import dataclasses
+    import random
+
+    return dataclasses.replace(plan, seed=random.SystemRandom().randrange(2**32))
+
+
 def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._results import ResultWriter
     from fidelity._survey import survey
 
+    plan = _with_seed(plan)
     per_payload = _calls_per_payload(plan, probe)
     todo, examples = _within_budget(plan, payloads, per_payload, probe)
+    planned = len(payloads) + plan.examples
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
         target = RateLimited(probe, plan.rate, per_payload)
+
+    def partial(seen: Sequence[Observation]) -> Survey:
+        return _survey_of(plan, probe.name, seen, examples)
+
     writer = None
     if plan.json is not None:
         writer = ResultWriter(
-            plan.json,
-            lambda seen: _card(_survey_of(plan, probe.name, seen), plan, complete=False).to_json(),
+            plan.json, lambda seen: _card(partial(seen), plan, complete=False).to_json()
         )
         writer.start()
     seen: list[Observation] = []
@@ -370,22 +428,23 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             examples=examples,
             allow=plan.allow,
             seed=plan.seed,
+            families=plan.families,
             name=plan.name,
             progress=not plan.quiet,
             on_observation=observed,
         )
     except _BudgetSpent:
-        result = _survey_of(plan, probe.name, seen)
+        result = partial(seen)
     except _Stopped as exc:
-        partial = _survey_of(plan, probe.name, seen)
-        _write_reports(plan, _card(partial, plan, complete=False), writer)
+        cut = partial(seen)
+        _write_reports(plan, _card(cut, plan, complete=False), writer)
         if breaker.answered:
-            _print_map(plan, partial, note="incomplete")
+            _print_map(plan, cut, note="incomplete")
         raise TargetError(str(exc)) from None
     except KeyboardInterrupt:
-        partial = _survey_of(plan, probe.name, seen)
+        cut = partial(seen)
         with suppress(Exception):
-            _write_reports(plan, _card(partial, plan, complete=False), writer)
+            _write_reports(plan, _card(cut, plan, complete=False), writer)
         raise
     except BaseException:
         if writer is not None:
@@ -393,13 +452,14 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
                 writer.checkpoint()
         raise
     _write_reports(plan, _card(result, plan, complete=True), writer)
-    _print_map(plan, result)
+    _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
         first = broken[0]
+        reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
         raise TargetError(
             f"{len(broken)} of {len(result.observations)} payloads broke the chain "
-            f"(first: {_clip(safe(first.error or first.error_type or 'no detail'), 300)}); "
+            f"(first: {reason}); "
             "their statuses are in the results."
         )
     if result.observations and all(
@@ -407,3 +467,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     ):
         raise TargetError("the target answered none of the payloads.")
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:
+    """The summary's note on payloads that ``--max-requests`` kept from being sent."""
+    if plan.max_requests is None or sent >= planned:
+        return ""
+    return f"{planned - sent} not sent within --max-requests {plan.max_requests}"

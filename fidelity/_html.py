@@ -115,7 +115,9 @@ _SCRIPT = """
       var ks = (el.getAttribute('data-kinds') || '').split(' ');
       var ok = (!f || fs.indexOf(f) >= 0) && (!k || ks.indexOf(k) >= 0);
       if (ok) { el.removeAttribute('hidden'); } else { el.setAttribute('hidden', ''); }
-      if (el.classList.contains('obs')) { total += 1; if (ok) { shown += 1; } }
+      if (el.classList.contains('obs') || el.classList.contains('fail')) {
+        total += 1; if (ok) { shown += 1; }
+      }
     });
     document.body.setAttribute('data-filter', 'family=' + f + ';kind=' + k);
     count.textContent = (f || k) ? shown + ' of ' + total + ' payloads shown' : total + ' payloads';
@@ -331,7 +333,7 @@ def render_html(card: Card) -> str:
 <div class="filters">
 <label>family <select id="f-family">{_options(families, "all families")}</select></label>
 <label>kind <select id="f-kind">{_options(kinds, "all kinds")}</select></label>
-<span id="f-count">{len(rewritten)} payloads</span>
+<span id="f-count">{len(rewritten) + len(failed)} payloads</span>
 </div>
 </header>
 <main>

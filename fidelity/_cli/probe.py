@@ -58,7 +58,8 @@ def register(sub: Any) -> None:
         "--send",
         metavar="WHERE",
         help="HTTP: where the payload goes: json:PATH, form:NAME, multipart:NAME, "
-        "filename:NAME, query:NAME, path, path:raw, header:NAME, body (default json:text)",
+        "filename:NAME, query:NAME, header:NAME, body, or path / url (the URL holds "
+        "{value}) (default json:text)",
     )
     target.add_argument(
         "--read",
@@ -79,24 +80,13 @@ def register(sub: Any) -> None:
     budget.add_argument(
         "--families", metavar="LIST", help="comma-separated hazard families (default: all)"
     )
-    budget.add_argument(
-        "--examples", type=int, default=0, metavar="N", help="add N generated payloads (default 0)"
-    )
-    budget.add_argument(
-        "--max-requests", type=int, metavar="N", help="send at most N requests (tool calls)"
-    )
+    # Numbers are checked by the plan, so a bad one is one sentence, not a usage dump.
+    budget.add_argument("--examples", metavar="N", help="add N generated payloads (default 0)")
+    budget.add_argument("--max-requests", metavar="N", help="send at most N requests (tool calls)")
     budget.add_argument("--rate", metavar="N/s", help="at most N requests per second")
-    budget.add_argument(
-        "--concurrency",
-        type=int,
-        default=1,
-        metavar="N",
-        help="HTTP requests in flight (default 1)",
-    )
-    budget.add_argument(
-        "--timeout", type=float, default=10.0, metavar="S", help="seconds per request (default 10)"
-    )
-    budget.add_argument("--seed", type=int, metavar="N", help="seed for generated payloads")
+    budget.add_argument("--concurrency", metavar="N", help="HTTP requests in flight (default 1)")
+    budget.add_argument("--timeout", metavar="S", help="seconds per request (default 10)")
+    budget.add_argument("--seed", metavar="N", help="seed for generated payloads")
     report = p.add_argument_group("report")
     report.add_argument(
         "--allow",

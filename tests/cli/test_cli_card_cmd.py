@@ -12,6 +12,10 @@ import pytest
 import fidelity
 from fidelity import Payload
 
+# The installed console script, as a user runs it (the module when it is not installed).
+_SCRIPT = Path(sys.executable).with_name("fidelity")
+FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
+
 PAYLOADS = (
     Payload(id="quotes/left-double-mid", text="a \u201cb\u201d c", families=("quotes",)),
     Payload(id="newlines/crlf-mid", text="a\r\nb", families=("newlines",)),
@@ -35,7 +39,7 @@ def result_of(path: Path, chain: Callable[[str], str]) -> Path:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fidelity", "card", *args],
+        [*FIDELITY, "card", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -13,12 +13,16 @@ from fidelity import FAMILIES, KINDS
 from fidelity._cli import main
 
 HERE = Path(__file__).parent
+
+# The installed console script, as a user runs it (the module when it is not installed).
+_SCRIPT = Path(sys.executable).with_name("fidelity")
+FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
 
 
 def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fidelity", *args],
+        [*FIDELITY, *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -50,6 +54,17 @@ def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:
         (["http://127.0.0.1:9/", "--timeout", "0"], ["positive"]),
         (["--mcp", "--concurrency", "4", "--", "server"], ["HTTP targets"]),
         (["--mcp", "--send", "json:text", "--", "server"], ["--param"]),
+        # Numbers are checked by the plan: one sentence, not argparse's usage dump.
+        (["http://127.0.0.1:9/", "--seed", "x"], ["--seed 'x'", "integer"]),
+        (["http://127.0.0.1:9/", "--examples", "-1"], ["--examples '-1'", "0 or more"]),
+        (["http://127.0.0.1:9/", "--max-requests", "1.5"], ["--max-requests '1.5'"]),
+        (["http://127.0.0.1:9/", "--timeout", "soon"], ["--timeout 'soon'", "seconds"]),
+        (["http://127.0.0.1:9/", "--concurrency", "0"], ["--concurrency '0'", "at least 1"]),
+        # Checked before the server is started, in the words of the command line.
+        (["--mcp", "--read", "xml:x", "--", "server"], ["--read 'xml:x'", "armored:PATH"]),
+        (["--mcp", "--read", "regex:(", "--", "server"], ["--read 'regex:('"]),
+        (["http://127.0.0.1:9/", "--send", "path"], ["--send path", "{value}"]),
+        (["http://127.0.0.1:9/\x1b[2J", "--timeout", "1"], ["the URL", "not a valid URL"]),
     ],
 )
 def test_bad_arguments_are_one_sentence_and_exit_2(
@@ -77,9 +92,12 @@ def test_unknown_tool_names_the_servers_tools() -> None:
     result = fidelity("probe", "--mcp", "--tool", "edit", "--", *SERVER)
     assert result.returncode == 2
     line = _one_sentence(result)
-    assert "'edit'" in line
+    assert line.startswith("fidelity: --tool 'edit' ")  # the option, not the API's tool=
     for tool in ("echo", "ping_tool", "store"):
         assert tool in line
+    unknown_param = fidelity("probe", "--mcp", "--param", "body", "--", *SERVER)
+    assert unknown_param.returncode == 2
+    assert _one_sentence(unknown_param).startswith("fidelity: --param 'body' ")
 
 
 def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
@@ -119,7 +137,9 @@ def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None
     assert not marker.exists()
     assert "dry run: nothing is sent." in result.stdout
     assert "7 payloads (--max-requests 7" in result.stdout
-    assert result.stdout.count("\n  bidi/") == 7
+    # A budget smaller than the families asked for samples each of them in turn.
+    assert result.stdout.count("\n  bidi/") == 4
+    assert result.stdout.count("\n  control/") == 3
     assert "[U+202E RIGHT-TO-LEFT OVERRIDE]" in result.stdout
     assert "\u202e" not in result.stdout
 
@@ -140,3 +160,21 @@ def test_missing_stdio_command_is_exit_3() -> None:
     result = fidelity("probe", "--mcp", "--", str(Path("/nonexistent/server")))
     assert result.returncode == 3
     _one_sentence(result)
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        # Not MCP at all: a line of text, then the end of the stream.
+        ["-c", "print('hello, I am not an MCP server')"],
+        # An HTTP-looking answer with line breaks in it.
+        ["-c", "print('HTTP/1.1 200 OK\\r\\n\\r\\n<html>\\n</html>')"],
+    ],
+)
+def test_a_server_that_is_not_mcp_is_one_bounded_line(server: list[str]) -> None:
+    result = fidelity("probe", "--mcp", "--timeout", "2", "--", sys.executable, *server)
+    assert result.returncode == 3
+    line = _one_sentence(result)
+    # The SDK's multi-line validation report is folded, not shown as line-feed badges.
+    assert "U+000A" not in line
+    assert len(line) <= len("fidelity: ") + 300

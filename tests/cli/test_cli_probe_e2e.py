@@ -20,12 +20,16 @@ import pytest
 from _needs import need_module
 
 HERE = Path(__file__).parent
-REFLECTOR = [sys.executable, "-m", "fidelity", "reflect", "mcp"]
+
+# The installed console script, as a user runs it (the module when it is not installed).
+_SCRIPT = Path(sys.executable).with_name("fidelity")
+FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
+REFLECTOR = [*FIDELITY, "reflect", "mcp"]
 
 
 def fidelity(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fidelity", *args],
+        [*FIDELITY, *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -84,7 +88,8 @@ def test_http_reflector_budget_counts_both_requests(tmp_path: Path) -> None:
             "--json", str(tmp_path / "r.json"),
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "3 payloads: 3 preserved.\n"  # --quiet: the summary only
+    # --quiet: the summary only, saying what the budget left out.
+    assert result.stdout == "3 payloads: 3 preserved; 295 not sent within --max-requests 5.\n"
     card = json.loads((tmp_path / "r.json").read_text())
     # The first payload costs two requests (echo and emit, before the reflector is
     # known), the next ones one each; the run stops when the next could need two:
@@ -98,7 +103,7 @@ def test_mcp_reflector_budget_is_exact() -> None:
     # Three calls per payload (echo, reflect, emit): 7 allows two payloads.
     result = fidelity("probe", "--max-requests", "7", "--quiet", "--mcp", "--", *REFLECTOR)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "2 payloads: 2 preserved.\n"
+    assert result.stdout == "2 payloads: 2 preserved; 296 not sent within --max-requests 7.\n"
     too_small = fidelity("probe", "--max-requests", "2", "--mcp", "--", *REFLECTOR)
     assert too_small.returncode == 2
     assert "3 calls one payload costs" in too_small.stderr
@@ -135,7 +140,7 @@ def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> No
 def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fidelity", *args],
+        [*FIDELITY, *args],
         stdout=follower,
         stderr=subprocess.DEVNULL,
         env=env,
@@ -175,4 +180,47 @@ def test_mcp_over_streamable_http_by_scheme_and_by_flag() -> None:
         by_flag = fidelity("probe", "--mcp", url, "--max-requests", "3", "--quiet")
     for result in (by_scheme, by_flag):
         assert result.returncode == 0, result.stderr
-        assert result.stdout == "1 payload: 1 preserved.\n"
+        assert result.stdout == "1 payload: 1 preserved; 297 not sent within --max-requests 3.\n"
+
+
+def test_examples_come_from_the_chosen_families_and_the_facts_say_so(
+    straightener: str, tmp_path: Path
+) -> None:
+    need_module("hypothesis")
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", straightener, "--families", "quotes", "--examples", "5", "--seed", "7",
+        "--max-requests", "19", "--quiet", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    card = json.loads(out.read_text())
+    families = {f for o in card["observations"] for f in o["families"]}
+    assert families == {"quotes"}
+    generated = [o for o in card["observations"] if "/hypothesis-" in o["payload_id"]]
+    assert len(generated) == 2  # 17 catalogue payloads, then 2 of the 5 within budget
+    # The run ended on its budget: the facts still record the examples and the seed.
+    assert (card["facts"]["examples"], card["facts"]["seed"]) == (2, 7)
+
+
+def test_a_seed_is_recorded_when_examples_are_drawn_without_one(
+    straightener: str, tmp_path: Path
+) -> None:
+    need_module("hypothesis")
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", straightener, "--families", "quotes", "--examples", "1",
+        "--max-requests", "18", "--quiet", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert isinstance(json.loads(out.read_text())["facts"]["seed"], int)
+
+
+def test_a_small_budget_samples_every_family_asked_for(straightener: str) -> None:
+    result = fidelity(
+        "probe", straightener, "--families", "quotes,bidi,nul", "--max-requests", "6",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    rows = [line.split()[0] for line in result.stdout.splitlines()[1:-1]]
+    assert rows == ["quotes", "bidi", "nul"]
+    assert "6 payloads" in result.stdout
+    assert "not sent within --max-requests 6" in result.stdout

@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
+
+# The installed console script, as a user runs it (the module when it is not installed).
+_SCRIPT = Path(sys.executable).with_name("fidelity")
+FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 TIMEOUT = 1.5
 
 
@@ -45,7 +49,7 @@ def server() -> Iterator[Callable[[str], str]]:
 
 def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fidelity", *args],
+        [*FIDELITY, *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -91,7 +95,7 @@ def test_interrupted_run_keeps_every_observation(
     url = server("slow-echo")  # 0.15 s per answer: the whole catalogue takes ~45 s
     result_file = tmp_path / "result.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fidelity", "probe", url, "--json", str(result_file)],
+        [*FIDELITY, "probe", url, "--json", str(result_file)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

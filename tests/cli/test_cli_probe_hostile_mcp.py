@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
+
+# The installed console script, as a user runs it (the module when it is not installed).
+_SCRIPT = Path(sys.executable).with_name("fidelity")
+FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
 TIMEOUT = 1.5
 
@@ -27,7 +31,7 @@ RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\
 
 def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fidelity", *args],
+        [*FIDELITY, *args],
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -176,7 +176,7 @@ def test_chromium_filter_by_family_from_the_fragment(page: str, tmp_path: Path) 
             assert "hidden" not in tag
         else:
             assert "hidden" in tag, tag
-    assert "1 of 7 payloads shown" in dom
+    assert "1 of 8 payloads shown" in dom
 
 
 def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
@@ -190,3 +190,16 @@ def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
     ]
     assert shown
     assert all('data-families="coercion"' in tag for tag in shown)
+
+
+def test_failed_payloads_are_counted_by_the_filter(tmp_path: Path) -> None:
+    def refuse(text: str) -> object:
+        raise ValueError("refused")
+
+    payloads = PAYLOADS[1:3]  # bidi and invisible: nothing is rewritten, both fail
+    html = fidelity.survey(refuse, payloads=payloads, name="t.x").card().to_html()
+    assert '<span id="f-count">2 payloads</span>' in html
+    report = tmp_path / "report.html"
+    report.write_text(html, encoding="utf-8")
+    dom = _chromium(report.as_uri() + "#family=bidi", "--dump-dom").stdout.decode("utf-8")
+    assert "1 of 2 payloads shown" in dom
