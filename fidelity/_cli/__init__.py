@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from fidelity._errors import TargetError, UsageError
 from fidelity._render import safe
@@ -30,10 +31,27 @@ EXIT_TARGET = 3
 _COMMANDS = ("survey", "probe", "reflect", "compare", "card")
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one sentence and exit code 2.
+
+    ``add_subparsers`` builds subcommand parsers of the same class, so every
+    subcommand's unknown option or missing value ends the same way.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog
+        text = message or "bad arguments"
+        print(
+            f"fidelity: {safe(text).rstrip('.')}; see '{safe(command)} --help'.",
+            file=sys.stderr,
+        )
+        raise SystemExit(EXIT_USAGE)
+
+
 def _parser() -> argparse.ArgumentParser:
     from fidelity import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fidelity",
         description="Find and name the rewrites a transport chain applies to text parameters.",
     )
