@@ -16,12 +16,11 @@ import json
 import unicodedata
 from dataclasses import dataclass, replace
 
-import regex
-
 from fidelity._coerce import rendered_coercion
 from fidelity._decoding import encode as bytes_of
 from fidelity._decoding import is_escape
 from fidelity._diff import Hunk, hunks
+from fidelity._render import grapheme_pattern
 from fidelity._replay import (
     LINE_BREAKS,
     RULES,
@@ -38,7 +37,6 @@ from fidelity._text import to_utf8
 
 __all__ = ["Finding", "classify"]
 
-_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
 _CONTEXTS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (4, 4), (8, 8))
 _COMPOSE_CONTEXTS = ((0, 0), (1, 1))
 _CONTEXT_MAX = 8
@@ -106,12 +104,12 @@ def _boundary(text: str, i: int) -> bool:
     if known is not None:
         return known
     if _context_free(before, after):
-        verdict = len(_GRAPHEME.findall(before + after)) == 2
+        verdict = len(grapheme_pattern().findall(before + after)) == 2
         if len(_PAIRS) < 1 << 16:
             _PAIRS[(before, after)] = verdict
         return verdict
     lo = max(0, i - 32)
-    for m in _GRAPHEME.finditer(text, lo, min(len(text), i + 32)):
+    for m in grapheme_pattern().finditer(text, lo, min(len(text), i + 32)):
         start = m.start()
         if start == i:
             return True

@@ -34,14 +34,12 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
 _CONSECUTIVE = 3
+#: Largest document --card rewrites (a card block is a few KiB).
+_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 
 
 class _Stopped(TargetError):
     """The circuit breaker stopped the run: the target stopped answering."""
-
-
-def _say(message: str) -> None:
-    print(f"fidelity: {safe(message)}", file=sys.stderr, flush=True)
 
 
 class Breaker:
@@ -308,19 +306,13 @@ def _card(survey: Survey, plan: ProbePlan, *, complete: bool) -> Card:
 
 def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
     from fidelity._report_block import replace_block
-    from fidelity._results import write_atomic
+    from fidelity._results import read_limited, write_atomic
 
     if writer is not None:
         writer.finish(card.to_json())
     if plan.card is not None:
-        path = Path(plan.card)
-        try:
-            document = path.read_bytes()
-        except FileNotFoundError:
-            document = b""
-        except OSError as exc:
-            raise UsageError(f"cannot read --card {plan.card}: {exc.strerror or exc}.") from None
-        write_atomic(path, replace_block(document, card.name, card.to_markdown()))
+        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
+        write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()))
     if plan.html is not None:
         write_atomic(plan.html, card.to_html())
 

@@ -26,9 +26,10 @@ _Y11_BOOL = {
     **dict.fromkeys(("n", "N"), False),
 }
 _Y11_NULL = frozenset(("~", "null", "Null", "NULL", ""))
-_Y12_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False}
-_Y12_BOOL["FALSE"] = False
-_Y12_NULL = frozenset(("~", "null", "Null", "NULL", ""))
+_Y12_BOOL = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
 
 _Y11_INT = re.compile(
     r"[-+]?(?:0b[01_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)"

@@ -22,8 +22,6 @@ __all__ = ["Comparison", "Transformation", "assert_faithful", "compare"]
 
 _NO_KINDS: frozenset[str] = frozenset()
 _MAX_BLOCKS = 12  # transformation blocks shown by render() before "and N more"
-_MAX_SHOWN = 60  # code points of a segment shown by render()
-_MAX_CODEPOINTS = 10  # code points listed with their names per side
 _CONTEXT = 10  # code points of context shown on each side of a segment
 
 

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import regex
-
 from fidelity._decoding import escaped_byte, is_escape
-from fidelity._render import badge, safe
+from fidelity._render import badge, grapheme_pattern, safe
 
 if TYPE_CHECKING:
     from fidelity._compare import Comparison, Transformation
 
 __all__ = ["render_comparison", "shown"]
 
-_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
 _SHOWN = 60
 _CONTEXT = 10
 _CODEPOINTS = 10
@@ -50,7 +47,7 @@ def _clusters_prefix(text: str, limit: int) -> tuple[str, int]:
     if len(text) <= limit:
         return text, 0
     end = 0
-    for m in _GRAPHEME.finditer(text, 0, min(len(text), limit + 32)):
+    for m in grapheme_pattern().finditer(text, 0, min(len(text), limit + 32)):
         if m.end() > limit and end:
             break
         end = m.end()
@@ -61,7 +58,7 @@ def _clusters_suffix(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     window = text[-(limit + 32) :]
-    starts = [m.start() for m in _GRAPHEME.finditer(window)]
+    starts = [m.start() for m in grapheme_pattern().finditer(window)]
     for start in starts:
         if len(window) - start <= limit:
             return window[start:]

@@ -13,7 +13,7 @@ linked. All payload text is escaped: payloads contain ``<script>`` and friends.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fidelity._render import codepoints, safe
@@ -188,12 +188,6 @@ def _change_item(t: Transformation) -> str:
         f"<code>{_esc(_points(t.sent))}</code> \u2192 <code>{_esc(_points(t.received))}</code>"
         f" <span>{_offsets(t)}</span></li>"
     )
-
-
-def _measured(card: Card) -> Iterator[CardObservation]:
-    for obs in card.observations:
-        yield obs
-        yield from obs.parts
 
 
 def _direction(direction: str) -> str:

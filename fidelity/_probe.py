@@ -144,12 +144,4 @@ class FunctionProbe(Probe):
                 payload_id=payload_id,
                 families=families,
             )
-        comparison = compare(text, received)
-        return Observation(
-            sent=text,
-            status=Status.PRESERVED if comparison.faithful else Status.TRANSFORMED,
-            received=received,
-            comparison=comparison,
-            payload_id=payload_id,
-            families=families,
-        )
+        return observe_value(text, received, payload_id=payload_id, families=families)

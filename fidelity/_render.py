@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING
 
-__all__ = ["badge", "codepoints", "is_unsafe", "safe"]
+if TYPE_CHECKING:
+    import regex
+
+__all__ = ["badge", "codepoints", "grapheme_pattern", "is_unsafe", "safe"]
 
 
 @functools.cache
-def _graphemes() -> Any:
-    """The grapheme-cluster pattern; ``regex`` loads on the first non-ASCII text."""
+def grapheme_pattern() -> regex.Pattern[str]:
+    """The one compiled grapheme-cluster pattern (``\\X``); ``regex`` loads on first use."""
     import regex
 
     return regex.compile(r"\X", regex.DOTALL)
@@ -96,7 +99,7 @@ def safe(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     out: list[str] = []
-    for cluster in _graphemes().findall(text):
+    for cluster in grapheme_pattern().findall(text):
         first = cluster[0]
         if is_unsafe(first) or _is_mark(first):
             out.extend(badge(c) for c in cluster)

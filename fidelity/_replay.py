@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from fidelity._decoding import encode as bytes_of
-from fidelity._decoding import is_escape
 from fidelity._text import to_utf8
 
 __all__ = [
@@ -1220,15 +1219,6 @@ def _question_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
 # --------------------------------------------------------------------------- the rules
 
 
-def _apply_table(table: dict[str, tuple[str, ...]]) -> Applier:
-    run = _translate(table)
-
-    def apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
-        return ((run(s), ""),)
-
-    return apply
-
-
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
 
@@ -1389,8 +1379,3 @@ RULES: tuple[Rule, ...] = (
 
 #: Rules by kind id.
 RULES_BY_KIND: dict[str, Rule] = {rule.kind: rule for rule in RULES}
-
-
-def has_escape(text: str) -> bool:
-    """True when ``text`` holds a code point that stands for an undecodable byte."""
-    return any(is_escape(c) for c in text)

@@ -21,7 +21,7 @@ from pathlib import Path
 from fidelity._errors import UsageError
 from fidelity._observation import Observation
 
-__all__ = ["STDOUT", "ResultWriter", "write_atomic"]
+__all__ = ["STDOUT", "ResultWriter", "read_limited", "write_atomic"]
 
 #: The path that means "standard output" on the command line.
 STDOUT = "-"
@@ -66,6 +66,46 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         with suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def read_limited(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    limit: int,
+    missing: bytes | None = None,
+    dash_is_stdin: bool = False,
+) -> bytes:
+    """The bytes of the file at ``path``, at most ``limit``.
+
+    With ``dash_is_stdin``, ``"-"`` reads standard input. A missing file gives
+    ``missing`` when it is not ``None``. Every other failure (no
+    such file, a directory, unreadable, more than ``limit`` bytes) raises
+    :class:`UsageError` with one sentence naming ``what`` and the path.
+    """
+    from fidelity._render import safe
+
+    shown = f"{what} {safe(str(path))}"
+    too_large = f"{shown} is larger than {limit // (1024 * 1024)} MiB."
+    try:
+        if dash_is_stdin and str(path) == STDOUT:
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as handle:
+                if os.fstat(handle.fileno()).st_size > limit:
+                    raise UsageError(too_large)
+                data = handle.read(limit + 1)
+    except FileNotFoundError:
+        if missing is not None:
+            return missing
+        raise UsageError(f"{shown} does not exist (no such file).") from None
+    except IsADirectoryError:
+        raise UsageError(f"{shown} is a directory; give a file.") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {shown}: {exc.strerror or exc}.") from None
+    if len(data) > limit:
+        raise UsageError(too_large)
+    return data
 
 
 class ResultWriter:

@@ -45,7 +45,8 @@ _NO_KINDS: frozenset[str] = frozenset()
 _ROW_KEY = attrgetter("families", "direction", "status")
 _ID_TEXT = attrgetter("id", "text")
 #: Payload ids of Hypothesis examples carry one of these markers after the family.
-EXAMPLE_MARKERS = ("/hypothesis-", "/shrunk-")
+_GENERATED = "/hypothesis-"
+_SHRUNK = "/shrunk-"
 #: Observations a shrink may spend per kind, so a shrink is always bounded.
 _SHRINK_BUDGET = 100
 #: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
@@ -122,7 +123,7 @@ def callable_name(fn: object) -> str:
 
 def is_example(payload_id: str) -> bool:
     """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
-    return "/hypothesis-" in payload_id or "/shrunk-" in payload_id
+    return _GENERATED in payload_id or _SHRUNK in payload_id
 
 
 def family_key(family: str) -> tuple[int, str]:
@@ -520,7 +521,7 @@ def _examples(
             if text in seen_texts:
                 continue
             seen_texts.add(text)
-            payloads.append(Payload(id=f"{family}/hypothesis-{n}", text=text, families=(family,)))
+            payloads.append(Payload(id=f"{family}{_GENERATED}{n}", text=text, families=(family,)))
     return payloads
 
 
@@ -654,5 +655,5 @@ def _shrunk(
         family = obs.families[0] if obs.families else FAMILIES[0]
         text = _shrink(strategies.text(families=[family]), probe, kind, seed, deadline)
         if text is not None and text != obs.sent:
-            payloads.append(Payload(id=f"{family}/shrunk-{kind}", text=text, families=(family,)))
+            payloads.append(Payload(id=f"{family}{_SHRUNK}{kind}", text=text, families=(family,)))
     return _observe_all(probe, payloads, seen)

@@ -140,8 +140,8 @@ def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector
             banner = _read_banner(proc, time.monotonic() + timeout)
             if not banner.startswith(_BANNER):
                 _stop(proc)
-                errors.seek(0)
-                tail = errors.read()[-500:].decode("utf-8", "replace").strip()
+                errors.seek(max(0, errors.seek(0, os.SEEK_END) - 500))
+                tail = errors.read(500).decode("utf-8", "replace").strip()
                 from fidelity._render import safe
 
                 raise TargetError(

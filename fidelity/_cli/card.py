@@ -54,28 +54,13 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _read_bytes(path: str, what: str, *, limit: int = MAX_RESULT_BYTES) -> bytes:
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise UsageError(f"{what} {path} does not exist.") from None
-    except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a directory; give a file.") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}.") from None
-    if len(data) > limit:
-        raise UsageError(f"{what} {path} is larger than {limit // (1024 * 1024)} MiB.")
-    return data
-
-
 def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
     from fidelity._card import cards_from_json
+    from fidelity._results import read_limited
 
-    cards = cards_from_json(_read_bytes(args.result, "result"))
+    cards = cards_from_json(
+        read_limited(args.result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+    )
     if args.name is not None and len(cards) != 1:
         raise UsageError(
             f"--name applies to a result with one card; {args.result} holds {len(cards)}."
@@ -91,14 +76,9 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     from fidelity._report_block import replace_block
-    from fidelity._results import write_atomic
+    from fidelity._results import read_limited, write_atomic
 
-    try:
-        document = Path(path).read_bytes()
-    except FileNotFoundError:
-        document = b""
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}.") from None
+    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, missing=b"")
     updated = document
     for name, card in named:
         updated = replace_block(updated, name, card.to_markdown())
@@ -114,8 +94,9 @@ def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
 
     from fidelity._report_block import find_block
     from fidelity._report_card_table import rows_from_markdown
+    from fidelity._results import read_limited
 
-    document = _read_bytes(path, "document")
+    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
     failed = False
     for name, card in named:
         block = find_block(document, name)

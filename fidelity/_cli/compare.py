@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fidelity._errors import UsageError
-
 __all__ = ["MAX_BYTES", "register", "run"]
 
 #: Largest file read (bytes): a comparison of two such files stays within seconds.
@@ -30,29 +28,9 @@ def register(sub: Any) -> None:
 
 
 def _read(path: str) -> bytes:
-    import os
+    from fidelity._results import read_limited
 
-    try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size > MAX_BYTES:
-                raise UsageError(
-                    f"{path} is larger than {MAX_BYTES // (1024 * 1024)} MiB; "
-                    "compare a smaller excerpt."
-                )
-            data = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file; give two existing files.") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory; give two files.") from None
-    except PermissionError:
-        raise UsageError(f"{path}: permission denied; give two readable files.") from None
-    except OSError as exc:
-        raise UsageError(f"{path} cannot be read ({exc.strerror}).") from None
-    if len(data) > MAX_BYTES:
-        raise UsageError(
-            f"{path} is larger than {MAX_BYTES // (1024 * 1024)} MiB; compare a smaller excerpt."
-        )
-    return data
+    return read_limited(path, "file", limit=MAX_BYTES)
 
 
 def run(args: argparse.Namespace) -> int:

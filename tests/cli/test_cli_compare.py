@@ -57,7 +57,7 @@ def test_missing_file_is_one_sentence_exit_2(tmp_path: Path) -> None:
     done = _run(str(a), str(tmp_path / "nope.txt"))
     assert done.returncode == 2
     assert done.stdout == ""
-    assert "no such file" in done.stderr
+    assert "does not exist (no such file)" in done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
@@ -71,3 +71,12 @@ def test_directory_is_a_usage_error(tmp_path: Path) -> None:
 def test_missing_arguments_exit_2() -> None:
     done = _run("only-one")
     assert done.returncode == 2
+
+
+def test_a_missing_path_is_shown_terminal_safe(tmp_path: Path) -> None:
+    a = tmp_path / "a.txt"
+    a.write_text("x")
+    done = _run(str(a), str(tmp_path / "evil\x1b[2Jname.txt"))
+    assert done.returncode == 2
+    assert "\x1b" not in done.stderr
+    assert "[U+001B" in done.stderr
