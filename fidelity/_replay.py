@@ -98,7 +98,12 @@ def token_match(sent: str, received: str, alts: Alternatives, ctx: Context) -> b
         if not states:
             continue
         ch = sent[i]
-        for j, changed in states.items():
+        # A token that consumes nothing of ``sent`` (an insertion) adds states at this
+        # same position: a worklist, so they are followed too, each at most twice
+        # (unchanged, then changed).
+        pending = list(states.items())
+        while pending:
+            j, changed = pending.pop()
             if j < m and received[j] == ch:
                 nxt = reach[i + 1]
                 if nxt is None:
@@ -109,12 +114,15 @@ def token_match(sent: str, received: str, alts: Alternatives, ctx: Context) -> b
                 if not received.startswith(rep, j):
                     continue
                 k = i + length
+                jj = j + len(rep)
                 now = changed or rep != sent[i:k]
-                nxt = reach[k]
-                if nxt is None:
-                    reach[k] = {j + len(rep): now}
-                elif not nxt.get(j + len(rep), False):
-                    nxt[j + len(rep)] = now
+                target = reach[k]
+                if target is None:
+                    target = reach[k] = {}
+                if jj not in target or (now and not target[jj]):
+                    target[jj] = now
+                    if k == i:
+                        pending.append((jj, now))
     final = reach[n]
     return bool(final and final.get(m, False))
 

@@ -7,7 +7,8 @@ the generated branches (drawn from Unicode tables, built lazily on first use) re
 hazards that no table lists. :func:`family_values` puts a hazard in realistic
 surroundings (prose, code, paths, JSON-ish fragments, or arbitrary text) at the
 start, middle or end of the value; the surroundings are drawn after the hazard and
-shrink to nothing.
+shrink to nothing. :func:`slot_values` is one slot of a ``text()`` mix: a hazard
+picked by a single integer, cheap in Hypothesis choices.
 """
 
 from __future__ import annotations
@@ -23,9 +24,19 @@ from hypothesis import strategies as st
 from strategies._internal.catalogue import LENGTH_BOUNDARIES, length_value
 from strategies._internal.hazards import HAZARDS
 
-__all__ = ["LEADING", "family_values", "hazard_values", "mixable_values", "whole_values"]
+__all__ = [
+    "LEADING",
+    "PREFIXES",
+    "SUFFIXES",
+    "family_values",
+    "hazard_values",
+    "mixable_values",
+    "slot_values",
+    "whole_values",
+]
 
-_PREFIXES = (
+#: Realistic text that goes before and after a hazard.
+PREFIXES = (
     "Please review ",
     "the user said ",
     "print(",
@@ -37,7 +48,7 @@ _PREFIXES = (
     "- [ ] ",
     "old_string: ",
 )
-_SUFFIXES = (
+SUFFIXES = (
     " and reply.",
     ")",
     " # note",
@@ -58,12 +69,12 @@ _CLUSTER = 12
 
 @cache
 def _prefix() -> st.SearchStrategy[str]:
-    return st.one_of(st.just(""), st.sampled_from(_PREFIXES), st.text(max_size=6))
+    return st.one_of(st.just(""), st.sampled_from(PREFIXES), st.text(max_size=6))
 
 
 @cache
 def _suffix() -> st.SearchStrategy[str]:
-    return st.one_of(st.just(""), st.sampled_from(_SUFFIXES), st.text(max_size=6))
+    return st.one_of(st.just(""), st.sampled_from(SUFFIXES), st.text(max_size=6))
 
 
 def _bmp_chars(keep: Callable[[str], bool], *ranges: tuple[int, int]) -> tuple[str, ...]:
@@ -161,7 +172,8 @@ _SCRIPT_RANGES = (
     (0x3041, 0x30FF),  # Kana
     (0x0300, 0x036F),  # Combining diacritical marks
 )
-_BOOL_WORDS = ("true", "false", "yes", "no", "on", "off", "null", "none", "nan", "inf", "y", "n")
+#: Words that parsers read as booleans, null or floats in any of their three cases.
+_BOOL_WORDS = ("true", "false", "yes", "no", "on", "off", "null", "nan", "inf", "y", "n")
 _PATH_ROOTS = ("C:\\", "/", "", "\\\\server\\", "~/", "./", "../", "..\\", "D:")
 _ENTITIES = ("amp", "lt", "gt", "quot", "apos", "nbsp", "copy", "eacute", "hellip")
 
@@ -193,6 +205,7 @@ def _generated_coercion() -> st.SearchStrategy[str]:
         st.integers(-(2**70), 2**70).map(str),
         st.floats(allow_nan=False, allow_infinity=False).map(repr),
         st.sampled_from(_BOOL_WORDS).flatmap(lambda w: st.sampled_from((w, w.upper(), w.title()))),
+        st.sampled_from(("None", "~")),
         st.integers(0, 255).map(lambda n: f"0x{n:X}"),
         st.dates().map(date.isoformat),
         st.times().map(lambda t: time.isoformat(t, "seconds")),
@@ -302,7 +315,7 @@ def family_values(family: str) -> st.SearchStrategy[str]:
         inner = hazards.filter(lambda h: h != " ")
         edge = st.builds(
             lambda text, leading: " " + text if leading else text + " ",
-            st.one_of(st.just(""), st.sampled_from(_PREFIXES + _SUFFIXES)),
+            st.one_of(st.just(""), st.sampled_from(PREFIXES + SUFFIXES)),
             st.booleans(),
         )
         return st.one_of(edge, st.builds(lambda h, a, b: a + h + b, inner, _prefix(), _suffix()))
@@ -330,3 +343,45 @@ def whole_values(families: tuple[str, ...]) -> st.SearchStrategy[tuple[str, str]
     if "coercion" in families:
         options.append(_generated_coercion().map(lambda t: ("coercion", t)))
     return st.one_of(options) if options else None
+
+
+#: In a mix, how many index values of a family's slot stand for "no hazard here" on top
+#: of 0 (which is what values shrink to), as a share of its hazards: families whose
+#: hazards make many chains refuse the whole value (lone surrogates, NUL) or make it
+#: long are present in fewer values, so the other hazards still get through those chains.
+_ABSENT: dict[str, float] = {"surrogates": 2.0, "nul": 1.5, "length": 3.0}
+
+
+@cache
+def slot_values(family: str, *, head: bool = False) -> st.SearchStrategy[str]:
+    """One slot of a mix: nothing, one hazard of ``family``'s table, or a generated one.
+
+    A single integer picks the hazard (``0`` is "nothing", so a slot shrinks away; ``1``
+    is the family's best-known hazard, then the table in order, then generated hazards),
+    so a dense value costs Hypothesis few choices and even its early, size-capped
+    examples carry every family. A ``head`` slot draws only the family's best-known
+    hazards (those the catalogue places at the start, middle and end), so each of them
+    is in most values. Whole-value hazards (``010``, a lone ``\\n``) are left to
+    :func:`whole_values`.
+    """
+    hazards = [h for h in HAZARDS[family] if h.places != "w"]
+    if head:
+        hazards = [h for h in hazards if set(h.places) >= set("sme")] or hazards[:1]
+    table = tuple(h.text for h in hazards)
+    n = len(table)
+    spare = 0 if head and n else max(1, n // 3)
+    absent = round((n + spare) * _ABSENT.get(family, 0.0))
+    top = n + spare + absent
+    generated = mixable_values(family) if family in _WHOLE else _GENERATED[family]()
+    index = st.integers(0, top)
+
+    @st.composite
+    def slot(draw: st.DrawFn) -> str:
+        i = draw(index)
+        if i == 0 or i > n + spare:
+            return ""
+        if i <= n:
+            return table[i - 1]
+        return draw(generated)
+
+    return slot()

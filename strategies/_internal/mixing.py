@@ -1,15 +1,20 @@
 """``text()`` and ``payloads()``: hazards of all (or the chosen) families, mixed.
 
 A value is either a mix (usually) or a whole-value hazard (about one in eight). A mix
-is a list of up to five groups of up to ``max_pieces`` pieces each; a piece is a cluster of
-hazards of a family drawn with equal odds, in realistic surroundings, or, with
-``plain=True``, a short run of arbitrary ``st.text()`` characters so that hazards
-nobody listed can still turn up. Mixes are dense on purpose: a rewrite of any one of
-a few hundred hazards shows up within a handful of examples. A whole-value hazard is
-a value that only acts as a whole (``010``, ``null``, ``~``, a lone ``\\n``, a
-256-byte string). Everything shrinks by deleting groups, pieces, hazards and
-surroundings and by moving to earlier hazards: ``find(text(), ...)`` on a
-quote-straightening chain ends at ``“``.
+is a fixed row of slots: realistic surroundings at both ends, a run of arbitrary
+``st.text()`` characters (with ``plain=True``) so that hazards nobody listed can still
+turn up, and for every family a few slots (more for families whose hazards different
+rewrites act on, at most ``max_pieces``), each empty or holding one hazard picked by a
+single integer. Mixes are dense on purpose and cheap in Hypothesis choices, so even
+Hypothesis' first, size-capped examples carry a hazard of every family: a rewrite of
+any of them shows up within a handful of examples. Families whose hazards make many
+chains refuse the whole value (lone surrogates, NUL) are in fewer values.
+
+Everything shrinks by emptying slots and moving to earlier hazards of a family's
+table. Families are laid out in reverse order, so when several slots show a failure
+the one left is of the earliest family: ``find(text(), ...)`` on a quote-straightening
+chain ends at ``“``, on NFC at ``e`` + U+0301. A whole-value hazard is a value that only
+acts as a whole (``010``, ``null``, ``~``, a lone ``\\n``, a 256-byte string).
 """
 
 from __future__ import annotations
@@ -23,21 +28,55 @@ from fidelity._kinds import FAMILIES
 from fidelity._payload import Payload
 from fidelity._text import to_utf8
 from strategies._internal.arguments import check_families, check_type, invalid
-from strategies._internal.generators import LEADING, mixable_values, whole_values
+from strategies._internal.catalogue import LENGTH_BOUNDARIES, length_value
+from strategies._internal.generators import (
+    LEADING,
+    PREFIXES,
+    SUFFIXES,
+    slot_values,
+    whole_values,
+)
+from strategies._internal.hazards import HAZARDS
 from strategies._internal.lazy import _UNSET, Defined, call_repr
 
 __all__ = ["payloads", "text"]
 
 _Piece = tuple[tuple[str, ...], str]
 
-#: Default number of pieces at most in one value.
-_MAX_PIECES = 8
+#: Default number of hazards at most of one family in a value.
+_MAX_PIECES = 4
 
-#: Groups of pieces at most in one value.
-_GROUPS = 5
+#: Slots per family in a value (at most ``max_pieces``): families with many distinct
+#: hazards that different rewrites act on (an entity, a tab, a CRLF) get more.
+_SLOTS: dict[str, int] = {
+    "quotes": 2,
+    "punctuation": 2,
+    "normalization": 2,
+    "compatibility": 1,
+    "case": 1,
+    "diacritics": 1,
+    "whitespace": 3,
+    "invisible": 2,
+    "bidi": 2,
+    "control": 1,
+    "nul": 1,
+    "newlines": 2,
+    "separators": 1,
+    "paths": 1,
+    "escapes": 3,
+    "mojibake": 1,
+    "astral": 1,
+    "surrogates": 1,
+    "bom": 1,
+    "coercion": 0,
+    "length": 1,
+    "scripts": 1,
+}
 
 #: Out of this many draws, one is a whole-value hazard (when the families have any).
 _WHOLE_ONE_IN = 8
+
+_EDGES = ("", " ", "\n", "\t", "  ", "\u00a0")
 
 
 def _checked(families: object, max_pieces: object, plain: object) -> tuple[str, ...]:
@@ -50,42 +89,68 @@ def _checked(families: object, max_pieces: object, plain: object) -> tuple[str, 
     return tuple(sorted(chosen, key=FAMILIES.index))
 
 
-def _tagged(family: str) -> st.SearchStrategy[_Piece]:
-    return mixable_values(family).map(lambda s: ((family,), s))
+@cache
+def _context(edge: bool) -> st.SearchStrategy[str]:
+    words = SUFFIXES if edge else PREFIXES
+    return st.one_of(st.sampled_from(_EDGES), st.sampled_from(words), st.text(max_size=6))
+
+
+def _fallback(families: tuple[str, ...]) -> _Piece:
+    for family in families:
+        if HAZARDS[family]:
+            return (family,), HAZARDS[family][0].text
+    return (families[0],), length_value(LENGTH_BOUNDARIES[1])
 
 
 @cache
 def _pieces(families: tuple[str, ...], max_pieces: int, plain: bool) -> st.SearchStrategy[_Piece]:
-    tagged = [_tagged(f) for f in families]
-    plain_runs = st.text(min_size=1, max_size=8).map(lambda s: ((), s))
-    choices = len(tagged) + (1 if plain else 0)
+    # Slots in the order they appear in the value, as (family, strategy); the family
+    # is "" for the plain st.text() slot and None for the surroundings.
+    # Families come in reverse order of FAMILIES: when several slots show a failure,
+    # shrinking keeps the last one, so values shrink towards the earliest family.
+    slots: list[tuple[str | None, st.SearchStrategy[str]]] = []
+    slots += [(f, slot_values(f)) for f in families if f in LEADING]
+    slots.append((None, _context(edge=False)))
+    if plain:
+        slots.append(("", st.text(max_size=8)))
+    for family in reversed(families):
+        if family in LEADING:
+            continue
+        count = min(max_pieces, _SLOTS[family] or (1 if len(families) == 1 else 0))
+        if not count:
+            continue  # whole-value hazards only (coercion): see whole_values()
+        # The family's best-known hazards get a slot of their own, the last one: a
+        # value shrinks to it when it shows the failure.
+        slots += [(family, slot_values(family))] * (count - 1)
+        slots.append((family, slot_values(family, head=True)))
+    slots.append((None, _context(edge=True)))
+    # Whitespace ending the value, for chains that strip it (the start has the BOM).
+    slots.append((None, st.sampled_from(_EDGES)))
 
-    @st.composite
-    def piece(draw: st.DrawFn) -> _Piece:
-        # An index rather than one_of: every family is equally likely however many
-        # branches its own strategy has, and it still shrinks towards the first.
-        i = draw(st.integers(0, choices - 1))
-        return draw(tagged[i] if i < len(tagged) else plain_runs)
+    fallback = _fallback(families)
 
-    def join(drawn: list[_Piece]) -> _Piece:
-        drawn = sorted(drawn, key=lambda p: not (p[0] and p[0][0] in LEADING))
-        seen = dict.fromkeys(f for fams, _ in drawn for f in fams)
-        return tuple(seen), "".join(s for _, s in drawn)
+    def join(drawn: tuple[str, ...]) -> _Piece:
+        filled = [f for (f, _), s in zip(slots, drawn, strict=True) if f is not None and s]
+        if not filled:
+            # No hazard at all (the simplest value is every slot empty): the earliest
+            # family's best-known hazard instead, so every value carries one.
+            return fallback
+        return tuple(dict.fromkeys(f for f in filled if f)), "".join(drawn)
 
-    # Lists of lists: Hypothesis keeps a list's average size small, and a dense value
-    # (a few dozen hazards) reveals a rewrite of any one of them within a few examples.
-    groups = st.lists(
-        st.lists(piece(), min_size=1, max_size=max_pieces), min_size=1, max_size=_GROUPS
-    )
-    mix = groups.map(lambda gs: join([p for g in gs for p in g]))
+    # A fixed sequence of slots rather than lists: every value is dense (a rewrite of
+    # any hazard shows up within a few examples, even in Hypothesis' early, size-capped
+    # examples), and it shrinks by emptying slots, down to one hazard.
+    mix = st.tuples(*(s for _, s in slots)).map(join)
 
     whole = whole_values(families)
     if whole is None:
         return mix
 
+    which = st.integers(0, _WHOLE_ONE_IN - 1)
+
     @st.composite
     def value(draw: st.DrawFn) -> _Piece:
-        if draw(st.integers(0, _WHOLE_ONE_IN - 1)) == _WHOLE_ONE_IN - 1:
+        if draw(which) == _WHOLE_ONE_IN - 1:
             family, text = draw(whole)
             return (family,), text
         return draw(mix)
@@ -101,10 +166,11 @@ def text(
 ) -> st.SearchStrategy[str]:
     """Strings carrying hazards of ``families`` (default: every family), mixed.
 
-    Most values are dense mixes: up to five groups of up to ``max_pieces`` pieces, each piece a
-    cluster of hazards of a randomly chosen family in realistic surroundings or, with
-    ``plain=True`` (the default), a short run of arbitrary ``st.text()`` characters;
-    pieces of families that act at the start of a value (``bom``) lead it. About one
+    Most values are dense mixes: up to ``max_pieces`` hazards of every family (each
+    family has a few slots, one of them for its best-known hazards), between realistic
+    surroundings and, with ``plain=True`` (the default), a short run of arbitrary
+    ``st.text()`` characters; hazards of families that act at the start of a value
+    (``bom``) lead it. Every value carries at least one hazard or plain run. About one
     value in eight is a hazard that only acts as a whole value (``010``, ``null``,
     ``~``, a 256-byte string).
     Values shrink towards a single hazard of the earliest family that still shows
