@@ -1,7 +1,8 @@
 """Speed of ``probes.mcp`` against a bare SDK loop measured in the same process.
 
 Run: ``.venv/bin/python benchmarks/bench_mcp.py``. Prints a table and exits 1 when
-the target is missed.
+the target is missed. ``--bounds`` measures instead how long ``fidelity probe --mcp``
+takes to give up on hostile targets (see ``bounds``).
 
 Target (issue 6): against the Python reflector over stdio, a survey of the catalogue
 through ``probes.mcp`` reaches at least 80% of the call rate of a bare loop of
@@ -16,9 +17,20 @@ Each measurement is the best of ``ROUNDS`` runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import select
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 
 import fidelity
 import probes
@@ -72,15 +84,17 @@ def main() -> int:
     payloads = _payloads()
     texts = [p.text for p in payloads]
     rows: dict[str, tuple[int, float]] = {}
+    runs: tuple[tuple[str, Callable[[], tuple[int, float]]], ...]
     for _ in range(ROUNDS):
-        for name, run in (
+        runs = (
             ("bare call_tool loop (echo)", lambda: bare_loop(texts)),
             ("probes.mcp survey (echo only)", lambda: probe_survey(payloads, split=False)),
             (
                 "probes.mcp survey (echo+reflect+emit)",
                 lambda: probe_survey(payloads, split=True),
             ),
-        ):
+        )
+        for name, run in runs:
             calls, seconds = run()
             best = rows.get(name)
             if best is None or calls / seconds > best[0] / best[1]:
@@ -103,5 +117,118 @@ def main() -> int:
     return 0 if ok else 1
 
 
+ROOT = Path(__file__).resolve().parent.parent
+BOUND_TIMEOUT = 2.0
+#: Issue 8: every hostile case ends within the timeout plus a small margin.
+BOUND_MARGIN = 1.5
+
+
+@contextmanager
+def _silent_port() -> Iterator[str]:
+    """A loopback port that accepts connections and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
+    finally:
+        stop.set()
+        thread.join(2)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+@contextmanager
+def _freezing_server() -> Iterator[str]:
+    """tests/servers/mcp_http_freeze.py: an HTTP MCP server that freezes on its first call."""
+    script = ROOT / "tests" / "servers" / "mcp_http_freeze.py"
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        if not select.select([proc.stdout], [], [], 30)[0]:
+            raise RuntimeError("the freezing server did not start")
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+
+
+@contextmanager
+def _argv(*argv: str) -> Iterator[str]:
+    yield "\0".join(["--", *argv])
+
+
+def _fidelity_probe(target: str) -> tuple[int, float, str]:
+    """Run ``fidelity probe --mcp`` on ``target`` (a URL or ``--\0argv...``); time it."""
+    command = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--families", "quotes"]
+    command += ["--timeout", f"{BOUND_TIMEOUT:g}", *target.split("\0")]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    elapsed = time.perf_counter() - start
+    return done.returncode, elapsed, done.stderr.strip().splitlines()[-1:][0][:70]
+
+
+def bounds() -> int:
+    """How long ``fidelity probe --mcp --timeout 2`` takes to give up on hostile targets.
+
+    The baseline is a server that exits at once (interpreter start-up, imports, one
+    spawn), measured in the same run. Target: each case within timeout + 1.5 s.
+    """
+    warnings.simplefilter("ignore", DeprecationWarning)
+    hostile = [sys.executable, str(ROOT / "tests" / "servers" / "mcp_hostile.py")]
+    cli_hostile = [sys.executable, str(ROOT / "tests" / "cli" / "hostile_mcp.py")]
+    tmp = tempfile.mkdtemp(prefix="bench-mcp-")
+    pids = os.path.join(tmp, "pids")
+    cases: list[tuple[str, Callable[[], AbstractContextManager[str]]]] = [
+        ("baseline: stdio server exits at once", lambda: _argv("false")),
+        ("stdio: hangs on a call", lambda: _argv(*cli_hostile, "--hang")),
+        (
+            "stdio: freezes on a call, child on stdout",
+            lambda: _argv(*hostile, "--freeze-on", "", "--pid-file", pids, "--child"),
+        ),
+        ("stdio: never completes the handshake", lambda: _argv("sleep", "100")),
+        (
+            "stdio: stalls at start-up, with a child",
+            lambda: _argv(*hostile, "--stall", "--pid-file", pids, "--child"),
+        ),
+        ("http: never answers", _silent_port),
+        ("http: freezes after the handshake", _freezing_server),
+    ]
+    print(f"fidelity probe --mcp --timeout {BOUND_TIMEOUT:g} against hostile targets")
+    print(f"{'case':44} {'exit':>4} {'seconds':>8} {'-timeout':>8}  last line")
+    ok = True
+    for name, target in cases:
+        with target() as where:
+            code, seconds, line = _fidelity_probe(where)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(pids)
+        met = name.startswith("baseline") or seconds <= BOUND_TIMEOUT + BOUND_MARGIN
+        ok = ok and met and code == 3
+        over = seconds - BOUND_TIMEOUT
+        print(f"{name:44} {code:4d} {seconds:8.2f} {over:+8.2f}  {line}{'' if met else '  MISSED'}")
+    os.rmdir(tmp)
+    print(
+        f"target: every case ends with exit 3 within timeout + {BOUND_MARGIN:g}s: "
+        + ("met" if ok else "MISSED")
+    )
+    return 0 if ok else 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bounds() if "--bounds" in sys.argv[1:] else main())

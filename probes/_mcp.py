@@ -9,8 +9,10 @@ One session is reused across a survey. Every call has a timeout; a call that tim
 out is never retried, and a short health check (a fraction of the timeout) decides
 whether the session is kept. A session that dies (the server crashed) makes that
 payload ``broken``; the session is re-established and the survey goes on. A value the
-SDK cannot serialize (a lone surrogate) is ``broken`` on the client side: the call
-that carried it fails before anything is sent, and the session stays up. Against the
+SDK cannot serialize (a lone surrogate) is ``rejected`` with ``client_side`` set, as in
+the HTTP probe: the client library refused it, the call that carried it fails before
+anything is sent, and the session stays up. A session that is let go (it failed its
+health check, or died) has its server process killed at once. Against the
 reference reflector (tools ``reflect`` and ``emit``) the request path and the response
 path are measured apart, in ``parts``.
 
@@ -24,7 +26,6 @@ import dataclasses
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +34,7 @@ from fidelity._kinds import Status
 from fidelity._observation import Direction, Observation
 from fidelity._probe import Probe, observe_value
 from fidelity._render import safe
+from probes._mcp_name import target_label
 from probes._mcp_read import Reader, parse_read, result_text
 
 if TYPE_CHECKING:
@@ -48,7 +50,7 @@ _MAX_RESTART_FAILURES = 3
 #: After a call timed out, the health check (``tools/list``) gets this share of the
 #: call timeout, within the bounds below; the same margin bounds our own wait around
 #: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
-#: at most twice the margin (plus the SDK's shutdown grace when the server is dead).
+#: at most twice the margin (a server that fails the health check is killed at once).
 _MARGIN_SHARE = 0.2
 _MARGIN_MIN = 0.2
 _MARGIN_MAX = 2.0
@@ -200,8 +202,7 @@ class McpProbe(Probe):
         self.reflector = reflector
         self.mode = mode
         self.calls = 0
-        shown = Path(self.target[0]).name if isinstance(self.target, list) else self.target
-        self.name = f"mcp {self.transport} {safe(str(shown))} {tool}.{param}"
+        self.name = f"mcp {self.transport} {target_label(self.target)} {safe(tool)}.{safe(param)}"
         self._loop: EventLoopThread | None = None
         self._session: McpSession | None = None
         self._stderr: StderrTail | None = None
@@ -282,7 +283,11 @@ class McpProbe(Probe):
             raise TargetError(self._with_stderr(str(exc).rstrip("."))) from None
         return session
 
-    def _make_client(self, on_message: Callable[[object], Awaitable[None]]) -> Client:
+    def _make_client(
+        self,
+        on_message: Callable[[object], Awaitable[None]],
+        close_within: Callable[[], float],
+    ) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
         from mcp.client.streamable_http import streamable_http_client
@@ -294,7 +299,7 @@ class McpProbe(Probe):
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                guard_transport(streamable_http_client(self.target)),
+                guard_transport(streamable_http_client(self.target), close_within),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -314,7 +319,7 @@ class McpProbe(Probe):
             encoding_error_handler="replace",
         )
         return Client(
-            guard_transport(stdio_client(params, errlog=self._stderr.file)),
+            guard_transport(stdio_client(params, errlog=self._stderr.file), close_within),
             read_timeout_seconds=self.timeout,
             mode=self.mode,
             cache=None,
@@ -585,7 +590,7 @@ class McpProbe(Probe):
             self.calls -= 1  # nothing was sent
             return Observation(
                 sent=text,
-                status=Status.BROKEN,
+                status=Status.REJECTED,
                 error_type=type(exc.cause).__name__,
                 error=(
                     "the MCP client library could not encode the value "
@@ -635,23 +640,38 @@ class McpProbe(Probe):
         """A call that timed out is never retried; keep the session only if it still answers.
 
         The health check gets a small share of the call timeout (``_margin``). A session
-        that fails it is let go: it shuts down in the background (the SDK gives a stdio
-        server a grace period before killing it) while the next payload starts a new one;
-        ``close()`` waits for it.
+        that fails it is abandoned: its server is killed at once (no shutdown grace) in
+        the background while the next payload starts a new one; ``close()`` waits for it.
         """
         bound = _margin(self.timeout)
 
         async def ping(client: Client) -> Any:
             return await client.list_tools()
 
+        exited = session.exit_code
         try:
+            if exited is not None:
+                raise ConnectionError("the server process exited")
             session.call(ping, bound)
         except BaseException:
-            session.close(wait=False)
+            session.abandon(wait=False)
             self._closing = [s for s in self._closing if not s.dead]
             self._closing.append(session)
             if self._session is session:
                 self._session = None
+        if exited is not None:
+            # The server died, but a process it left behind (in its group, killed now)
+            # held its stdout open, so the SDK never saw the connection close.
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="ServerExited",
+                error=self._with_stderr(
+                    f"the MCP server process exited (status {exited}) without answering, "
+                    "while a process it started kept its output open"
+                ),
+                direction=direction,
+            )
         return Observation(
             sent=text,
             status=Status.TIMEOUT,
@@ -663,10 +683,12 @@ class McpProbe(Probe):
     def _broken(self, text: str, session: McpSession, direction: Direction) -> Observation:
         from probes._mcp_session import describe_failure
 
-        session.close()
+        # What ended the session, unless it is still up (only the connection closed):
+        # then it is beyond use and abandoned, its server killed at once.
+        failure = session.failure if session.dead else None
+        session.abandon()
         if self._session is session:
             self._session = None
-        failure = session.failure
         if failure is not None:
             error_type, message, client_side = describe_failure(failure)
             if client_side:
@@ -764,7 +786,9 @@ def mcp(
     is then of the request path); with
     ``read_tool`` it applies to a second call, ``read_tool(**read_args)`` (by default
     the write arguments the read tool accepts, e.g. the same ``path``).
-    ``timeout`` bounds every call (timeouts are never retried). Tools annotated
+    ``timeout`` bounds every call (timeouts are never retried); the handshake gets
+    ``max(timeout + 0.5, 2.5)`` seconds, room for a server process to start. A server
+    that stops answering is killed (stdio) or dropped (HTTP) at once. Tools annotated
     ``destructiveHint`` are refused unless ``allow_destructive``. ``reflector`` forces
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.

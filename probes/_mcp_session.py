@@ -12,6 +12,16 @@ parse (which carry the raw line, tracebacks included) are kept, bounded and rend
 terminal-safe, instead of being printed; and a request the SDK cannot serialize (a
 lone surrogate in an argument) fails the one call that sent it (``guard_transport``)
 instead of the transport task, which would take the whole session down.
+
+Every wait is bounded. The handshake gets ``handshake_bound(timeout)``: the per-request
+timeout plus half a second, and never less than 2.5 s, which leaves a cold interpreter
+room to start (a Python SDK server takes 0.5-1 s here, a Node one 0.2 s; ``npx``
+fetching a package needs a larger timeout). A session that is let go (a failed
+handshake, a failed health check, a dead transport) is abandoned at once: the server
+process this session spawned is terminated, then killed, with its process group,
+instead of being given the SDK's two-second grace after its stdin closes; a Streamable
+HTTP session skips its closing ``DELETE``. A session closed in good order keeps the
+SDK's grace, and its ``DELETE`` is bounded.
 """
 
 from __future__ import annotations
@@ -20,9 +30,12 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import contextvars
 import json
 import logging
 import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -45,6 +58,7 @@ __all__ = [
     "UnparsableReply",
     "describe_failure",
     "guard_transport",
+    "handshake_bound",
 ]
 
 _T = TypeVar("_T")
@@ -59,13 +73,115 @@ _SDK_LOGGERS = (
 )
 _TAIL_BYTES = 16384
 _MESSAGE_CHARS = 300
+#: The handshake (spawn, negotiation, ``tools/list``) gets the request timeout plus
+#: this much for process start-up, and never less than ``_HANDSHAKE_FLOOR`` seconds.
+_HANDSHAKE_STARTUP = 0.5
+_HANDSHAKE_FLOOR = 2.5
+#: An abandoned server gets this long after SIGTERM before SIGKILL.
+_KILL_GRACE = 0.3
+#: How long to wait for an abandoned session's task to end (its server is killed).
+_ABANDON_WAIT = 3.0
+#: A session closed in good order: the SDK's own grace (2 s after stdin closes, then
+#: SIGTERM) plus a little; after that it is abandoned. Also bounds an HTTP ``DELETE``.
+_CLOSE_WAIT = 3.0
+_DELETE_BOUND = 2.0
+
+#: Where the event loop records the server processes the current session task spawns.
+_SPAWNED: contextvars.ContextVar[list[_Spawned] | None] = contextvars.ContextVar(
+    "fidelity_mcp_spawned", default=None
+)
+
+
+def handshake_bound(timeout: float) -> float:
+    """Seconds allowed to spawn or reach a server and complete the MCP handshake."""
+    return max(timeout + _HANDSHAKE_STARTUP, _HANDSHAKE_FLOOR)
+
+
+class _RecordingLoop(asyncio.SelectorEventLoop):
+    """The default POSIX event loop, noting each subprocess a session task spawns.
+
+    The SDK's stdio client spawns the server through ``loop.subprocess_exec`` (via
+    anyio) and keeps the process to itself; noted here, in the spawning task's
+    context, the session can kill the very process it started when it lets it go.
+    (On Windows the SDK spawns in a Job Object of its own; nothing is noted there and
+    the SDK's shutdown applies.)
+    """
+
+    async def subprocess_exec(self, *args: Any, **kwargs: Any) -> Any:
+        transport, protocol = await super().subprocess_exec(*args, **kwargs)
+        sink = _SPAWNED.get()
+        if sink is not None:
+            sink.append(_Spawned(transport))
+        return transport, protocol
+
+
+class _Spawned:
+    """A server process a session started, and whether it leads its own process group.
+
+    The SDK starts a stdio server in a new session, so the server's children (``npx``
+    runs ``node``) share its group and are signalled with it, even after the leader
+    itself exited (a child holding its stdout open keeps the session waiting).
+    """
+
+    def __init__(self, transport: asyncio.SubprocessTransport) -> None:
+        self.transport = transport
+        self.pid = transport.get_pid()
+        try:
+            self.group = os.getpgid(self.pid) == self.pid and self.pid != os.getpgrp()
+        except (OSError, AttributeError):  # gone already, or no process groups here
+            self.group = False
+
+    @property
+    def returncode(self) -> int | None:
+        """The leader's exit status once it exited, else ``None``."""
+        return self.transport.get_returncode()
+
+    def running(self) -> bool:
+        """True while the leader, or any member of its group but a zombie, runs.
+
+        Orphaned members that died wait as zombies until the system reaps them; on
+        Linux ``/proc`` tells them apart, elsewhere a zombie counts as running.
+        """
+        if not self.signal(0):
+            return False
+        if not self.group or not os.path.isdir("/proc/self"):
+            return True
+        pgid = str(self.pid)
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
+                    fields = f.read().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 2 and fields[2] == pgid and fields[0] not in ("Z", "X"):
+                return True
+        return False
+
+    def signal(self, signum: int) -> bool:
+        """Send ``signum`` to the group (or the lone process); False when nothing is left."""
+        try:
+            if self.group:
+                os.killpg(self.pid, signum)
+            elif self.returncode is None:
+                os.kill(self.pid, signum)
+            else:
+                return False
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass  # a member we may not signal; the rest got it
+        return True
 
 
 class EventLoopThread:
     """An asyncio event loop running in a daemon thread; coroutines are submitted to it."""
 
     def __init__(self, name: str = "fidelity-mcp") -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop: asyncio.AbstractEventLoop = (
+            asyncio.new_event_loop() if sys.platform == "win32" else _RecordingLoop()
+        )
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -283,10 +399,25 @@ class _GuardedWriteStream:
 @contextlib.asynccontextmanager
 async def guard_transport(
     transport: AbstractAsyncContextManager[tuple[Any, Any]],
+    close_within: Callable[[], float] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """Wrap an SDK transport so an unserializable request fails its call, not the session."""
-    async with transport as (read_stream, write_stream):
-        yield read_stream, _GuardedWriteStream(write_stream)
+    """Wrap an SDK transport so an unserializable request fails its call, not the session.
+
+    ``close_within()``, asked when the session ends, bounds in seconds what the
+    transport may still do on its way out (Streamable HTTP sends a ``DELETE``, which a
+    server that stopped answering would hold for the HTTP client's 30 s); 0 skips it.
+    The stdio transport's own shutdown is shielded from this bound: the session kills
+    the server it abandons instead.
+    """
+    import anyio
+
+    with anyio.CancelScope() as scope:
+        async with transport as (read_stream, write_stream):
+            try:
+                yield read_stream, _GuardedWriteStream(write_stream)
+            finally:
+                if close_within is not None:
+                    scope.deadline = anyio.current_time() + max(0.0, close_within())
 
 
 def _raw_input(exc: Exception) -> tuple[str | None, str]:
@@ -367,7 +498,7 @@ class McpSession:
     def __init__(
         self,
         loop: EventLoopThread,
-        make_client: Callable[[Callable[[object], Awaitable[None]]], Client],
+        make_client: Callable[[Callable[[object], Awaitable[None]], Callable[[], float]], Client],
         *,
         timeout: float,
     ) -> None:
@@ -382,6 +513,9 @@ class McpSession:
         self._host: concurrent.futures.Future[None] | None = None
         self._current: asyncio.Task[Any] | None = None
         self._interrupted: UnparsableReply | None = None
+        self._spawned: list[_Spawned] = []
+        self._abandoned = False
+        self._abandoned_at: float | None = None
 
     @property
     def dead(self) -> bool:
@@ -393,26 +527,31 @@ class McpSession:
         return self._dead.wait(timeout)
 
     def start(self) -> None:
-        """Connect and list the tools; raise ``TargetError`` when that fails."""
+        """Connect and list the tools, within ``handshake_bound(timeout)``.
+
+        Raise ``TargetError`` when that fails; the server is then abandoned.
+        """
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._host = self._loop.submit(self._hold(ready))
-        bound = self._timeout * 2 + 10
+        bound = handshake_bound(self._timeout)
         try:
             ready.result(bound)
         except concurrent.futures.TimeoutError:
-            self.close()
+            self.abandon()
             raise TargetError(
-                f"the MCP server did not complete the handshake within {bound:g}s."
+                f"the MCP server did not complete the handshake within {bound:g}s "
+                "(a server that starts slowly needs a longer timeout)."
             ) from None
         except BaseException as exc:
-            self.close()
+            self.abandon()
             error_type, message, _ = describe_failure(exc)
             raise TargetError(f"could not open an MCP session ({error_type}: {message}).") from None
 
     async def _hold(self, ready: concurrent.futures.Future[None]) -> None:
         self._stop = asyncio.Event()
+        _SPAWNED.set(self._spawned)  # this task's own context: see _RecordingLoop
         try:
-            async with self._make_client(self._on_message) as client:
+            async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
                 listing = await client.list_tools()
                 self.tools = list(listing.tools)
@@ -432,6 +571,10 @@ class McpSession:
         finally:
             self.client = None
             self._dead.set()
+
+    def _close_within(self) -> float:
+        """What the transport may still spend on its way out (see ``guard_transport``)."""
+        return 0.0 if self._abandoned else min(self._timeout, _DELETE_BOUND)
 
     async def _on_message(self, message: object) -> None:
         """Fail the call in flight at once when its reply reached us but the SDK dropped it.
@@ -484,16 +627,69 @@ class McpSession:
         return self._loop.run(run(), timeout)
 
     def close(self, *, wait: bool = True) -> None:
-        """End the session (bounded: the SDK stops a stdio server within a few seconds).
+        """End the session in good order: the server gets the SDK's grace to exit.
 
-        With ``wait=False`` the shutdown is only started; a later ``close()`` waits for it.
+        Bounded: a session not over within a few seconds is abandoned. With
+        ``wait=False`` the shutdown is only started; a later ``close()`` waits for it.
         """
         stop = self._stop
         if stop is not None and not self.dead:
             self._loop.loop.call_soon_threadsafe(stop.set)
         if not wait:
             return
+        if self._host is not None and not self._dead.wait(_CLOSE_WAIT):
+            self.abandon()
+        self._sweep()
+
+    def abandon(self, *, wait: bool = True) -> None:
+        """Let the session go at once: kill the server it spawned, cancel its task.
+
+        The server process (and its process group) gets SIGTERM, then SIGKILL after
+        a short grace; a Streamable HTTP session skips its closing ``DELETE``. With
+        ``wait=False`` this only starts it; ``close()`` waits for the end (bounded).
+        """
+        self._abandoned = True
+        if self._abandoned_at is None:
+            self._abandoned_at = time.monotonic()
+        if not self._loop.loop.is_closed():
+            self._loop.loop.call_soon_threadsafe(self._signal_spawned, signal.SIGTERM)
         host = self._host
-        if host is not None and not self._dead.wait(12.0):
+        if host is not None:
             host.cancel()
-            self._dead.wait(3.0)
+        if wait:
+            self._dead.wait(_ABANDON_WAIT)
+            self._sweep()
+
+    def _sweep(self) -> None:
+        """Stop what is left in the spawned servers' process groups (bounded).
+
+        A server that exited, in good order or not, can leave children behind (they
+        may even hold its stdout open); the SDK, seeing the server gone, leaves them
+        running. They are ours: SIGTERM, then SIGKILL after a short grace.
+        """
+        if self._abandoned_at is None:
+            left = [p for p in self._spawned if p.signal(signal.SIGTERM)]
+            deadline = time.monotonic() + _KILL_GRACE
+        else:  # SIGTERM went out when the session was abandoned; its grace runs from then
+            left = [p for p in self._spawned if p.running()]
+            deadline = self._abandoned_at + _KILL_GRACE
+        while left and time.monotonic() < deadline:
+            time.sleep(0.02)
+            left = [p for p in left if p.running()]
+        for spawned in left:
+            spawned.signal(_SIGKILL)
+
+    def _signal_spawned(self, signum: int) -> None:
+        """(On the loop.) Signal each spawned server still there; escalate to SIGKILL."""
+        signalled = [p for p in self._spawned if p.signal(signum)]
+        if signalled and signum != _SIGKILL:
+            self._loop.loop.call_later(_KILL_GRACE, self._signal_spawned, _SIGKILL)
+
+    @property
+    def exit_code(self) -> int | None:
+        """The exit status of the server process this session spawned, once it exited."""
+        codes = [p.returncode for p in self._spawned if p.returncode is not None]
+        return codes[0] if codes else None
+
+
+_SIGKILL: int = getattr(signal, "SIGKILL", signal.SIGTERM)

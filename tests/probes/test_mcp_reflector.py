@@ -30,8 +30,9 @@ def _by_direction(survey: fidelity.Survey) -> dict[Direction, list[fidelity.Obse
 
 
 def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> None:
-    """Everything but lone surrogates is preserved in every direction; surrogates fail
-    on the client side on the way in, and as ``response_surrogates`` on the way out."""
+    """Everything but lone surrogates is preserved in every direction; surrogates are
+    refused by the client library on the way in (``rejected``, ``client_side``), and are
+    ``response_surrogates`` on the way out."""
     seen = _by_direction(survey)
     for direction, observations in seen.items():
         assert observations, direction
@@ -42,7 +43,7 @@ def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> N
                 assert obs.status in response_surrogates, (obs.payload_id, obs.status, obs.error)
                 assert not obs.client_side
             else:
-                assert obs.status is Status.BROKEN, (direction, obs.payload_id, obs.error)
+                assert obs.status is Status.REJECTED, (direction, obs.payload_id, obs.error)
                 assert obs.client_side, obs.error
                 assert "could not encode" in obs.error
     assert any(_has_surrogate(o.sent) for o in survey.observations)

@@ -10,13 +10,21 @@ It speaks line-delimited JSON-RPC (legacy handshake; ``server/discover`` is answ
 - ``--surrogate-reply``: answer every call with the JSON escape of a lone surrogate;
 - ``--hang-on WORD``: never answer a call whose text contains WORD;
 - ``--mute-on WORD``: once a call's text contains WORD, answer nothing more (not even
-  ``tools/list``) until stdin closes, then exit.
+  ``tools/list``) until stdin closes, then exit;
+- ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
+  for good (a closed stdin does not end it either: only a signal does);
+- ``--stall``: freeze at start-up, before the handshake;
+- ``--pid-file PATH``: write this process's pid to PATH, and with ``--child`` also the
+  pid of a child process it starts (which never exits by itself), one per line.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import time
 from typing import Any
 
 ECHO = {
@@ -37,6 +45,12 @@ def _send(out: Any, message: dict[str, Any]) -> None:
     out.flush()
 
 
+def _freeze() -> None:
+    """Neither read nor answer, ever: only a signal ends this process."""
+    while True:
+        time.sleep(3600)
+
+
 def main(argv: list[str]) -> int:
     crash_after = int(argv[argv.index("--crash-after") + 1]) if "--crash-after" in argv else -1
     noise = "--noise" in argv
@@ -44,6 +58,16 @@ def main(argv: list[str]) -> int:
     surrogate = "--surrogate-reply" in argv
     hang_on = argv[argv.index("--hang-on") + 1] if "--hang-on" in argv else None
     mute_on = argv[argv.index("--mute-on") + 1] if "--mute-on" in argv else None
+    freeze_on = argv[argv.index("--freeze-on") + 1] if "--freeze-on" in argv else None
+    if "--pid-file" in argv:
+        pids = [os.getpid()]
+        if "--child" in argv:
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+            pids.append(child.pid)
+        with open(argv[argv.index("--pid-file") + 1], "w", encoding="ascii") as f:
+            f.write("".join(f"{pid}\n" for pid in pids))
+    if "--stall" in argv:
+        _freeze()
     muted = False
     out = sys.stdout.buffer
     calls = 0
@@ -72,6 +96,8 @@ def main(argv: list[str]) -> int:
             calls += 1
             if hang_on is not None and hang_on in text:
                 continue
+            if freeze_on is not None and freeze_on in text:
+                _freeze()
             if mute_on is not None and mute_on in text:
                 muted = True
                 continue
