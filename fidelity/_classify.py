@@ -48,6 +48,7 @@ _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
 _DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
 _WHOLE_COMPOSE_MAX = 2048  # longest value tried with two whole-value rewrites composed
+_AS_ONE_MAX = 4096  # longest differing span (both sides) replayed as one finding
 _TRUNCATED_RESIDUE = 16  # longest short tail that may be called a truncation on its own
 # Rewrites that undo each other: composing them explains nothing (``\x93`` escaped as
 # ``&#147;`` and unescaped as ``“`` is not what a chain did to it).
@@ -78,6 +79,15 @@ class Finding:
 
 
 _PAIRS: dict[tuple[str, str], bool] = {}
+
+
+def _adds_foreign(sent: str, mid: str, received: str) -> bool:
+    """True when a first rewrite (``sent`` -> ``mid``) wrote characters ``received`` lacks.
+
+    A composition whose first step writes what the second removes again (a CR added
+    by ``newline.lf_to_crlf`` and turned into LF) explains less than one that does not.
+    """
+    return any(c not in sent and c not in received for c in set(mid))
 
 
 def _context_free(before: str, after: str) -> bool:
@@ -197,6 +207,7 @@ class _Classifier:
         if len(s) + len(r) > _COMPOSE_MAX or self.compose_budget <= 0:
             return None
         self.compose_budget -= 1
+        fallback: tuple[tuple[str, str], ...] | None = None
         for first in RULES:
             if first.kind in _LOSSY or (first.src is not None and first.src.search(s) is None):
                 continue
@@ -211,9 +222,14 @@ class _Classifier:
                     ):
                         continue
                     detail2 = second.match(mid, r, ctx)
-                    if detail2 is not None:
-                        return ((first.kind, detail1), (second.kind, detail2))
-        return None
+                    if detail2 is None:
+                        continue
+                    found = ((first.kind, detail1), (second.kind, detail2))
+                    if not _adds_foreign(s, mid, r):
+                        return found
+                    if fallback is None:
+                        fallback = found
+        return fallback
 
     def hunk(self, h: Hunk, floor: int, ceil: int) -> tuple[tuple[tuple[str, str], ...], int, int]:
         """Kinds for hunk ``h`` and the context (left, right) the replay needed."""
@@ -272,6 +288,9 @@ def _tail_kind(a: str, b: str, i: int, j: int, escapes: bool) -> tuple[str, str]
         if seg_a in LINE_BREAKS:
             return ("newline.final_removed", "")
         if seg_a.isspace():
+            # A strip leaves no character it strips before the cut: "   " -> " " is not one.
+            if j and b[j - 1] in seg_a:
+                return None
             return ("whitespace.strip", "trailing")
         return ("truncate", _truncate_detail(a, i, "", escapes))
     first = seg_a[0]
@@ -382,6 +401,13 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
         return _classify(a, b, escapes, None, reread=reread)
     split = _classify(a, b, escapes, bom, reread=False)
     if all(f.explained for f in split):
+        if "\ufeff" not in (a if bom.received_end else b):
+            return split
+        # A U+FEFF on both sides may be the same character, moved by a rewrite around
+        # it (a leading NBSP stripped): the reading with fewer kinds wins.
+        whole = _classify(a, b, escapes, None, reread=False)
+        if all(f.explained for f in whole) and _kind_count(whole) < _kind_count(split):
+            return whole
         return split
     # The BOM may be part of a wider rewrite (a whole value read as latin-1 turns
     # U+FEFF into "ï»¿"): keep the reading that explains everything, if one does.
@@ -732,7 +758,9 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
             kind2: tuple[str, str] | None = None
             # A strip leaves no leading whitespace, unless only spaces were stripped
             # (``strip(" ")``): "\r\nx" -> "\nx" is a CRLF losing its CR, not a strip.
-            if seg.isspace() and (not a[ie : ie + 1].isspace() or set(seg) <= {" "}):
+            if seg.isspace() and (
+                not a[ie : ie + 1].isspace() or (set(seg) <= {" "} and a[ie] != " ")
+            ):
                 kind2 = ("whitespace.strip", "leading")
             elif seg[-1] in "/\\" and not any(c in "/\\" for c in a[ie:]):
                 kind2 = ("path.basename", "")
@@ -761,7 +789,29 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
         whole = _as_one(clf, lo)
         if whole is not None:
             return [*head, whole]
-    return head + body + tail
+    return head + _fewest_kinds(clf, body + tail, lo)
+
+
+def _kind_count(findings: list[Finding]) -> int:
+    return len({kind for f in findings for kind, _ in f.kinds})
+
+
+def _fewest_kinds(clf: _Classifier, findings: list[Finding], lo: int) -> list[Finding]:
+    """The hunks' findings, or the span they cover as one finding if it needs fewer kinds.
+
+    Runs of similar characters align in several equally short ways (``\r\n\r\r`` ->
+    ``\n\n\n`` pairs a CRLF with two LFs); the pairing the diff picked may need more, or
+    odder, kinds than the rewrite that was applied. Among the explanations, the one
+    with the fewest kinds wins.
+    """
+    if len(findings) < 2 or _kind_count(findings) < 2:
+        return findings
+    if findings[-1].sent_end - findings[0].sent_start > _AS_ONE_MAX:
+        return findings
+    whole = _as_one(clf, lo)
+    if whole is not None and _kind_count([whole]) < _kind_count(findings):
+        return [whole]
+    return findings
 
 
 def _as_one(clf: _Classifier, lo: int) -> Finding | None:
@@ -781,7 +831,7 @@ def _as_one(clf: _Classifier, lo: int) -> Finding | None:
     while i < ie and j < je and a[i] == b[j]:
         i += 1
         j += 1
-    if (ie - i) + (je - j) > 4096:
+    if (ie - i) + (je - j) > _AS_ONE_MAX:
         return None
     ((i, ie, j, je),) = _widen(a, b, [(i, ie, j, je)], 0, len(a))
     kinds, lc, rc = clf.hunk((i, ie, j, je), 0, len(a))

@@ -98,26 +98,28 @@ def coercions(text: str) -> Iterator[tuple[str, object]]:
     """Every (resolver, value) the implicit typing of known formats gives ``text``."""
     if len(text) > 64:
         return
-    if text in _Y11_BOOL:
-        yield "YAML 1.1 bool", _Y11_BOOL[text]
-    if text in _Y11_NULL:
+    # A YAML plain scalar does not hold the blanks around it: "  0320  " reads as 0320.
+    plain = text.strip(" \r\n")  # PyYAML takes no tab around a scalar
+    if plain in _Y11_BOOL:
+        yield "YAML 1.1 bool", _Y11_BOOL[plain]
+    if plain in _Y11_NULL:
         yield "YAML 1.1 null", None
-    if text in _Y12_BOOL:
-        yield "YAML 1.2 bool", _Y12_BOOL[text]
+    if plain in _Y12_BOOL:
+        yield "YAML 1.2 bool", _Y12_BOOL[plain]
     try:
-        if _Y11_INT.fullmatch(text):
-            yield "YAML 1.1 int", _yaml11_int(text)
-        if _Y11_FLOAT.fullmatch(text):
-            yield "YAML 1.1 float", _yaml11_float(text)
-        if _Y12_INT.fullmatch(text):
-            yield "YAML 1.2 int", int(text, 0) if text[:2] in ("0o", "0x") else int(text)
-        if _Y12_FLOAT.fullmatch(text):
-            yield "YAML 1.2 float", _yaml11_float(text)
+        if _Y11_INT.fullmatch(plain):
+            yield "YAML 1.1 int", _yaml11_int(plain)
+        if _Y11_FLOAT.fullmatch(plain):
+            yield "YAML 1.1 float", _yaml11_float(plain)
+        if _Y12_INT.fullmatch(plain):
+            yield "YAML 1.2 int", int(plain, 0) if plain[:2] in ("0o", "0x") else int(plain)
+        if _Y12_FLOAT.fullmatch(plain):
+            yield "YAML 1.2 float", _yaml11_float(plain)
     except ValueError:
         pass
-    if _DATE.fullmatch(text) or _DATETIME.fullmatch(text):
+    if _DATE.fullmatch(plain) or _DATETIME.fullmatch(plain):
         with contextlib.suppress(ValueError):
-            yield "YAML 1.1 timestamp", _timestamp(text)
+            yield "YAML 1.1 timestamp", _timestamp(plain)
     for label, parse in (("int", int), ("float", float)):
         with contextlib.suppress(ValueError):
             yield label, parse(text)

@@ -889,8 +889,10 @@ def _fold_marks_first(text: str) -> str:
 
 
 def _fold_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
-    # unidecode and anyascii write ``Ü`` as ``U``; German-style folding as ``Ue``.
-    return ((_fold_marks_first(s), ""), (_fold_char(s), ""))
+    # unidecode and anyascii write ``Ü`` as ``U``; German-style folding as ``Ue``; the
+    # common "remove accents" recipe (NFKD, drop the marks) leaves ``ł`` as it is, for
+    # an ASCII encoder to replace next.
+    return ((_fold_marks_first(s), ""), (_fold_char(s), ""), (_strip_marks(s), ""))
 
 
 def _normalizer(form: str) -> Callable[[str], str]:

@@ -472,7 +472,7 @@ OVERLAPS: dict[Rewrite, frozenset[str]] = {
     # "NULL" lowered to "null" also reads as text rewritten through a YAML null.
     change_case: _k("type.coerced"),
     # A run of mixed whitespace next to an edge or a line end can be named by several
-    # whitespace kinds (see the pinned misclassifications in the family tests).
+    # whitespace kinds.
     strip: _WHITESPACE_KINDS | _k("newline.final_removed"),
     spaces_to_space: _WHITESPACE_RUNS | _k("unicode.nfkc"),
     collapse_spaces: _WHITESPACE_KINDS,
@@ -494,24 +494,16 @@ OVERLAPS: dict[Rewrite, frozenset[str]] = {
     # NFD followed by the fold of the mark; the recomposition changes what NFC changes
     # (a compatibility ideograph) on its own.
     strip_marks: _k("unicode.nfd", "unicode.nfc"),
-    # Runs of CR and LF realign (see the pinned misclassifications in the family tests).
-    crlf_to_lf: _k(
-        "newline.lf_to_crlf", "whitespace.collapse", "whitespace.strip", "newline.final_removed"
-    ),
+    # A CRLF ending the value, or leading it, removed by a strip replays as that.
+    crlf_to_lf: _k("whitespace.strip", "newline.final_removed"),
     # A backslash leading the value dropped also replays as a basename; "\\\\" decoded
     # to "\\" leaves a prefix of the value, which replays as a cut, and a "\\n" ending it
     # decoded reads as a final newline added.
-    # A decoded "\\0" next to another backslash realigns (see the pinned misclassifications).
-    decode_backslashes: _k(
-        "path.basename", "truncate", "newline.final_added", "control.removed", "encoding.mojibake"
-    ),
+    decode_backslashes: _k("path.basename", "truncate", "newline.final_added"),
     # A slash next to backslashes (and the reverse) realigns as a doubled backslash and
     # a decoded "\\/".
     slash_to_backslash: _k("escape.backslash", "unescape.json"),
     backslash_to_slash: _k("escape.backslash", "unescape.json"),
-    # A run of hyphens and dashes realigns (see the pinned misclassifications).
-    straighten_punctuation: _k("truncate"),
-    educate_punctuation: _k("truncate"),
     # Two leading marks: the second one is mid-text; JavaScript's trim() strips U+FEFF;
     # marks ending the value removed replay as a cut.
     drop_bom: _k("invisible.removed"),
