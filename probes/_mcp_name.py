@@ -71,18 +71,26 @@ def _path(arg: str) -> PurePath:
     return PureWindowsPath(arg) if "\\" in arg else PurePosixPath(arg)
 
 
-def _in_temp(path: PurePath) -> bool:
-    temp = PurePosixPath(tempfile.gettempdir())
-    return str(path).startswith(str(temp)) or "/tmp/" in str(path) or "\\Temp\\" in str(path)
+def _temp_root(path: PurePath) -> bool:
+    """True for a temporary directory root (``/tmp``, ``%TEMP%``), where names are random."""
+    roots = {PurePosixPath(tempfile.gettempdir()).as_posix().lower(), "/tmp", "/var/tmp"}
+    text = path.as_posix().lower().rstrip("/")
+    return text in roots or text.endswith("/temp")
 
 
 def _script(arg: str) -> str:
-    """A script path as its basename; a generic entry point with its package's folder."""
+    """A script path as its basename; a generic entry point with its package's folder.
+
+    The folder is never one made directly in a temporary directory (its name is random),
+    and the result does not depend on where the checkout lives.
+    """
     path = _path(arg)
-    if path.stem.lower() not in _GENERIC or _in_temp(path):
+    if path.stem.lower() not in _GENERIC:
         return path.name
     for parent in path.parents:
         if parent.name and parent.name.lower() not in _BUILD_DIRS:
+            if _temp_root(parent.parent):
+                return path.name
             return path.relative_to(parent.parent).as_posix()
     return path.name
 

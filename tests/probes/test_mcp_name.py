@@ -67,3 +67,13 @@ def test_probe_name_names_the_server_tool_and_param() -> None:
     assert probe.name == "mcp stdio mcp_quote_edit.py edit.old_string"
     url = probes.mcp("http://127.0.0.1:51234/mcp")
     assert url.name == "mcp http http://127.0.0.1:<port>/mcp echo.text"
+
+
+def test_a_checkout_under_a_temporary_directory_names_the_package_the_same() -> None:
+    from probes._mcp_name import target_label
+
+    tail = "tests/servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+    here = target_label(["node", f"/work/main/{tail}", "/srv/root"])
+    there = target_label(["node", f"/tmp/ci/{tail}", "/tmp/root"])
+    assert here == there
+    assert "server-filesystem/dist/index.js" in here
