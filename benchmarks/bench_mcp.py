@@ -21,11 +21,9 @@ import contextlib
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -123,33 +121,13 @@ BOUND_TIMEOUT = 2.0
 BOUND_MARGIN = 1.5
 
 
-@contextmanager
-def _silent_port() -> Iterator[str]:
-    """A loopback port that accepts connections and never answers."""
-    server = socket.create_server(("127.0.0.1", 0))
-    held: list[socket.socket] = []
-    stop = threading.Event()
+def _silent_port() -> AbstractContextManager[str]:
+    """A loopback port that accepts connections and never answers (the tests' server)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from servers.mcp_support import silent_port  # type: ignore[import-not-found]
 
-    def accept() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
-    finally:
-        stop.set()
-        thread.join(2)
-        for conn in held:
-            conn.close()
-        server.close()
+    manager: AbstractContextManager[str] = silent_port()
+    return manager
 
 
 @contextmanager

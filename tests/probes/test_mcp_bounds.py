@@ -10,16 +10,14 @@ from __future__ import annotations
 import os
 import select
 import signal
-import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _needs import need_module
-from servers.mcp_support import PYTHON, SERVERS
+from servers.mcp_support import PYTHON, SERVERS, silent_port
 
 import probes
 from fidelity import Status, TargetError
@@ -73,30 +71,8 @@ def _pids(path: Path) -> list[int]:
 @pytest.fixture
 def silent_url() -> Iterator[str]:
     """A loopback HTTP port that accepts connections and never answers."""
-    server = socket.create_server(("127.0.0.1", 0))
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
-    finally:
-        stop.set()
-        thread.join(2)
-        for conn in held:
-            conn.close()
-        server.close()
+    with silent_port() as url:
+        yield url
 
 
 @pytest.fixture

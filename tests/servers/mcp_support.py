@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from fidelity import Payload
@@ -36,3 +40,32 @@ def node_ready() -> bool:
     return (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir() and (
         NODE_MODULES / "@modelcontextprotocol" / "server-filesystem"
     ).is_dir()
+
+
+@contextmanager
+def silent_port() -> Iterator[str]:
+    """The URL of a loopback port that accepts connections and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
+    finally:
+        stop.set()
+        thread.join(2)
+        for conn in held:
+            conn.close()
+        server.close()
