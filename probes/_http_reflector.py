@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._errors import TargetError
+from probes._process import stop_process
 from probes._target import BuiltinTarget
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ __all__ = ["HttpReflector", "builtin_targets", "http_reflector", "serve"]
 
 _BANNER = "http reflector listening on "
 _START_TIMEOUT = 20.0
-_STOP_TIMEOUT = 5.0
 
 
 def _url(host: str, port: int) -> str:
@@ -111,18 +111,6 @@ def _read_banner(proc: subprocess.Popen[bytes], deadline: float) -> str:
     return line.split(b"\n", 1)[0].decode("utf-8", "replace")
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(_STOP_TIMEOUT)
-    if proc.stdout is not None:
-        proc.stdout.close()
-
-
 @contextlib.contextmanager
 def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector]:
     """Start the reflector in a subprocess on a free loopback port; stop it on exit.
@@ -139,7 +127,7 @@ def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector
         try:
             banner = _read_banner(proc, time.monotonic() + timeout)
             if not banner.startswith(_BANNER):
-                _stop(proc)
+                stop_process(proc)
                 errors.seek(max(0, errors.seek(0, os.SEEK_END) - 500))
                 tail = errors.read(500).decode("utf-8", "replace").strip()
                 from fidelity._render import safe
@@ -151,7 +139,7 @@ def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector
                 )
             yield HttpReflector(url=banner[len(_BANNER) :].strip(), pid=proc.pid)
         finally:
-            _stop(proc)
+            stop_process(proc)
 
 
 # --- built-in survey targets ----------------------------------------------------------

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 from fidelity._errors import TargetError, UsageError
 from fidelity._render import safe
+from probes._process import stop_process
 from probes._target import BuiltinTarget
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ __all__ = ["McpReflector", "build_server", "builtin_targets", "mcp_reflector", "
 
 _LISTENING = re.compile(r"mcp reflector listening on (http://[^\s]+/mcp)")
 _READY_TIMEOUT = 20.0
-_STOP_TIMEOUT = 5.0
 _ERR_TAIL = 8192
 
 
@@ -207,14 +207,8 @@ class McpReflector:
     def stop(self) -> None:
         """Stop the reflector subprocess, if one was started (bounded wait, then kill)."""
         proc, self.process = self.process, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(_STOP_TIMEOUT)
+        if proc is not None:
+            stop_process(proc)
 
 
 def mcp_reflector(transport: Literal["stdio", "http"] = "stdio") -> McpReflector:

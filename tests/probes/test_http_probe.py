@@ -35,7 +35,8 @@ def reflector() -> Iterator[object]:
 @contextmanager
 def serving(mode: str) -> Iterator[str]:
     """Run one of the test servers in a subprocess; yield its base URL."""
-    from probes._http_reflector import _read_banner, _stop
+    from probes._http_reflector import _read_banner
+    from probes._process import stop_process
 
     proc = subprocess.Popen(
         [sys.executable, str(SERVERS), mode],
@@ -48,7 +49,7 @@ def serving(mode: str) -> Iterator[str]:
         assert banner.startswith("listening on "), f"test server {mode} did not start"
         yield banner.removeprefix("listening on ").strip()
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def payloads(*texts: str) -> list[Payload]:
