@@ -18,7 +18,7 @@ from fidelity._kinds import Status
 from fidelity._observation import Observation
 from fidelity._payload import Payload
 
-__all__ = ["FunctionProbe", "Probe", "observe_value", "stamp"]
+__all__ = ["FunctionProbe", "Probe", "callable_name", "observe_value", "stamp"]
 
 
 class Probe(abc.ABC):
@@ -118,11 +118,7 @@ class FunctionProbe(Probe):
 
     def __init__(self, fn: Callable[[str], object], *, name: str | None = None) -> None:
         self.fn = fn
-        if name is None:
-            from fidelity._survey import callable_name
-
-            name = callable_name(fn)
-        self.name = name
+        self.name = name or callable_name(fn)
 
     def observe(self, text: str) -> Observation:
         return self._observe(text, "", ())
@@ -145,3 +141,19 @@ class FunctionProbe(Probe):
                 families=families,
             )
         return observe_value(text, received, payload_id=payload_id, families=families)
+
+
+def callable_name(fn: object) -> str:
+    """A stable, readable name for a callable: never a ``repr`` with a memory address.
+
+    Functions and methods give their qualified name (without the enclosing function of
+    a local one), ``functools.partial`` objects ``partial(name)``, other callables the
+    name of their type.
+    """
+    func = getattr(fn, "func", None)
+    if func is not None and callable(func) and type(fn).__name__ == "partial":
+        return f"partial({callable_name(func)})"
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if not isinstance(name, str) or not name:
+        name = type(fn).__qualname__
+    return name.rsplit("<locals>.", 1)[-1]

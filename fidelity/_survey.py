@@ -105,22 +105,6 @@ class Entry(NamedTuple):
     error: str
 
 
-def callable_name(fn: object) -> str:
-    """A stable, readable name for a callable: never a ``repr`` with a memory address.
-
-    Functions and methods give their qualified name (without the enclosing function of
-    a local one), ``functools.partial`` objects ``partial(name)``, other callables the
-    name of their type.
-    """
-    func = getattr(fn, "func", None)
-    if func is not None and callable(func) and type(fn).__name__ == "partial":
-        return f"partial({callable_name(func)})"
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-    if not isinstance(name, str) or not name:
-        name = type(fn).__qualname__
-    return name.rsplit("<locals>.", 1)[-1]
-
-
 def is_example(payload_id: str) -> bool:
     """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
     return _GENERATED in payload_id or _SHRUNK in payload_id
@@ -558,7 +542,7 @@ def survey(
     if isinstance(target, Probe):
         probe, owned = target, False
     elif callable(target):
-        probe, owned = FunctionProbe(target, name=name or callable_name(target)), True
+        probe, owned = FunctionProbe(target, name=name), True
     else:
         raise UsageError(f"target={target!r} must be a Probe or a callable (str -> object).")
 

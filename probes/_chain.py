@@ -27,8 +27,7 @@ from fidelity._errors import UsageError
 from fidelity._kinds import Status
 from fidelity._observation import Hop, Observation
 from fidelity._payload import Payload
-from fidelity._probe import FunctionProbe, Probe, observe_value
-from fidelity._survey import callable_name
+from fidelity._probe import FunctionProbe, Probe, callable_name, observe_value
 
 __all__ = ["ChainBroken", "ChainHop", "ChainProbe", "ValueLost", "chain", "function", "hop"]
 
@@ -99,7 +98,7 @@ def function(fn: Callable[[str], object], *, name: str | None = None) -> Probe:
     """A probe over any callable ``str -> object``; an exception it raises is ``rejected``."""
     if not callable(fn):
         raise UsageError(f"fn={fn!r} must be callable (str -> object).")
-    return FunctionProbe(fn, name=name or callable_name(fn))
+    return FunctionProbe(fn, name=name)
 
 
 def _as_hop(index: int, item: object) -> ChainHop:
