@@ -32,8 +32,8 @@ from pathlib import Path
 
 import fidelity
 import probes
-from fidelity._imports import load
-from probes._mcp_reflector import reflector_argv
+from fidelity._core.siblings import load
+from probes._mcp.reflector import reflector_argv
 
 ROUNDS = 3
 TARGET = 0.80

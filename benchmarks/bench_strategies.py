@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 
 import fidelity
 import strategies
-from fidelity._text import to_utf8
+from fidelity._core.text import to_utf8
 
 
 def _yaml(s: str) -> object:

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fidelity._errors import FidelityError, TargetError, UsageError
+from fidelity._core.errors import FidelityError, TargetError, UsageError
 
 if TYPE_CHECKING:
-    from fidelity._card import Card
-    from fidelity._compare import Comparison, Transformation, assert_faithful, compare
-    from fidelity._kinds import FAMILIES, KINDS, Kind, Status
-    from fidelity._observation import Direction, Hop, Observation
-    from fidelity._payload import Payload
-    from fidelity._probe import Probe
-    from fidelity._render import safe
-    from fidelity._survey import FamilyOutcome, Survey, survey
+    from fidelity._compare.api import Comparison, Transformation, assert_faithful, compare
+    from fidelity._core.kinds import FAMILIES, KINDS, Kind, Status
+    from fidelity._core.payload import Payload
+    from fidelity._core.render import safe
+    from fidelity._probe.contract import Probe
+    from fidelity._probe.observation import Direction, Hop, Observation
+    from fidelity._report.card import Card
+    from fidelity._survey.run import FamilyOutcome, Survey, survey
 
 __version__ = "0.1.0"
 
@@ -52,14 +52,14 @@ __all__ = [
 # Every name but the exceptions loads its module on first use: the pytest plugin lives
 # in this package, so this file runs in every pytest session of every user's repo.
 _MODULES = {
-    "fidelity._card": ("Card",),
-    "fidelity._compare": ("Comparison", "Transformation", "assert_faithful", "compare"),
-    "fidelity._kinds": ("FAMILIES", "KINDS", "Kind", "Status"),
-    "fidelity._observation": ("Direction", "Hop", "Observation"),
-    "fidelity._payload": ("Payload",),
-    "fidelity._probe": ("Probe",),
-    "fidelity._render": ("safe",),
-    "fidelity._survey": ("FamilyOutcome", "Survey", "survey"),
+    "fidelity._report.card": ("Card",),
+    "fidelity._compare.api": ("Comparison", "Transformation", "assert_faithful", "compare"),
+    "fidelity._core.kinds": ("FAMILIES", "KINDS", "Kind", "Status"),
+    "fidelity._probe.observation": ("Direction", "Hop", "Observation"),
+    "fidelity._core.payload": ("Payload",),
+    "fidelity._probe.contract": ("Probe",),
+    "fidelity._core.render": ("safe",),
+    "fidelity._survey.run": ("FamilyOutcome", "Survey", "survey"),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 

@@ -13,8 +13,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from probes._chain import ChainHop, ChainProbe, chain, function, hop
-    from probes._hops import (
+    from probes._chains.chain import ChainHop, ChainProbe, chain, function, hop
+    from probes._chains.hops import (
         argv,
         builtin_hops,
         csv,
@@ -30,10 +30,10 @@ if TYPE_CHECKING:
         xml_text,
         yaml,
     )
-    from probes._http import HttpProbe, http
-    from probes._http_reflector import HttpReflector, http_reflector
-    from probes._mcp import DestructiveToolRefused, McpProbe, McpTool, mcp
-    from probes._mcp_reflector import McpReflector, mcp_reflector
+    from probes._http.probe import HttpProbe, http
+    from probes._http.reflector import HttpReflector, http_reflector
+    from probes._mcp.probe import DestructiveToolRefused, McpProbe, McpTool, mcp
+    from probes._mcp.reflector import McpReflector, mcp_reflector
     from probes._target import BuiltinTarget
 
 __all__ = [
@@ -73,15 +73,15 @@ __all__ = [
 __param_fidelity__ = True
 
 _MODULES = {
-    "probes._chain": ("ChainHop", "ChainProbe", "chain", "function", "hop"),
-    "probes._hops": (
+    "probes._chains.chain": ("ChainHop", "ChainProbe", "chain", "function", "hop"),
+    "probes._chains.hops": (
         "argv", "builtin_hops", "csv", "email_header", "env", "form", "json", "pipe",
         "query", "text_file", "toml", "xml_attr", "xml_text", "yaml",
     ),
-    "probes._http": ("HttpProbe", "http"),
-    "probes._http_reflector": ("HttpReflector", "http_reflector"),
-    "probes._mcp": ("DestructiveToolRefused", "McpProbe", "McpTool", "mcp"),
-    "probes._mcp_reflector": ("McpReflector", "mcp_reflector"),
+    "probes._http.probe": ("HttpProbe", "http"),
+    "probes._http.reflector": ("HttpReflector", "http_reflector"),
+    "probes._mcp.probe": ("DestructiveToolRefused", "McpProbe", "McpTool", "mcp"),
+    "probes._mcp.reflector": ("McpReflector", "mcp_reflector"),
     "probes._target": ("BuiltinTarget",),
 }  # fmt: skip
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}

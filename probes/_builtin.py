@@ -10,15 +10,15 @@ import importlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from fidelity._errors import UsageError
-from fidelity._probe import Probe
-from probes import _hops
-from probes._chain import ChainHop, ChainProbe
+from fidelity._core.errors import UsageError
+from fidelity._probe.contract import Probe
+from probes._chains import hops as _hops
+from probes._chains.chain import ChainHop, ChainProbe
 from probes._target import BuiltinTarget
 
 __all__ = ["builtin_targets"]
 
-_REFLECTOR_MODULES = ("probes._http_reflector", "probes._mcp_reflector")
+_REFLECTOR_MODULES = ("probes._http.reflector", "probes._mcp.reflector")
 
 
 def _opener(

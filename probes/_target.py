@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from fidelity._probe import Probe
+from fidelity._probe.contract import Probe
 
 __all__ = ["BuiltinTarget"]
 

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from fidelity._errors import TargetError, UsageError
-from fidelity._render import safe
+from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.render import safe
 
 __all__ = ["EXIT_DIFFERENT", "EXIT_OK", "EXIT_TARGET", "EXIT_USAGE", "main"]
 

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fidelity._errors import UsageError
-from fidelity._render import safe
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
 
 if TYPE_CHECKING:
-    from fidelity._card import Card
+    from fidelity._report.card import Card
 
 __all__ = ["register", "run"]
 
@@ -55,8 +55,8 @@ def register(sub: Any) -> None:
 
 
 def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
-    from fidelity._card import cards_from_json
-    from fidelity._results import read_limited
+    from fidelity._report.card import cards_from_json
+    from fidelity._report.results import read_limited
 
     cards = cards_from_json(
         read_limited(args.result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
@@ -75,8 +75,8 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
 
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
-    from fidelity._report_block import replace_block
-    from fidelity._results import read_limited, write_atomic
+    from fidelity._report.block import replace_block
+    from fidelity._report.results import read_limited, write_atomic
 
     document = read_limited(path, "document", limit=MAX_RESULT_BYTES, missing=b"")
     updated = document
@@ -92,9 +92,9 @@ def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
 def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     import dataclasses
 
-    from fidelity._report_block import find_block
-    from fidelity._report_card_table import rows_from_markdown
-    from fidelity._results import read_limited
+    from fidelity._report.block import find_block
+    from fidelity._report.card_table import rows_from_markdown
+    from fidelity._report.results import read_limited
 
     document = read_limited(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
     failed = False
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         return _update(args.update, named)
     if args.check is not None:
         return _check(args.check, named)
-    from fidelity._report_block import replace_block
+    from fidelity._report.block import replace_block
 
     # The blocks as they would appear in a document, markers included, ready to paste.
     text = b""

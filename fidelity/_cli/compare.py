@@ -28,15 +28,15 @@ def register(sub: Any) -> None:
 
 
 def _read(path: str) -> bytes:
-    from fidelity._results import read_limited
+    from fidelity._report.results import read_limited
 
     return read_limited(path, "file", limit=MAX_BYTES)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the rendering; 0 when identical, 1 when the files differ."""
-    from fidelity._compare import compare
-    from fidelity._render import safe
+    from fidelity._compare.api import compare
+    from fidelity._core.render import safe
 
     sent = _read(args.file_a)
     received = _read(args.file_b)

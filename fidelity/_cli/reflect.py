@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fidelity._errors import UsageError
+from fidelity._core.errors import UsageError
 
 __all__ = ["register"]
 
@@ -60,13 +60,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a port number (0-65535, 0 picks a free one).")
     if args.kind == "http":
         _check_host(args.host, args.allow_remote)
-        from probes._http_reflector import serve as serve_http
+        from probes._http.reflector import serve as serve_http
 
         serve_http(host=args.host, port=args.port)
         return 0
     if args.transport == "http":
         _check_host(args.host, args.allow_remote)
-    from probes._mcp_reflector import serve as serve_mcp
+    from probes._mcp.reflector import serve as serve_mcp
 
     serve_mcp(transport=args.transport, host=args.host, port=args.port)
     return 0

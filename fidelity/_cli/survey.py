@@ -18,12 +18,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from fidelity._errors import UsageError
-from fidelity._render import safe
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
 
 if TYPE_CHECKING:
-    from fidelity._card import Card, CardExample, CardRow
-    from fidelity._observation import Observation
+    from fidelity._probe.observation import Observation
+    from fidelity._report.card import Card, CardExample, CardRow
     from probes._target import BuiltinTarget
 
 __all__ = ["register", "run", "stable_chain"]
@@ -106,7 +106,7 @@ def _select(targets: list[BuiltinTarget], chains: str | None) -> list[BuiltinTar
 
 
 def _families(value: str | None) -> tuple[str, ...] | None:
-    from fidelity._kinds import FAMILIES
+    from fidelity._core.kinds import FAMILIES
 
     names = _split(value)
     if names is None:
@@ -147,7 +147,7 @@ def _write(path: str | None, text: str) -> None:
 
 
 def _save(args: argparse.Namespace, cards: Sequence[Card], *, final: bool) -> None:
-    from fidelity._card import cards_to_json
+    from fidelity._report.card import cards_to_json
 
     if args.json is not None and (final or args.json != "-"):
         _write(args.json, cards_to_json(cards))
@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     _check_output(args.json, "--json")
     _check_output(args.card, "--card")
 
-    from fidelity._imports import load
+    from fidelity._core.siblings import load
 
     strategies: Any = load("strategies")
     payloads = tuple(strategies.catalogue(families))
@@ -211,8 +211,8 @@ def _survey_all(
     families: tuple[str, ...] | None,
     seed: int | None,
 ) -> tuple[list[Card], list[tuple[str, str]]]:
-    from fidelity._progress import Progress
-    from fidelity._survey import Survey, survey
+    from fidelity._survey.progress import Progress
+    from fidelity._survey.run import Survey, survey
 
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
@@ -282,7 +282,7 @@ def _print_map(
     seed: int | None,
 ) -> None:
     from fidelity import __version__
-    from fidelity._survey import family_key
+    from fidelity._survey.run import family_key
 
     if not cards:
         print("no chain was surveyed.", file=out)
@@ -385,8 +385,8 @@ def _outcome(row: CardRow) -> str:
 
 def _example(example: CardExample) -> str:
     """A terminal-safe example: the changed segment as code points, or why it failed."""
-    from fidelity._report_map import example_text
-    from fidelity._survey import Example
+    from fidelity._report.terminal import example_text
+    from fidelity._survey.run import Example
 
     sent = example.sent.value()
     assert isinstance(sent, str)

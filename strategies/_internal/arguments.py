@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from fidelity._kinds import FAMILIES
+from fidelity._core.kinds import FAMILIES
 
 __all__ = ["check_families", "check_type", "invalid"]
 

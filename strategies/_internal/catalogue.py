@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from fidelity._kinds import FAMILIES
-from fidelity._payload import Payload
+from fidelity._core.kinds import FAMILIES
+from fidelity._core.payload import Payload
 from strategies._internal.arguments import check_families
 from strategies._internal.hazards import HAZARDS, Hazard
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fidelity._kinds import FAMILIES
+from fidelity._core.kinds import FAMILIES
 from strategies._internal.arguments import invalid
 from strategies._internal.generators import family_values
 from strategies._internal.lazy import Defined, call_repr

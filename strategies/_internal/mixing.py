@@ -24,9 +24,9 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from fidelity._kinds import FAMILIES
-from fidelity._payload import Payload
-from fidelity._text import to_utf8
+from fidelity._core.kinds import FAMILIES
+from fidelity._core.payload import Payload
+from fidelity._core.text import to_utf8
 from strategies._internal.arguments import check_families, check_type, invalid
 from strategies._internal.catalogue import LENGTH_BOUNDARIES, length_value
 from strategies._internal.generators import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fidelity._errors import UsageError
-from fidelity._report_block import find_block, newline_of, replace_block
+from fidelity._core.errors import UsageError
+from fidelity._report.block import find_block, newline_of, replace_block
 
 BEGIN = b"<!-- fidelity:begin edit.old_string -->"
 END = b"<!-- fidelity:end edit.old_string -->"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from fidelity import Observation, Status
-from fidelity._errors import UsageError
-from fidelity._results import ResultWriter, write_atomic
+from fidelity._core.errors import UsageError
+from fidelity._report.results import ResultWriter, write_atomic
 
 
 def _snapshot(observations: Sequence[Observation]) -> str:

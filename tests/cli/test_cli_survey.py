@@ -11,8 +11,8 @@ import pytest
 
 import fidelity
 from fidelity import Card, Payload
-from fidelity._card import cards_from_json
 from fidelity._cli import main
+from fidelity._report.card import cards_from_json
 
 FAST = ["--chains", "json,xml_attr_minidom,text_file", "--families", "newlines,nul,quotes"]
 

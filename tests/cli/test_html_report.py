@@ -19,7 +19,7 @@ from _needs import need_executable
 
 import fidelity
 from fidelity import Payload
-from fidelity._html import render_html
+from fidelity._report.html import render_html
 
 PAYLOADS = (
     Payload(id="quotes/script", text="say \u201chi\u201d <script>x</script>", families=("quotes",)),

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fidelity import UsageError
-from fidelity._armor import armor, unarmor
+from fidelity._core.armor import armor, unarmor
 
 
 @given(st.text(alphabet=st.characters(codec=None)))

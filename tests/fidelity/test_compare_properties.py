@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fidelity import compare
-from fidelity._text import to_utf8
+from fidelity._core.text import to_utf8
 
 # Every code point, lone surrogates included.
 _ANY = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=60)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fidelity import compare
-from fidelity._render import is_unsafe
+from fidelity._core.render import is_unsafe
 
 _HOSTILE = "\x1b[2J\u202e\u200b\x00\x07\u2066\ufeff\x85\u2028\r\t\n\u0301\U000e0041\ud800"
 

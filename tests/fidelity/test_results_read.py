@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fidelity._errors import UsageError
-from fidelity._results import read_limited
+from fidelity._core.errors import UsageError
+from fidelity._report.results import read_limited
 
 
 def test_reads_a_file_within_the_limit(tmp_path: Path) -> None:

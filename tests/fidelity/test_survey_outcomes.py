@@ -80,7 +80,7 @@ class _Flaky(Probe):
     def observe(self, text: str) -> Observation:
         if "\r" in text:
             raise OSError("connection dropped")
-        return fidelity._probe.observe_value(text, text)
+        return fidelity._probe.contract.observe_value(text, text)
 
 
 class _Short(Probe):
@@ -89,7 +89,7 @@ class _Short(Probe):
     name = "short"
 
     def observe(self, text: str) -> Observation:
-        return fidelity._probe.observe_value(text, text)
+        return fidelity._probe.contract.observe_value(text, text)
 
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
         for _, text in zip(range(2), texts, strict=False):
@@ -132,7 +132,7 @@ class _Reflector(Probe):
     name = "split"
 
     def observe(self, text: str) -> Observation:
-        from fidelity._probe import observe_value
+        from fidelity._probe.contract import observe_value
 
         request = observe_value(text, text.replace("\r\n", "\n"), direction=Direction.REQUEST)
         response = observe_value(text, text, direction=Direction.RESPONSE)
@@ -245,7 +245,7 @@ class _Mixed(Probe):
     name = "mixed"
 
     def observe(self, text: str) -> Observation:
-        from fidelity._probe import observe_value
+        from fidelity._probe.contract import observe_value
 
         if "\x00" in text:
             return Observation(sent=text, status=Status.REJECTED, error_type="E", error="nul")
@@ -257,7 +257,7 @@ class _Mixed(Probe):
 
 
 def test_the_fast_survey_summary_equals_the_reference_grouping() -> None:
-    from fidelity._survey import _entries, summarize
+    from fidelity._survey.run import _entries, summarize
 
     result = fidelity.survey(_Mixed(), PAYLOADS + PAYLOADS[:2])
     assert result.outcomes == summarize(_entries(result.observations))
@@ -308,7 +308,7 @@ def test_odd_callables_get_stable_names_without_addresses() -> None:
 
 def test_shrinking_stops_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     need(_strategies_ready(), "strategies.text is available")
-    from fidelity import _survey
+    from fidelity._survey import run as _survey
 
     monkeypatch.setattr(_survey, "SHRINK_SECONDS", 0.0)
     result = fidelity.survey(

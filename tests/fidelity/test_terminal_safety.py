@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fidelity import safe
-from fidelity._render import badge, codepoints, is_unsafe
+from fidelity._core.render import badge, codepoints, is_unsafe
 
 HOSTILE = [
     "\x1b[2J\x1b[31mred",  # ESC sequences

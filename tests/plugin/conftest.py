@@ -19,13 +19,13 @@ for _name in (
     "anyio",
     "mcp",
     "strategies",
-    "probes._chain",
-    "probes._http",
-    "probes._http_reflector",
-    "probes._mcp",
-    "probes._mcp_reflector",
-    "fidelity._survey",
-    "fidelity._card",
+    "probes._chains.chain",
+    "probes._http.probe",
+    "probes._http.reflector",
+    "probes._mcp.probe",
+    "probes._mcp.reflector",
+    "fidelity._survey.run",
+    "fidelity._report.card",
 ):
     if importlib.util.find_spec(_name.partition(".")[0]) is not None:
         importlib.import_module(_name)

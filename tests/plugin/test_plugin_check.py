@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fidelity._render import is_unsafe
+from fidelity._core.render import is_unsafe
 
 
 def assert_terminal_safe(result: pytest.RunResult) -> None:
@@ -69,10 +69,10 @@ def test_allowed_rewrites_pass_and_are_summarised(tool_repo: pytest.Pytester) ->
 def test_the_hop_that_changed_the_value_is_named(tool_repo: pytest.Pytester) -> None:
     tool_repo.makepyfile(
         test_tool="""
-        import fidelity._imports
+        import fidelity._core.siblings
         import tool
 
-        probes = fidelity._imports.load("probes")
+        probes = fidelity._core.siblings.load("probes")
 
         def test_chain(fidelity):
             chain = probes.chain(tool.wire, tool.normalise, name="edit_file")

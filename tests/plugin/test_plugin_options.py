@@ -80,11 +80,11 @@ def test_bad_option_values_are_usage_errors(
 
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     code = (
-        "import sys, fidelity._plugin\n"
-        "heavy = ('hypothesis', 'httpx', 'mcp', 'strategies', 'probes', 'fidelity._survey',\n"
-        "         'fidelity._card', 'fidelity._plugin_recorder', 'fidelity._plugin_report',\n"
-        "         'fidelity._plugin_drift', 'fidelity._plugin_notes',\n"
-        "         'fidelity._plugin_shadowing',\n"
+        "import sys, fidelity._pytest.plugin\n"
+        "heavy = ('hypothesis', 'httpx', 'mcp', 'strategies', 'probes',\n"
+        "         'fidelity._survey.run', 'fidelity._report.card', 'fidelity._pytest.recorder',\n"
+        "         'fidelity._pytest.report', 'fidelity._report.drift', 'fidelity._pytest.notes',\n"
+        "         'fidelity._pytest.shadowing',\n"
         "         'starlette', 'uvicorn', 'anyio', 'yaml')\n"
         "print(' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
     )

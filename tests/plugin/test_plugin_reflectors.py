@@ -7,7 +7,7 @@ import json
 import pytest
 from _needs import need_module
 
-from fidelity._plugin_reflectors import HTTP_REFLECTOR, MCP_REFLECTOR
+from fidelity._pytest.reflectors import HTTP_REFLECTOR, MCP_REFLECTOR
 
 REFLECTOR_TESTS = """
 import pytest

@@ -77,7 +77,7 @@ def _straighten(text: str) -> str:
 
 
 def _quotes_app() -> Any:
-    from probes._http_app import app as reflector
+    from probes._http.app import app as reflector
 
     async def middleware(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["path"].startswith("/_fidelity/"):

@@ -9,7 +9,7 @@ import pytest
 
 import probes
 from fidelity import Status, UsageError
-from probes._chain import ChainBroken, ValueLost
+from probes._chains.chain import ChainBroken, ValueLost
 
 
 def test_function_probe_reports_arrivals_and_refusals() -> None:

@@ -26,7 +26,7 @@ SERVERS = Path(__file__).with_name("http_servers.py")
 def reflector() -> Iterator[object]:
     need_module("starlette")
     need_module("uvicorn")
-    from probes._http_reflector import http_reflector
+    from probes._http.reflector import http_reflector
 
     with http_reflector() as running:
         yield running
@@ -35,7 +35,7 @@ def reflector() -> Iterator[object]:
 @contextmanager
 def serving(mode: str) -> Iterator[str]:
     """Run one of the test servers in a subprocess; yield its base URL."""
-    from probes._http_reflector import _read_banner
+    from probes._http.reflector import _read_banner
     from probes._process import stop_process
 
     proc = subprocess.Popen(

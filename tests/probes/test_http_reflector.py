@@ -14,14 +14,14 @@ from _needs import need_module
 
 import fidelity
 from fidelity import Direction, Payload, Status
-from fidelity._armor import armor, unarmor
+from fidelity._core.armor import armor, unarmor
 
 
 @pytest.fixture(scope="module")
 def reflector() -> Iterator[Any]:
     need_module("starlette")
     need_module("uvicorn")
-    from probes._http_reflector import http_reflector
+    from probes._http.reflector import http_reflector
 
     with http_reflector() as running:
         yield running
@@ -89,7 +89,7 @@ def test_form_fields_decode_with_starlette(reflector: Any) -> None:
 
 
 def test_request_size_is_bounded(reflector: Any) -> None:
-    from probes._http_app import MAX_REQUEST
+    from probes._http.app import MAX_REQUEST
 
     response = httpx.post(reflector.url + "big", content=b"x" * (MAX_REQUEST + 1), timeout=10)
     assert response.status_code == 413
@@ -124,7 +124,7 @@ def test_emit_refuses_malformed_orders(reflector: Any) -> None:
 def test_builtin_targets_share_one_reflector() -> None:
     need_module("starlette")
     need_module("uvicorn")
-    from probes._http_reflector import builtin_targets
+    from probes._http.reflector import builtin_targets
 
     targets = {t.name: t for t in builtin_targets()}
     assert {"http json", "http query", "http header", "http multipart filename"} <= set(targets)

@@ -32,7 +32,7 @@ TIMEOUT = 1.0
 @contextmanager
 def serving(mode: str) -> Iterator[str]:
     """Run one of the test servers in a subprocess; yield its base URL."""
-    from probes._http_reflector import _read_banner
+    from probes._http.reflector import _read_banner
     from probes._process import stop_process
 
     proc = subprocess.Popen(
@@ -60,7 +60,7 @@ def http(url: str, **options: Any) -> HttpProbe:
 def reflector() -> Iterator[Any]:
     need_module("starlette")
     need_module("uvicorn")
-    from probes._http_reflector import http_reflector
+    from probes._http.reflector import http_reflector
 
     with http_reflector() as running:
         yield running
@@ -159,7 +159,7 @@ def test_a_host_name_is_resolved_within_the_deadline(reflector: Any) -> None:
 
 
 def test_a_dropped_connection_is_one_sentence_without_empty_parentheses() -> None:
-    from probes._http_exchange import _dropped
+    from probes._http.exchange import _dropped
 
     origin = "http://127.0.0.1:9"
     bare = _dropped(origin, httpx.ReadError(""))

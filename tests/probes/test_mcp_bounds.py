@@ -21,7 +21,7 @@ from servers.mcp_support import PYTHON, SERVERS, silent_port
 
 import probes
 from fidelity import Status, TargetError
-from probes._mcp_session import handshake_bound
+from probes._mcp.session import handshake_bound
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

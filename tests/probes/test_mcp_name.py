@@ -10,7 +10,7 @@ from _needs import need_module
 from servers.mcp_support import PYTHON, SERVERS
 
 import probes
-from probes._mcp_name import target_label
+from probes._mcp.name import target_label
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_probe_name_names_the_server_tool_and_param() -> None:
 
 
 def test_a_checkout_under_a_temporary_directory_names_the_package_the_same() -> None:
-    from probes._mcp_name import target_label
+    from probes._mcp.name import target_label
 
     tail = "tests/servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
     here = target_label(["node", f"/work/main/{tail}", "/srv/root"])

@@ -11,7 +11,7 @@ from servers.mcp_support import PYTHON, SERVERS
 
 import probes
 from fidelity import Direction, Status, UsageError
-from probes._mcp import DestructiveToolRefused
+from probes._mcp.probe import DestructiveToolRefused
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

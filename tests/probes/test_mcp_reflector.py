@@ -56,7 +56,7 @@ SURROGATES = ("surrogates/lone-high-mid", "surrogates/pair-as-code-points-mid")
 def test_python_reflector_over_stdio() -> None:
     """The catalogue through the built-in ``mcp.stdio`` chain (what ``fidelity survey`` runs)."""
     need_module("mcp")
-    from probes._mcp_reflector import builtin_targets
+    from probes._mcp.reflector import builtin_targets
 
     target = next(t for t in builtin_targets() if t.name == "mcp.stdio")
     payloads = tuple(p for p in catalogue() if not _has_surrogate(p.text))
@@ -135,7 +135,7 @@ def test_reflector_rejects_unknown_transport() -> None:
 
 
 def test_builtin_targets_name_the_python_chains() -> None:
-    from probes._mcp_reflector import builtin_targets
+    from probes._mcp.reflector import builtin_targets
 
     targets = {t.name: t for t in builtin_targets()}
     assert {"mcp.stdio", "mcp.http"} <= set(targets)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
-from fidelity._armor import armor
+from fidelity._core.armor import armor
 
 _STRAIGHTEN = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 

@@ -18,7 +18,7 @@ PYTHON = sys.executable
 
 def catalogue() -> tuple[Payload, ...]:
     """The payload catalogue (strategies.catalogue)."""
-    from fidelity._imports import load
+    from fidelity._core.siblings import load
 
     return tuple(load("strategies").catalogue())
 

@@ -23,7 +23,7 @@ import smartypants
 import yaml
 from ftfy.fixes import uncurl_quotes
 
-from fidelity._text import to_utf8
+from fidelity._core.text import to_utf8
 
 Rewrite = Callable[[str], object]
 

@@ -12,7 +12,7 @@ import pytest
 
 import fidelity
 import strategies
-from fidelity._text import utf8_len
+from fidelity._core.text import utf8_len
 
 _SNAPSHOT = Path(__file__).with_name("catalogue_ids.txt")
 

@@ -230,7 +230,7 @@ def test_equal_generated_texts_get_equal_ids(data: st.DataObject) -> None:
 
 def test_classifier_survives_a_character_reference_that_decodes_to_nothing() -> None:
     # Found by strategies.text() through SmartyPants: html.unescape("&#14") is "", a
-    # zero-length token that once crashed fidelity._replay.token_match.
+    # zero-length token that once crashed fidelity._compare.replay.token_match.
     sent = "e\u2019ll\\\\&#14"  # SmartyPants: a backslash escape next to an invalid reference
     received = "e\u2019ll&#92;&#14"
     assert fidelity.compare(sent, received).kinds == {"escape.html", "unescape.json"}

@@ -1,0 +1,468 @@
+"""Running ``fidelity probe``: open the target, survey it within budget, write the reports.
+
+The survey's ``on_observation`` hook feeds the JSON result writer (so an interrupted
+run keeps what it saw) and a circuit breaker: a target that never answered stops the
+run after its first failure, one that stops answering after three consecutive
+failures. Either way the observations made so far are written, marked incomplete,
+and the command exits 3 with one sentence.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.messages import as_options, one_line
+from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.kinds import Status
+from fidelity._core.render import safe
+from fidelity._probe.contract import Probe
+from fidelity._probe.observation import Observation
+
+if TYPE_CHECKING:
+    from fidelity._core.payload import Payload
+    from fidelity._report.card import Card
+    from fidelity._survey.run import Survey
+
+__all__ = ["Breaker", "RateLimited", "execute"]
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
+_FAILED = (Status.BROKEN, Status.TIMEOUT)
+_CONSECUTIVE = 3
+#: Largest document --card rewrites (a card block is a few KiB).
+_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
+
+
+class _Stopped(TargetError):
+    """The circuit breaker stopped the run: the target stopped answering."""
+
+
+class Breaker:
+    """Stop a run whose target never answered, or stopped answering.
+
+    A failure is a ``broken`` or ``timeout`` observation that is not the client's own
+    fault. Before any success, one failure stops the run; after a success, three in a
+    row do.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.answered = False
+        self.streak = 0
+
+    def __call__(self, observation: Observation) -> None:
+        if observation.status not in _FAILED or observation.client_side:
+            self.answered = True
+            self.streak = 0
+            return
+        self.streak += 1
+        if not self.answered or self.streak >= _CONSECUTIVE:
+            reason = one_line(safe(observation.error or observation.error_type or "no detail"))
+            reason = reason.rstrip(". ")
+            if observation.status is Status.TIMEOUT:
+                what = f"did not answer within {self.timeout:g}s"
+            else:
+                what = f"failed ({reason})"
+            if not self.answered:
+                raise _Stopped(f"the target {what}; nothing more was sent.")
+            raise _Stopped(
+                f"the target stopped answering: {self.streak} payloads in a row {what}; "
+                "nothing more was sent."
+            )
+
+
+class RateLimited(Probe):
+    """Space the observations of ``inner`` so it sends at most ``rate`` calls a second."""
+
+    def __init__(self, inner: Probe, rate: float, calls_per_observation: int = 1) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.interval = calls_per_observation / rate
+        self._next = 0.0
+
+    def _wait(self) -> None:
+        now = time.monotonic()
+        if self._next > now:
+            time.sleep(self._next - now)
+        self._next = max(now, self._next) + self.interval
+
+    def observe(self, text: str) -> Observation:
+        self._wait()
+        return self.inner.observe(text)
+
+    def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
+        for text in texts:
+            yield self.observe(text)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _BudgetSpent(Exception):
+    """``--max-requests`` is reached: the run ends here, complete as planned."""
+
+
+class Budget:
+    """Stop a run before it would exceed ``--max-requests``.
+
+    What was spent is the probe's own count of what it sent (``requests`` for HTTP,
+    ``calls`` for MCP); the run stops when the observations that may still start
+    (``in_flight`` of them, each costing at most the probe's
+    ``max_requests_per_observation``, or else as much as the last one) could exceed
+    the budget. Without a count, the cost is estimated: one request, one more when a
+    response path was measured.
+    """
+
+    def __init__(self, limit: int | None, probe: Probe, in_flight: int = 1) -> None:
+        self.limit = limit
+        self.probe = probe
+        self.in_flight = in_flight
+        self.spent = 0
+        self._calls = self._counted()
+
+    def _counted(self) -> int | None:
+        for name in ("requests", "calls"):
+            count = getattr(self.probe, name, None)
+            if isinstance(count, int):
+                return count
+        return None
+
+    def __call__(self, observation: Observation) -> None:
+        calls = self._counted()
+        if calls is not None and self._calls is not None:
+            cost, self._calls = calls - self._calls, calls
+        else:
+            cost = 1 + (1 if observation.parts else 0)
+        self.spent += cost
+        worst = getattr(self.probe, "max_requests_per_observation", None)
+        if isinstance(worst, int):
+            cost = worst
+        if self.limit is not None and self.spent + max(cost, 1) * self.in_flight > self.limit:
+            raise _BudgetSpent
+
+
+# -- payloads and budget ----------------------------------------------------------
+
+
+def _payloads(plan: ProbePlan) -> tuple[Payload, ...]:
+    from fidelity._core.siblings import load
+
+    strategies = load("strategies")
+    payloads: tuple[Payload, ...] = tuple(strategies.catalogue(plan.families))
+    return payloads
+
+
+def _calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+    calls = 1
+    if plan.read_tool:
+        calls += 1
+    split = getattr(probe, "splits_directions", False)
+    if split:
+        calls += 2
+    return calls
+
+
+def _within_budget(
+    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int, probe: Probe | None = None
+) -> tuple[tuple[Payload, ...], int]:
+    """The payloads and example count that fit ``--max-requests``."""
+    if plan.max_requests is None:
+        return tuple(payloads), plan.examples
+    room = plan.max_requests // per_payload
+    if room < 1:
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
+            "payload costs with this target; raise it."
+        )
+    worst = getattr(probe, "max_requests_per_observation", None)
+    if isinstance(worst, int) and plan.max_requests < worst * plan.concurrency:
+        # The first payloads start before any answer says what they will cost.
+        start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {worst * plan.concurrency} "
+            f"requests {start} may cost with this target (the reference reflector is "
+            "measured in both directions); raise it."
+        )
+    kept = spread(payloads, room, plan.families)
+    return kept, min(plan.examples, room - len(kept))
+
+
+def spread(
+    payloads: Sequence[Payload], count: int, families: Sequence[str] | None = None
+) -> tuple[Payload, ...]:
+    """At most ``count`` of ``payloads``, taken in turn from each family.
+
+    A budget smaller than the catalogue samples every family (the first payloads of
+    each, in catalogue order) instead of the first families only; a payload counts
+    for the first of its families among ``families`` (all when ``None``). The result
+    is in that round-robin order, so a run cut short still covers the families.
+    """
+    if count >= len(payloads):
+        return tuple(payloads)
+    groups: dict[str, list[Payload]] = {}
+    for payload in payloads:
+        key = next((f for f in payload.families if families is None or f in families), "")
+        groups.setdefault(key, []).append(payload)
+    queues = [iter(group) for group in groups.values()]
+    kept: list[Payload] = []
+    while len(kept) < count and queues:
+        alive = []
+        for queue in queues:
+            item = next(queue, None)
+            if item is None:
+                continue
+            alive.append(queue)
+            kept.append(item)
+            if len(kept) == count:
+                break
+        queues = alive
+    return tuple(kept)
+
+
+# -- opening the target -----------------------------------------------------------
+
+
+def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
+    if plan.kind is TargetKind.HTTP:
+        from probes._http.probe import http
+
+        kwargs: dict[str, Any] = {"timeout": plan.timeout, "concurrency": plan.concurrency}
+        if plan.send is not None:
+            kwargs["send"] = plan.send
+        if plan.read is not None:
+            kwargs["read"] = plan.read
+        if plan.rate is not None:
+            kwargs["rate"] = plan.rate
+        assert isinstance(plan.target, str)
+        return http(plan.target, **kwargs)
+    from probes._mcp.probe import mcp
+
+    target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
+    return mcp(
+        target,
+        tool=plan.tool,
+        param=plan.param,
+        args=plan.args,
+        read=plan.read or "text",
+        read_tool=plan.read_tool,
+        read_args=plan.read_args,
+        timeout=plan.timeout,
+        allow_destructive=plan.yes,
+    )
+
+
+def _enter(plan: ProbePlan) -> tuple[AbstractContextManager[Any], Any]:
+    """Build and open the probe; its errors become one line in the options' words."""
+    from probes._mcp.probe import DestructiveToolRefused
+
+    try:
+        manager = _open_probe(plan)
+        return manager, manager.__enter__()
+    except DestructiveToolRefused as exc:
+        raise UsageError(exc.advice("--yes")) from None
+    except UsageError as exc:
+        raise UsageError(one_line(as_options(str(exc)))) from None
+    except TargetError as exc:
+        raise TargetError(one_line(str(exc))) from None
+
+
+# -- outputs ----------------------------------------------------------------------
+
+
+def _check_output(option: str, path: str | None) -> None:
+    if path is None or path == "-":
+        return
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist.")
+    if Path(path).is_dir():
+        raise UsageError(f"{option} {path} is a directory; give a file name.")
+
+
+def _survey_of(
+    plan: ProbePlan, probe_name: str, observations: Sequence[Observation], examples: int = 0
+) -> Survey:
+    from fidelity._survey.run import Survey
+
+    return Survey.of(
+        observations,
+        name=plan.name,
+        chain=probe_name,
+        allow=plan.allow,
+        seed=plan.seed if examples else None,
+        examples=examples,
+    )
+
+
+def _card(survey: Survey, plan: ProbePlan, *, complete: bool) -> Card:
+    card = survey.card(name=plan.name)
+    return card if complete else card.mark_incomplete()
+
+
+def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
+    from fidelity._report.block import replace_block
+    from fidelity._report.results import read_limited, write_atomic
+
+    if writer is not None:
+        writer.finish(card.to_json())
+    if plan.card is not None:
+        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
+        write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()))
+    if plan.html is not None:
+        write_atomic(plan.html, card.to_html())
+
+
+def _summary(survey: Survey) -> str:
+    counts = ", ".join(f"{n} {s.value}" for s, n in survey.statuses.items() if n)
+    count = len(survey.observations)
+    line = f"{count} payload{'' if count == 1 else 's'}: {counts or 'none'}"
+    client = sum(1 for o in survey.observations if o.client_side)
+    if client:
+        line += f" ({client} failed in the client library before reaching the target)"
+    return line
+
+
+def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
+    from fidelity._report.terminal import render_map, use_color
+
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    if not plan.quiet:
+        stream.write(render_map(survey.outcomes, color=use_color(stream)))
+    line = _summary(survey)
+    if survey.unexpected:
+        line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
+    if note:
+        line += f"; {note}"
+    stream.write(safe(line) + ".\n")
+    stream.flush()
+
+
+# -- the command ------------------------------------------------------------------
+
+
+def execute(plan: ProbePlan) -> int:
+    """Run ``fidelity probe`` as planned; return the exit code."""
+    if plan.list_tools:
+        from fidelity._cli.probe.listing import list_tools
+
+        return list_tools(plan)
+    payloads = _payloads(plan)
+    if plan.dry_run:
+        from fidelity._cli.probe.listing import dry_run
+
+        return dry_run(plan, payloads)
+    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
+        _check_output(option, path)
+
+    manager, probe = _enter(plan)
+    try:
+        return _probe(plan, probe, payloads)
+    finally:
+        with suppress(Exception):
+            manager.__exit__(None, None, None)
+
+
+def _with_seed(plan: ProbePlan) -> ProbePlan:
+    """The plan with a seed drawn now when examples are generated without one.
+
+    A seed fixed before the run is recorded in every result, an interrupted one too,
+    so any run's generated payloads can be drawn again.
+    """
+    if not plan.examples or plan.seed is not None:
+        return plan
+    import dataclasses
+    import random
+
+    return dataclasses.replace(plan, seed=random.SystemRandom().randrange(2**32))
+
+
+def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
+    from fidelity._report.results import ResultWriter
+    from fidelity._survey.run import survey
+
+    plan = _with_seed(plan)
+    per_payload = _calls_per_payload(plan, probe)
+    todo, examples = _within_budget(plan, payloads, per_payload, probe)
+    planned = len(payloads) + plan.examples
+    target: Probe = probe
+    if plan.rate is not None and plan.is_mcp:
+        target = RateLimited(probe, plan.rate, per_payload)
+
+    def partial(seen: Sequence[Observation]) -> Survey:
+        return _survey_of(plan, probe.name, seen, examples)
+
+    writer = None
+    if plan.json is not None:
+        writer = ResultWriter(
+            plan.json, lambda seen: _card(partial(seen), plan, complete=False).to_json()
+        )
+        writer.start()
+    seen: list[Observation] = []
+    breaker = Breaker(plan.timeout)
+    budget = Budget(plan.max_requests, probe, plan.concurrency)
+
+    def observed(observation: Observation) -> None:
+        seen.append(observation)
+        if writer is not None:
+            writer.add(observation)
+        breaker(observation)
+        budget(observation)
+
+    try:
+        result = survey(
+            target,
+            payloads=todo,
+            examples=examples,
+            allow=plan.allow,
+            seed=plan.seed,
+            families=plan.families,
+            name=plan.name,
+            progress=not plan.quiet,
+            on_observation=observed,
+        )
+    except _BudgetSpent:
+        result = partial(seen)
+    except _Stopped as exc:
+        cut = partial(seen)
+        _write_reports(plan, _card(cut, plan, complete=False), writer)
+        if breaker.answered:
+            _print_map(plan, cut, note="incomplete")
+        raise TargetError(str(exc)) from None
+    except KeyboardInterrupt:
+        cut = partial(seen)
+        with suppress(Exception):
+            _write_reports(plan, _card(cut, plan, complete=False), writer)
+        raise
+    except BaseException:
+        if writer is not None:
+            with suppress(Exception):
+                writer.checkpoint()
+        raise
+    _write_reports(plan, _card(result, plan, complete=True), writer)
+    _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
+    broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
+    if broken:
+        first = broken[0]
+        reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
+        raise TargetError(
+            f"{len(broken)} of {len(result.observations)} payloads broke the chain "
+            f"(first: {reason}); "
+            "their statuses are in the results."
+        )
+    if result.observations and all(
+        o.status in _FAILED and not o.client_side for o in result.observations
+    ):
+        raise TargetError("the target answered none of the payloads.")
+    return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:
+    """The summary's note on payloads that ``--max-requests`` kept from being sent."""
+    if plan.max_requests is None or sent >= planned:
+        return ""
+    return f"{planned - sent} not sent within --max-requests {plan.max_requests}"

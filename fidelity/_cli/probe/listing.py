@@ -1,0 +1,128 @@
+"""``fidelity probe --list-tools`` and ``--dry-run``: look before sending anything.
+
+``--list-tools`` connects to an MCP server and prints its tools, their arguments and
+their annotations (destructive tools are marked: probing them needs ``--yes``).
+``--dry-run`` connects to nothing and prints where each payload would go and what
+it is, as terminal-safe text and code points.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.messages import as_options, one_line
+from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.render import safe
+from fidelity._core.text import utf8_len
+
+if TYPE_CHECKING:
+    from fidelity._core.payload import Payload
+
+__all__ = ["dry_run", "list_tools"]
+
+_TEXT_CHARS = 48
+
+
+def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
+    from probes._mcp.probe import mcp
+
+    target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
+    try:
+        probe = mcp(target, tool=plan.tool, param=plan.param, timeout=plan.timeout)
+    except UsageError as exc:
+        raise UsageError(one_line(as_options(str(exc)))) from None
+    try:
+        return probe.list_tools()
+    except UsageError as exc:
+        raise UsageError(one_line(as_options(str(exc)))) from None
+    except TargetError as exc:
+        raise TargetError(one_line(str(exc))) from None
+    finally:
+        with suppress(Exception):
+            probe.close()
+
+
+def _schema_line(name: str, schema: Any, required: bool) -> str:
+    kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
+    if isinstance(kind, list):
+        kind = "|".join(map(str, kind))
+    mark = "" if required else "?"
+    return f"{safe(name)}{mark}: {safe(str(kind))}"
+
+
+def list_tools(plan: ProbePlan) -> int:
+    """Print the MCP server's tools; return exit code 0."""
+    tools = _tools_of(plan)
+    out = sys.stdout
+    out.write(f"{len(tools)} tool{'s' if len(tools) != 1 else ''} on {safe(plan.shown_target)}:\n")
+    for tool in tools:
+        schema = dict(tool.input_schema)
+        raw = schema.get("properties")
+        props: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        required = set(schema.get("required") or ())
+        args = ", ".join(_schema_line(n, s, n in required) for n, s in props.items())
+        flags = []
+        if tool.destructive:
+            flags.append("destructive: needs --yes")
+        if tool.annotations.get("readOnlyHint"):
+            flags.append("read-only")
+        tail = f"  [{'; '.join(flags)}]" if flags else ""
+        out.write(f"  {safe(tool.name)}({args}){tail}\n")
+        if tool.description:
+            first = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
+            shown = first if len(first) <= 100 else first[:97].rstrip() + "..."
+            out.write(f"      {safe(shown)}\n")
+    out.flush()
+    return 0
+
+
+def _where(plan: ProbePlan) -> list[str]:
+    if plan.kind is TargetKind.HTTP:
+        return [
+            f"target: HTTP endpoint {safe(plan.shown_target)}",
+            f"send: {safe(plan.send or 'json:text')}   read: {safe(plan.read or 'json:text')}",
+        ]
+    transport = "stdio command" if plan.kind is TargetKind.MCP_STDIO else "Streamable HTTP"
+    args = (
+        safe(json.dumps(plan.args, ensure_ascii=True))
+        if plan.args is not None
+        else "generated from the tool's input schema"
+    )
+    lines = [
+        f"target: MCP server over {transport}: {safe(plan.shown_target)}",
+        f"tool: {safe(plan.tool)}   payload argument: {safe(plan.param)}   other arguments: {args}",
+        f"read: {safe(plan.read or 'text')}",
+    ]
+    if plan.read_tool:
+        lines.append(f"read back with tool: {safe(plan.read_tool)}")
+    return lines
+
+
+def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
+    """Print what would be sent, send nothing; return exit code 0."""
+    from fidelity._cli.probe.execute import _within_budget
+
+    per = 2 if plan.read_tool else 1
+    todo, examples = _within_budget(plan, payloads, per)
+    out = sys.stdout
+    out.write("dry run: nothing is sent.\n")
+    for line in _where(plan):
+        out.write(f"  {line}\n")
+    budget = f"  {len(todo)} payloads"
+    if examples:
+        budget += f", plus {examples} generated examples"
+    if plan.max_requests is not None:
+        budget += f" (--max-requests {plan.max_requests}, {per} call(s) per payload)"
+    out.write(budget + "\n")
+    width = max((len(p.id) for p in todo), default=2)
+    for payload in todo:
+        text = payload.text
+        shown = safe(text[:_TEXT_CHARS]) + (" ..." if len(text) > _TEXT_CHARS else "")
+        out.write(f"  {safe(payload.id).ljust(width)}  {utf8_len(text):>6} B  {shown}\n")
+    out.flush()
+    return 0

@@ -1,0 +1,317 @@
+"""What ``fidelity probe`` was asked to do, checked before anything is sent.
+
+:func:`plan_from_args` turns the parsed command line into a :class:`ProbePlan`:
+which kind of target (HTTP endpoint, MCP over stdio, MCP over Streamable HTTP),
+where the payload goes and where it is read back, the budget (families, examples,
+request cap, rate, concurrency, timeout) and the outputs. Every bad argument raises
+:class:`UsageError` with one sentence naming the valid choices, so a mistake costs no
+request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from fidelity._core.errors import UsageError
+from fidelity._core.kinds import FAMILIES, check_kinds
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ProbePlan",
+    "TargetKind",
+    "parse_count",
+    "parse_families",
+    "parse_rate",
+    "parse_seconds",
+    "parse_seed",
+    "plan_from_args",
+]
+
+_MCP_ONLY = ("tool", "param", "args", "read_tool", "read_args")
+_MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
+#: Seconds per request when ``--timeout`` is not given.
+DEFAULT_TIMEOUT = 10.0
+_RATE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(?:/\s*s)?\s*")
+
+
+class TargetKind(StrEnum):
+    """How ``fidelity probe`` reaches its target."""
+
+    HTTP = "http"
+    MCP_STDIO = "mcp-stdio"
+    MCP_HTTP = "mcp-http"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProbePlan:
+    """A checked ``fidelity probe`` invocation.
+
+    ``target`` is the URL (HTTP and MCP over Streamable HTTP) or the argv of the
+    server command (MCP over stdio). ``send`` and ``read`` are ``None`` when the
+    user left them to the probe's defaults.
+    """
+
+    kind: TargetKind
+    target: str | tuple[str, ...]
+    tool: str
+    param: str
+    args: dict[str, Any] | None
+    send: str | None
+    read: str | None
+    read_tool: str | None
+    read_args: dict[str, Any] | None
+    families: tuple[str, ...] | None
+    examples: int
+    max_requests: int | None
+    rate: float | None
+    concurrency: int
+    timeout: float
+    seed: int | None
+    allow: tuple[str, ...]
+    card: str | None
+    json: str | None
+    html: str | None
+    yes: bool
+    list_tools: bool
+    dry_run: bool
+    quiet: bool
+
+    @property
+    def is_mcp(self) -> bool:
+        """True for an MCP target, over either transport."""
+        return self.kind is not TargetKind.HTTP
+
+    @property
+    def shown_target(self) -> str:
+        """The target as one line for messages (the caller makes it terminal-safe)."""
+        if isinstance(self.target, tuple):
+            import shlex
+
+            return shlex.join(self.target)
+        return self.target
+
+    @property
+    def name(self) -> str:
+        """The card name: the tool and parameter for MCP, the send place for HTTP."""
+        if self.is_mcp:
+            return f"{self.tool}.{self.param}"
+        return f"http {self.send or 'json:text'}"
+
+
+def parse_families(value: str | None) -> tuple[str, ...] | None:
+    """Parse ``--families a,b`` (commas and/or spaces); unknown ids are a usage error."""
+    if value is None:
+        return None
+    names = tuple(dict.fromkeys(n for n in re.split(r"[,\s]+", value) if n))
+    if not names:
+        raise UsageError(f"--families is empty; choose from: {', '.join(FAMILIES)}.")
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        raise UsageError(
+            f"--families: unknown famil{'ies' if len(unknown) > 1 else 'y'} "
+            f"{', '.join(map(repr, unknown))}; choose from: {', '.join(FAMILIES)}."
+        )
+    return names
+
+
+def parse_rate(value: str | None) -> float | None:
+    """Parse ``--rate N`` or ``--rate N/s`` into requests per second."""
+    if value is None:
+        return None
+    match = _RATE.fullmatch(value)
+    rate = float(match.group(1)) if match else math.nan
+    if not rate > 0 or math.isinf(rate):
+        raise UsageError(
+            f"--rate {value!r} is not a request rate; give a positive number of requests "
+            "per second, such as 5 or 0.5/s."
+        )
+    return rate
+
+
+def parse_count(option: str, value: str | None, *, default: int | None, minimum: int) -> int | None:
+    """Parse a whole-number option such as ``--max-requests 5`` (``None`` when absent)."""
+    if value is None:
+        return default
+    try:
+        number = int(value.strip().replace("_", ""), 10)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        bound = "0 or more" if minimum == 0 else f"at least {minimum}"
+        raise UsageError(f"{option} {value!r} is not a whole number {bound}.")
+    return number
+
+
+def parse_seconds(option: str, value: str | None, *, default: float) -> float:
+    """Parse a positive, finite number of seconds such as ``--timeout 2.5``."""
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise UsageError(f"{option} {value!r} must be a positive number of seconds, such as 10.")
+    return seconds
+
+
+def parse_seed(value: str | None) -> int | None:
+    """Parse ``--seed N`` (any integer)."""
+    if value is None:
+        return None
+    try:
+        return int(value.strip(), 10)
+    except ValueError:
+        raise UsageError(f"--seed {value!r} is not an integer.") from None
+
+
+def _parse_json_object(option: str, value: str | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise UsageError(
+            f"{option} is not valid JSON ({exc.args[0] if exc.args else exc}); give a JSON "
+            'object such as \'{"path": "/tmp/x"}\'.'
+        ) from None
+    if not isinstance(parsed, dict):
+        raise UsageError(
+            f"{option} must be a JSON object of tool arguments, not {type(parsed).__name__}; "
+            'give e.g. \'{"path": "/tmp/x"}\'.'
+        )
+    return parsed
+
+
+def _parse_allow(values: list[str] | None) -> tuple[str, ...]:
+    if not values:
+        return ()
+    kinds = tuple(dict.fromkeys(k for v in values for k in re.split(r"[,\s]+", v) if k))
+    check_kinds(kinds, name="--allow")
+    return kinds
+
+
+def _resolve_target(args: argparse.Namespace) -> tuple[TargetKind, str | tuple[str, ...]]:
+    words: list[str] = list(args.target or ())
+    if not words:
+        raise UsageError(
+            "give a target: an http(s) URL, an mcp+http(s) URL, or --mcp -- COMMAND ARGS..."
+        )
+    first = words[0]
+    scheme, sep, rest = first.partition("://")
+    if sep and scheme.lower() in _MCP_SCHEMES:
+        if len(words) > 1:
+            raise UsageError("give one URL, or --mcp -- COMMAND ARGS... for a stdio server.")
+        return TargetKind.MCP_HTTP, f"{_MCP_SCHEMES[scheme.lower()]}://{rest}"
+    is_url = bool(sep) and scheme.lower() in ("http", "https")
+    if is_url and len(words) == 1:
+        if not rest.split("/", 1)[0]:
+            raise UsageError(f"{first!r} has no host; give a URL such as http://127.0.0.1:8000/.")
+        return (TargetKind.MCP_HTTP if args.mcp else TargetKind.HTTP), first
+    if args.mcp:
+        return TargetKind.MCP_STDIO, tuple(words)
+    if sep:
+        raise UsageError(
+            f"{scheme}:// is not a target scheme; use http://, https://, mcp+http://, "
+            "mcp+https://, or --mcp -- COMMAND ARGS... for a stdio server."
+        )
+    raise UsageError(
+        f"{first!r} is not a URL; give an http(s) URL, or --mcp -- COMMAND ARGS... to "
+        "probe an MCP server over stdio."
+    )
+
+
+def _check_places(
+    kind: TargetKind, target: str | tuple[str, ...], send: str | None, read: str | None
+) -> None:
+    """Check ``--send`` and ``--read`` before anything is started or sent."""
+    from fidelity._cli.probe.messages import as_options
+
+    try:
+        if kind is TargetKind.HTTP:
+            from probes._http.places import parse_read, parse_send
+
+            if send is not None:
+                parse_send(send)
+            if read is not None:
+                parse_read(read)
+        elif read is not None:
+            from probes._mcp.read import parse_read as parse_mcp_read
+
+            parse_mcp_read(read)
+    except UsageError as exc:
+        raise UsageError(as_options(str(exc))) from None
+    if kind is TargetKind.HTTP and send in ("path", "url"):
+        assert isinstance(target, str)
+        if target.count("{value}") != 1:
+            raise UsageError(
+                f"--send {send} needs the URL to hold {{value}} exactly once, where the "
+                "payload goes, such as http://127.0.0.1:8000/items/{value}."
+            )
+
+
+def plan_from_args(args: argparse.Namespace) -> ProbePlan:
+    """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    kind, target = _resolve_target(args)
+    if kind is TargetKind.HTTP:
+        given = [f"--{o.replace('_', '-')}" for o in _MCP_ONLY if getattr(args, o) is not None]
+        if given or args.list_tools:
+            options = ", ".join([*given, *(["--list-tools"] if args.list_tools else [])])
+            raise UsageError(
+                f"{options} appl{'ies' if len(given) + args.list_tools == 1 else 'y'} to MCP "
+                "targets only; add --mcp or use an mcp+http(s):// URL for an MCP server."
+            )
+    if args.read_args is not None and args.read_tool is None:
+        raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
+    examples = parse_count("--examples", args.examples, default=0, minimum=0) or 0
+    max_requests = parse_count("--max-requests", args.max_requests, default=None, minimum=1)
+    concurrency = parse_count("--concurrency", args.concurrency, default=1, minimum=1) or 1
+    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
+    seed = parse_seed(args.seed)
+    if concurrency > 1 and kind is not TargetKind.HTTP:
+        raise UsageError(
+            "--concurrency applies to HTTP targets; an MCP session carries one call at a time."
+        )
+    if args.json == "-" and (args.card == "-" or args.html == "-"):
+        raise UsageError("only one output can go to standard output; --json - is already there.")
+    for option in ("card", "html"):
+        if getattr(args, option) == "-":
+            raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
+    if kind is not TargetKind.HTTP and args.send is not None:
+        raise UsageError(
+            f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "
+            "name the argument with --param NAME (and the others with --args JSON)."
+        )
+    _check_places(kind, target, args.send, args.read)
+    return ProbePlan(
+        kind=kind,
+        target=target,
+        tool=args.tool or "echo",
+        param=args.param or "text",
+        args=_parse_json_object("--args", args.args),
+        send=args.send,
+        read=args.read,
+        read_tool=args.read_tool,
+        read_args=_parse_json_object("--read-args", args.read_args),
+        families=parse_families(args.families),
+        examples=examples,
+        max_requests=max_requests,
+        rate=parse_rate(args.rate),
+        concurrency=concurrency,
+        timeout=timeout,
+        seed=seed,
+        allow=_parse_allow(args.allow),
+        card=args.card,
+        json=args.json,
+        html=args.html,
+        yes=args.yes,
+        list_tools=args.list_tools,
+        dry_run=args.dry_run,
+        quiet=args.quiet,
+    )

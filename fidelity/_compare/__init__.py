@@ -1,0 +1,1 @@
+"""The engine: ``compare(sent, received)`` aligns, classifies and replays rewrites."""

@@ -1,0 +1,2 @@
+"""The bottom layer: errors, the vocabulary (kinds, families, statuses), the text
+model, terminal-safe rendering, payload and record helpers."""

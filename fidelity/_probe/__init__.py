@@ -1,0 +1,1 @@
+"""The probe contract and what one probe saw for one payload (``Observation``)."""

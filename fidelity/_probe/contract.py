@@ -1,0 +1,159 @@
+"""The probe contract: take a payload's text, return an ``Observation``.
+
+Like an httpx transport, a probe is one method (:meth:`Probe.observe`) plus
+:meth:`Probe.close`. Probes that hold a connection are reused across payloads and are
+context managers. :meth:`Probe.observe_many` is the batch entry point a survey uses;
+probes that can overlap requests override it and still yield results in input order.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import Self
+
+from fidelity._compare.api import compare
+from fidelity._core.kinds import Status
+from fidelity._core.payload import Payload
+from fidelity._probe.observation import Observation
+
+__all__ = ["FunctionProbe", "Probe", "callable_name", "observe_value", "stamp"]
+
+
+class Probe(abc.ABC):
+    """A chain that payload texts are pushed through.
+
+    Subclasses set ``name`` (a short description of the chain, used in cards) and
+    implement :meth:`observe`. ``observe`` never raises for a payload-specific failure:
+    it returns an observation with status ``rejected``, ``lost``, ``timeout`` or
+    ``broken``.
+    """
+
+    name: str = "probe"
+
+    @abc.abstractmethod
+    def observe(self, text: str) -> Observation:
+        """Push ``text`` through the chain once and report what arrived."""
+
+    def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
+        """Observe each text in turn; results come in the order of ``texts``."""
+        for text in texts:
+            yield self.observe(text)
+
+    def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
+        """Observe each payload in order, stamped with its id and families.
+
+        This is what a survey calls. The default runs :meth:`observe_many` over the
+        payloads' texts, so a probe that overlaps requests there overlaps them here too.
+        """
+        texts = [p.text for p in payloads]
+        for payload, observation in zip(payloads, self.observe_many(texts), strict=False):
+            # Anything that is not an Observation is passed on for the caller to report.
+            yield (
+                stamp(observation, payload) if isinstance(observation, Observation) else observation
+            )
+
+    def close(self) -> None:  # noqa: B027  (optional hook: most probes hold nothing)
+        """Release connections, sessions and subprocesses held by the probe."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def observe_value(sent: str, received: object, **fields: object) -> Observation:
+    """Build the observation for a value that arrived: ``preserved`` or ``transformed``."""
+    comparison = compare(sent, received)
+    return Observation(
+        sent=sent,
+        status=Status.PRESERVED if comparison.faithful else Status.TRANSFORMED,
+        received=received,
+        comparison=comparison,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def stamp(observation: Observation, payload: Payload) -> Observation:
+    """``observation`` (and its ``parts``) labelled with the payload's id and families.
+
+    Spelled out rather than ``dataclasses.replace``, which costs several times more on
+    the survey's hot path.
+    """
+    obs = observation
+    return Observation(
+        sent=obs.sent,
+        status=obs.status,
+        received=obs.received,
+        comparison=obs.comparison,
+        error_type=obs.error_type,
+        error=obs.error,
+        wire=obs.wire,
+        hops=obs.hops,
+        blame=obs.blame,
+        direction=obs.direction,
+        parts=tuple(stamp(p, payload) for p in obs.parts) if obs.parts else (),
+        client_side=obs.client_side,
+        payload_id=payload.id,
+        families=payload.families,
+    )
+
+
+class FunctionProbe(Probe):
+    """A probe over any callable ``str -> object``.
+
+    An exception raised by the callable is the chain refusing that value: the
+    observation is ``rejected`` with the exception's type and message kept.
+    """
+
+    def __init__(self, fn: Callable[[str], object], *, name: str | None = None) -> None:
+        self.fn = fn
+        self.name = name or callable_name(fn)
+
+    def observe(self, text: str) -> Observation:
+        return self._observe(text, "", ())
+
+    def observe_payloads(self, payloads: Sequence[Payload]) -> Iterator[Observation]:
+        # Stamped as they are built: one record per payload instead of two.
+        for payload in payloads:
+            yield self._observe(payload.text, payload.id, payload.families)
+
+    def _observe(self, text: str, payload_id: str, families: tuple[str, ...]) -> Observation:
+        try:
+            received = self.fn(text)
+        except (Exception, SystemExit) as exc:  # the chain's refusal of this payload
+            return Observation(
+                sent=text,
+                status=Status.REJECTED,
+                error_type=type(exc).__name__,
+                error=str(exc),
+                payload_id=payload_id,
+                families=families,
+            )
+        return observe_value(text, received, payload_id=payload_id, families=families)
+
+
+def callable_name(fn: object) -> str:
+    """A stable, readable name for a callable: never a ``repr`` with a memory address.
+
+    Functions and methods give their qualified name (without the enclosing function of
+    a local one), ``functools.partial`` objects ``partial(name)``, other callables the
+    name of their type.
+    """
+    func = getattr(fn, "func", None)
+    if func is not None and callable(func) and type(fn).__name__ == "partial":
+        return f"partial({callable_name(func)})"
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if not isinstance(name, str) or not name:
+        name = type(fn).__qualname__
+    return name.rsplit("<locals>.", 1)[-1]

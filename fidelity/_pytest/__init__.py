@@ -1,0 +1,1 @@
+"""The pytest plugin: options, fixtures, the marker, session cards and drift."""

@@ -1,0 +1,247 @@
+"""The pytest plugin (entry point ``pytest11`` named ``fidelity``).
+
+It is loaded in every pytest run of every repository that installs param-fidelity, so
+loading it imports nothing heavy: no Hypothesis, httpx, MCP, ``strategies`` or
+``probes``, not even the survey machinery. They load when a test asks for a fixture.
+
+- fixture ``fidelity``: ``fidelity.check(target, text)`` and ``fidelity.survey(target)``
+  (see :class:`fidelity._pytest.recorder.Recorder`); session-scoped, so it works in
+  ``@given`` tests, and it reads the running test's marker;
+- fixtures ``fidelity_http_reflector`` and ``fidelity_mcp_reflector``: probes through
+  the reference reflectors, started once per session on first use;
+- marker ``@pytest.mark.fidelity(allow=[kind ids], card="name")``;
+- options ``--fidelity-*``; the session's cards are written, checked for drift and
+  merged across xdist workers at the end of the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from fidelity._core.errors import UsageError
+from fidelity._pytest.options import add_options, options_given
+
+if TYPE_CHECKING:
+    from fidelity._probe.contract import Probe
+    from fidelity._pytest.recorder import Recorder
+    from fidelity._pytest.session import MarkContext, SessionLog
+    from fidelity._pytest.settings import PluginSettings
+
+__all__ = ["PluginState"]
+
+_STATE = pytest.StashKey["PluginState"]()
+_WORKER_KEY = "fidelity"
+_SEED_KEY = "fidelity_seed"
+
+MARKER = (
+    "fidelity(allow=(), card=None): allow lists the kind ids that are accepted rewrites "
+    "for this test's chain (documented in its card, not failures); card names the chain "
+    "in the session's contract cards."
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+class PluginState:
+    """The plugin's mutable state for one pytest process, kept in ``config.stash``.
+
+    Everything beyond a few attributes is built on first use, so a session that never
+    touches the plugin pays for nothing: ``settings`` (from the options; an xdist
+    worker takes the controller's seed), ``log`` (findings and cards), and the running
+    test's marker context.
+    """
+
+    __slots__ = ("_context", "_log", "_settings", "config", "item", "summary")
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.item: pytest.Item | None = None
+        self.summary: list[str] = []
+        self._context: MarkContext | None = None
+        self._settings: PluginSettings | None = None
+        self._log: SessionLog | None = None
+
+    @property
+    def settings(self) -> PluginSettings:
+        """The session's settings from the ``--fidelity-*`` options."""
+        if self._settings is None:
+            from fidelity._pytest.settings import PluginSettings
+
+            workerinput: dict[str, Any] | None = getattr(self.config, "workerinput", None)
+            seed = workerinput.get(_SEED_KEY) if workerinput is not None else None
+            self._settings = PluginSettings.from_config(self.config, seed=seed)
+        return self._settings
+
+    @property
+    def log(self) -> SessionLog:
+        """The findings and cards gathered in this process."""
+        if self._log is None:
+            from fidelity._pytest.session import SessionLog
+
+            self._log = SessionLog()
+        return self._log
+
+    @property
+    def used(self) -> bool:
+        """Whether anything was recorded in this process."""
+        return self._log is not None
+
+    def enter(self, item: pytest.Item) -> None:
+        """A test starts: forget the previous test's marker context."""
+        self.item = item
+        self._context = None
+
+    def current(self) -> MarkContext:
+        """The running test's node id and marker (``UsageError`` for a bad marker)."""
+        if self._context is None:
+            from fidelity._pytest.session import MarkContext, marker_context
+
+            if self.item is None:
+                return MarkContext(nodeid="(outside a test)")
+            self._context = marker_context(self.item)
+        return self._context
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER)
+    config.stash[_STATE] = PluginState(config)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHooks(config), "fidelity-xdist")
+
+
+def _state(config: pytest.Config) -> PluginState:
+    return config.stash[_STATE]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if not options_given(config):
+        return None
+    return _state(config).settings.header()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    state = _state(item.config)
+    state.enter(item)
+    if item.get_closest_marker("fidelity") is None:
+        return
+    try:
+        state.current()
+    except UsageError as exc:
+        problem = str(exc)
+    else:
+        return
+    pytest.fail(problem, pytrace=False)
+
+
+def _shadowing(text: str) -> str | None:
+    """Why ``strategies``/``probes`` misbehaved, when a local module shadows ours."""
+    if "'strategies'" not in text and "'probes'" not in text:
+        return None  # the common case costs no import
+    from fidelity._pytest.shadowing import shadowing_hint
+
+    return shadowing_hint(text)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    excinfo = call.excinfo
+    if excinfo is not None and call.when == "call":
+        from fidelity._pytest.notes import drop_internal_explanations
+
+        drop_internal_explanations(excinfo.value)
+    report = yield
+    if (
+        report.failed
+        and excinfo is not None
+        and isinstance(excinfo.value, ImportError | AttributeError)
+    ):
+        hint = _shadowing(str(excinfo.value))
+        if hint:
+            report.sections.append(("param-fidelity", hint))
+    return report
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        hint = _shadowing(str(report.longrepr))
+        if hint:
+            report.sections.append(("param-fidelity", hint))
+
+
+@pytest.fixture(scope="session", name="fidelity")
+def fidelity_recorder(request: pytest.FixtureRequest) -> Recorder:
+    """Check payloads and survey chains; fail on rewrites beyond the marker's allow."""
+    from fidelity._pytest.recorder import Recorder
+
+    return Recorder(_state(request.config))
+
+
+@pytest.fixture(scope="session")
+def fidelity_http_reflector() -> Iterator[Probe]:
+    """A probe through the reference HTTP reflector (started once per session)."""
+    from fidelity._pytest.reflectors import http_reflector_probe
+
+    with http_reflector_probe() as probe:
+        yield probe
+
+
+@pytest.fixture(scope="session")
+def fidelity_mcp_reflector() -> Iterator[Probe]:
+    """A probe through the reference MCP reflector over stdio (started once per session)."""
+    from fidelity._pytest.reflectors import mcp_reflector_probe
+
+    with mcp_reflector_probe() as probe:
+        yield probe
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    state = _state(config)
+    workeroutput: dict[str, Any] | None = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        if state.used:
+            workeroutput[_WORKER_KEY] = state.log.to_wire()
+        return
+    if not state.used and not options_given(config):
+        return
+    from fidelity._pytest.report import finish
+
+    report = finish(state.log, state.settings)
+    state.summary = list(report.lines)
+    if report.failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    lines = _state(config).summary
+    if lines:
+        terminalreporter.write_sep("=", "param-fidelity")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+class _XdistHooks:
+    """Hooks that exist only with pytest-xdist: seed to workers, cards back."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_SEED_KEY] = _state(self.config).settings.seed
+
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        state = _state(self.config)
+        output = getattr(node, "workeroutput", None) or {}
+        wire = output.get(_WORKER_KEY)
+        if wire is not None:
+            state.log.absorb(wire)
+        elif error is not None:
+            state.log.workers_lost.append(str(getattr(node.gateway, "id", node)))

@@ -1,0 +1,325 @@
+"""The ``fidelity`` fixture: check one payload or survey a chain inside a test.
+
+Results are data everywhere else in param-fidelity; this is the layer that turns them
+into test failures. Every failure message is terminal-safe: payload text only ever
+appears through :func:`fidelity._core.render.safe`, with its code points.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from fidelity._compare.api import compare
+from fidelity._core.errors import FidelityError, UsageError
+from fidelity._core.kinds import Status, check_kinds
+from fidelity._core.render import codepoints, safe
+from fidelity._probe.contract import FunctionProbe, Probe
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from fidelity._core.payload import Payload
+    from fidelity._probe.observation import Observation
+    from fidelity._pytest.plugin import PluginState
+    from fidelity._pytest.session import MarkContext
+    from fidelity._survey.run import Survey
+
+__all__ = ["Recorder", "describe_observation"]
+
+#: Longest piece of payload text (in code points) quoted in a failure message.
+_QUOTE_LIMIT = 120
+#: Most lines of one comparison's rendering quoted in a survey failure.
+_RENDER_LINES = 24
+_OK_STATUSES = frozenset({Status.PRESERVED, Status.TRANSFORMED})
+
+
+def _quote(value: object) -> str:
+    """A bounded, terminal-safe view of a value, with code points for short texts."""
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "backslashreplace")
+        prefix = "bytes "
+    elif isinstance(value, str):
+        text = value
+        prefix = ""
+    else:
+        return f"{safe(repr(value)[:_QUOTE_LIMIT])} ({type(value).__name__}, not a string)"
+    more = len(text) - _QUOTE_LIMIT
+    shown = text[:_QUOTE_LIMIT]
+    tail = f" ... ({more} more code points)" if more > 0 else ""
+    points = f"  [{codepoints(shown)}]" if len(shown) <= 16 and shown else ""
+    return f"{prefix}{safe(shown)!s}{tail}{points}" if shown else f"{prefix}(empty)"
+
+
+def _under_hypothesis() -> bool:
+    if "hypothesis" not in sys.modules:
+        return False
+    from hypothesis import currently_in_test_context
+
+    return currently_in_test_context()
+
+
+def describe_observation(observation: Observation, *, render_lines: int | None = None) -> str:
+    """The payload, what arrived, the hop that changed it and the classified diff."""
+    payload = "payload (as shrunk by Hypothesis)" if _under_hypothesis() else "payload"
+    lines = []
+    if observation.payload_id:
+        lines.append(f"payload id: {safe(observation.payload_id)}")
+    lines.append(f"{payload}: {_quote(observation.sent)}")
+    if observation.status in _OK_STATUSES:
+        lines.append(f"received: {_quote(observation.received)}")
+    else:
+        error = f"{observation.error_type}: {observation.error}".strip(": ")
+        lines.append(f"outcome: {observation.status} ({safe(error[:400]) or 'no error text'})")
+    if observation.blame:
+        lines.append(f"changed by hop: {safe(observation.blame)}")
+    if observation.hops:
+        lines.append("hops: " + " -> ".join(safe(h.name) for h in observation.hops))
+    for part in observation.parts:
+        if part.kinds:
+            lines.append(f"{part.direction} path: {', '.join(sorted(part.kinds))}")
+    if observation.comparison is not None and not observation.comparison.faithful:
+        rendered = observation.comparison.render().splitlines()
+        if render_lines is not None and len(rendered) > render_lines:
+            cut = len(rendered) - render_lines
+            rendered = [*rendered[:render_lines], f"... ({cut} more lines)"]
+        lines.extend(rendered)
+    return "\n".join(lines)
+
+
+def _allow_hint(kinds: Iterable[str]) -> str:
+    listed = ", ".join(f'"{k}"' for k in sorted(kinds))
+    return f"if these rewrites are accepted: @pytest.mark.fidelity(allow=[{listed}])"
+
+
+def _chain_name(probe: Probe) -> str:
+    return str(getattr(probe, "name", "") or type(probe).__name__)
+
+
+class Recorder:
+    """The ``fidelity`` fixture: push payloads through a chain and fail on rewrites.
+
+    ``check(target, text)`` pushes one text (for example a Hypothesis example) and
+    fails the test with the classified, terminal-safe diff unless every rewrite is
+    allowed; ``survey(target)`` sweeps the payload catalogue, records the chain's card
+    for the session and fails on rewrites beyond ``allow``. Allowed kinds come from the
+    test's ``@pytest.mark.fidelity(allow=[...])`` plus the call's own ``allow``; the
+    marker's ``card`` names the chain. ``target`` is a :class:`fidelity.Probe` or any
+    callable ``str -> object``.
+    """
+
+    def __init__(self, state: PluginState) -> None:
+        self._state = state
+        # Warm the comparison engine's lazy imports here, outside any Hypothesis
+        # example, so the first example does not pay them against its deadline.
+        compare("\u201ca\u201d", '"a"')
+
+    def __repr__(self) -> str:
+        return "<fidelity recorder>"
+
+    @property
+    def strategies(self) -> ModuleType:
+        """param-fidelity's ``strategies`` package (a clear error if a local one shadows it)."""
+        __tracebackhide__ = True
+        return _load("strategies")
+
+    @property
+    def probes(self) -> ModuleType:
+        """param-fidelity's ``probes`` package (a clear error if a local one shadows it)."""
+        __tracebackhide__ = True
+        return _load("probes")
+
+    def _context(self) -> MarkContext:
+        return self._state.current()
+
+    def _allowed(self, context: MarkContext, allow: Iterable[str]) -> tuple[str, ...]:
+        extra = check_kinds(list(allow) if not isinstance(allow, str) else allow)
+        return tuple(dict.fromkeys((*context.allow, *extra)))
+
+    def check(
+        self,
+        target: Probe | Callable[[str], object],
+        text: str,
+        *,
+        allow: Iterable[str] = (),
+        accept: Iterable[str] = (),
+    ) -> Observation:
+        """Push ``text`` through ``target`` once and return the observation.
+
+        Fails the test (``FidelityError``) when the value arrived rewritten by a kind
+        not allowed, or when the chain did not deliver it (``rejected``, ``lost``,
+        ``timeout``, ``broken``) unless that outcome is listed in ``accept``.
+        """
+        __tracebackhide__ = True
+        try:
+            context = self._context()
+            allowed = self._allowed(context, allow)
+            accepted = _statuses(accept)
+            probe = _as_probe(target)
+        except UsageError as exc:  # shown from the test's line, not from deep inside
+            raise UsageError(str(exc)) from None
+        chain = context.card or _chain_name(probe)
+        observation = probe.observe(text)
+        self._state.log.note(
+            chain=chain,
+            nodeid=context.nodeid,
+            source="check",
+            kinds=observation.kinds,
+            allowed=allowed,
+            statuses={str(observation.status): 1},
+        )
+        unexpected = observation.kinds - frozenset(allowed)
+        if observation.status == Status.TRANSFORMED and unexpected:
+            raise FidelityError(
+                f"the chain {safe(chain)!s} rewrote the value: "
+                f"{', '.join(sorted(unexpected))} (not allowed)\n"
+                f"{describe_observation(observation)}\n{_allow_hint(unexpected)}",
+                observation.comparison,
+            )
+        if observation.status not in _OK_STATUSES and observation.status not in accepted:
+            raise FidelityError(
+                f"the chain {safe(chain)!s} did not deliver the value: {observation.status}\n"
+                f"{describe_observation(observation)}\n"
+                "if this outcome is accepted: "
+                f'fidelity.check(..., accept=["{observation.status}"])',
+                observation.comparison,
+            )
+        return observation
+
+    def survey(
+        self,
+        target: Probe | Callable[[str], object],
+        payloads: Sequence[Payload] | None = None,
+        *,
+        allow: Iterable[str] = (),
+        families: Sequence[str] | None = None,
+        examples: int | None = None,
+        name: str | None = None,
+    ) -> Survey:
+        """Survey ``target`` with the catalogue (or ``payloads``) and record its card.
+
+        ``families`` and ``examples`` default to the ``--fidelity-families`` and
+        ``--fidelity-examples`` options; the card is named ``name``, else the marker's
+        ``card``, else the chain's name. Fails the test when a rewrite is not allowed;
+        the card is recorded either way.
+        """
+        __tracebackhide__ = True
+        from fidelity._survey.run import survey
+
+        settings = self._state.settings
+        try:
+            context = self._context()
+            allowed = self._allowed(context, allow)
+            probe = _as_probe(target)
+        except UsageError as exc:
+            raise UsageError(str(exc)) from None
+        card_name = name or context.card or _chain_name(probe)
+        chosen = tuple(families) if families is not None else settings.families
+        if payloads is None and settings.catalogue is not None:
+            payloads = self._catalogue(chosen, settings.catalogue)
+        try:
+            result = survey(
+                probe,
+                payloads=payloads,
+                examples=settings.examples if examples is None else examples,
+                allow=allowed,
+                seed=settings.seed,
+                families=chosen,
+                name=card_name,
+            )
+        except UsageError as exc:  # shown from the test's line, not from deep inside
+            raise UsageError(str(exc)) from None
+        self._state.log.add_card(result.card(name=card_name).to_json(), nodeid=context.nodeid)
+        statuses = {str(s): n for s, n in result.statuses.items() if n}
+        self._state.log.note(
+            chain=card_name,
+            nodeid=context.nodeid,
+            source="survey",
+            kinds=frozenset(result.kinds),
+            allowed=allowed,
+            statuses=statuses,
+        )
+        unexpected = frozenset(result.unexpected)
+        if unexpected:
+            raise FidelityError(_survey_failure(card_name, result, unexpected))
+        return result
+
+    def _catalogue(self, families: tuple[str, ...] | None, per_family: int) -> tuple[Payload, ...]:
+        __tracebackhide__ = True
+        strategies = self.strategies
+        payloads: tuple[Payload, ...] = strategies.catalogue(families)
+        taken: dict[str, int] = {}
+        out = []
+        for payload in payloads:
+            family = payload.families[0] if payload.families else ""
+            if taken.get(family, 0) < per_family:
+                taken[family] = taken.get(family, 0) + 1
+                out.append(payload)
+        return tuple(out)
+
+
+def _load(name: str) -> ModuleType:
+    __tracebackhide__ = True
+    from fidelity._core.siblings import load
+
+    try:
+        return load(name)
+    except UsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _statuses(accept: Iterable[str]) -> frozenset[str]:
+    values = [accept] if isinstance(accept, str) else list(accept)
+    bad = [v for v in values if v not in Status.__members__.values()]
+    if bad:
+        raise UsageError(
+            f"accept names unknown outcome(s) {', '.join(map(repr, bad))}; "
+            f"valid outcomes are: {', '.join(s.value for s in Status)}."
+        )
+    return frozenset(values)
+
+
+def _as_probe(target: object) -> Probe:
+    if isinstance(target, Probe):
+        return target
+    if callable(target):
+        return FunctionProbe(target)
+    raise UsageError(
+        f"target={safe(repr(target)[:80])} must be a fidelity.Probe or a callable str -> object."
+    )
+
+
+def _observations(result: Survey) -> list[Observation]:
+    out = []
+    for observation in result.observations:
+        out.append(observation)
+        out.extend(observation.parts)
+    return out
+
+
+def _smallest(result: Survey, kind: str) -> Observation | None:
+    candidates = [o for o in _observations(result) if kind in o.kinds]
+    if not candidates:
+        return None
+
+    def size(o: Observation) -> tuple[int, str]:
+        return (len(o.sent), o.payload_id)
+
+    return min(candidates, key=size)
+
+
+def _survey_failure(chain: str, result: Survey, unexpected: frozenset[str]) -> str:
+    counts: dict[str, Any] = {str(s): n for s, n in result.statuses.items() if n}
+    lines = [
+        f"the chain {safe(chain)!s} rewrote payloads: "
+        f"{', '.join(sorted(unexpected))} (not allowed)",
+        f"outcomes: {', '.join(f'{s} {n}' for s, n in counts.items())}",
+    ]
+    for kind in sorted(unexpected):
+        example = _smallest(result, kind)
+        lines.append(f"--- {kind}: smallest example")
+        if example is not None:
+            lines.append(describe_observation(example, render_lines=_RENDER_LINES))
+    lines.append(_allow_hint(unexpected))
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""End of a pytest session: merge the cards, write them, check drift, sum up.
+
+Runs in the process that reports (the serial run, or the xdist controller after every
+worker sent its cards), and only when the session recorded something or a card option
+was given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    from fidelity._pytest.session import Finding, SessionLog
+    from fidelity._pytest.settings import PluginSettings
+    from fidelity._report.card import Card
+
+__all__ = ["MergedCards", "SessionReport", "card_filename", "finish", "merged_cards"]
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+#: Where cards come from, for the messages that say there were none.
+_WHERE = "cards come from fidelity.survey(); fidelity.check() records none"
+
+
+def card_filename(name: str) -> str:
+    """The file stem for a card name: letters, digits, ``.``, ``_`` and ``-`` only."""
+    return _UNSAFE_NAME.sub("_", name).strip("._") or "card"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionReport:
+    """The summary lines, and ``failed``: cards drifted or could not be written."""
+
+    lines: tuple[str, ...]
+    failed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergedCards:
+    """The session's cards, one per name, and the names that could not be merged."""
+
+    cards: tuple[Card, ...]
+    problems: tuple[str, ...]
+
+
+def _tests(nodeids: list[str]) -> str:
+    shown = sorted(set(nodeids))
+    more = f" and {len(shown) - 2} more" if len(shown) > 2 else ""
+    return ", ".join(safe(n) for n in shown[:2]) + more
+
+
+def merged_cards(log: SessionLog) -> MergedCards:
+    """Merge the session's cards by name (workers' and tests' cards alike).
+
+    A name whose surveys were of different chains, or two names that map to one file,
+    cannot be merged: that name is left out and a problem line says which tests clash.
+    """
+    from fidelity._report.card import Card
+
+    by_name: dict[str, list[tuple[str, Card]]] = {}
+    for recorded in log.cards:
+        card = Card.from_json(recorded.text)
+        by_name.setdefault(card.name, []).append((recorded.nodeid, card))
+    problems: list[str] = []
+    merged: dict[str, Card] = {}
+    for name, entries in sorted(by_name.items()):
+        chains: dict[str, list[str]] = {}
+        for nodeid, card in entries:
+            chains.setdefault(card.facts.chain, []).append(nodeid)
+        if len(chains) > 1:
+            clash = "; ".join(
+                f"{safe(chain)!s} in {_tests(ids)}" for chain, ids in sorted(chains.items())
+            )
+            problems.append(
+                f"card {safe(name)!s} names different chains ({clash}): give each chain "
+                "its own card name (@pytest.mark.fidelity(card=...) or survey(name=...))"
+            )
+            continue
+        merged[name] = Card.merge([card for _, card in entries], name=name)
+    stems: dict[str, list[str]] = {}
+    for name in merged:
+        stems.setdefault(card_filename(name), []).append(name)
+    for stem, names in sorted(stems.items()):
+        if len(names) > 1:
+            problems.append(
+                f"cards {', '.join(safe(n) for n in names)} would all be written to "
+                f"{safe(stem)!s}.json: give them names that differ in letters or digits"
+            )
+            for name in names:
+                del merged[name]
+    return MergedCards(cards=tuple(merged.values()), problems=tuple(problems))
+
+
+def _finding_line(finding: Finding) -> str:
+    parts = []
+    for kind in finding.kinds:
+        parts.append(f"{kind} (allowed)" if kind in finding.allowed else f"{kind} (NOT allowed)")
+    other = [f"{s} {n}" for s, n in finding.statuses if s not in ("preserved", "transformed")]
+    if other:
+        parts.append("outcomes: " + ", ".join(other))
+    what = "; ".join(parts) if parts else "preserved"
+    return f"  {safe(finding.chain)!s} [{finding.source} in {safe(finding.nodeid)!s}]: {what}"
+
+
+def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for card in cards:
+        stem = card_filename(card.name)
+        (directory / f"{stem}.json").write_text(card.to_json(), encoding="utf-8", newline="")
+        (directory / f"{stem}.md").write_text(card.to_markdown(), encoding="utf-8", newline="")
+        written.append(stem)
+    return written
+
+
+def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
+    from fidelity._report.card import Card
+    from fidelity._report.drift import drift_lines
+
+    problems = []
+    for card in cards:
+        path = directory / f"{card_filename(card.name)}.json"
+        label = safe(card.name)
+        if not path.is_file():
+            problems.append(
+                f"card {label!s} has no committed card {safe(str(path))!s}; "
+                f"write it with --fidelity-cards {safe(str(directory))!s}"
+            )
+            continue
+        try:
+            committed = Card.from_json(path.read_text(encoding="utf-8"))
+        except (UsageError, OSError, UnicodeDecodeError) as exc:
+            problems.append(f"committed card {safe(str(path))!s} cannot be read: {safe(str(exc))}")
+            continue
+        changes = drift_lines(card, committed)
+        if changes:
+            problems.append(f"card {label!s} drifted from {safe(str(path))!s}:")
+            problems.extend(changes)
+    return problems
+
+
+def finish(log: SessionLog, settings: PluginSettings) -> SessionReport:
+    """Merge, check, then write the session's cards; return the summary.
+
+    Never raises for bad data: what cannot be merged, read or written becomes a line of
+    the summary and fails the session.
+    """
+    lines: list[str] = []
+    notable = [f for f in log.findings() if f.kinds or any(s != "preserved" for s, _ in f.statuses)]
+    if notable:
+        lines.append("chains and rewrites found:")
+        lines.extend(_finding_line(f) for f in notable)
+    failed = False
+    for worker in log.workers_lost:  # xdist already fails the run for the crash
+        lines.append(f"worker {safe(worker)!s} sent no results: its cards are missing")
+    try:
+        merged = merged_cards(log)
+    except (UsageError, ValueError) as exc:
+        return SessionReport(
+            lines=(*lines, f"the session's cards cannot be merged: {safe(str(exc))}"),
+            failed=True,
+        )
+    cards = merged.cards
+    if merged.problems:
+        failed = True
+        lines.append("cards left out:")
+        lines.extend(f"  {p}" for p in merged.problems)
+    if settings.check_dir is not None:
+        if not cards and not merged.problems:
+            lines.append(f"no cards were produced in this session: nothing to check ({_WHERE})")
+        problems = _check(cards, Path(settings.check_dir))
+        if problems:
+            failed = True
+            lines.append("card drift (the chains now behave differently; the run fails):")
+            lines.extend(problems)
+        elif cards:
+            lines.append(f"{len(cards)} card(s) match {safe(settings.check_dir)!s}")
+    if settings.cards_dir is not None:
+        if not cards:
+            if not merged.problems:
+                lines.append(f"no cards were produced in this session: nothing written ({_WHERE})")
+        else:
+            try:
+                stems = _write(cards, Path(settings.cards_dir))
+            except OSError as exc:
+                failed = True
+                lines.append(
+                    f"cannot write cards to {safe(settings.cards_dir)!s}: {safe(str(exc))}"
+                )
+            else:
+                lines.append(
+                    f"cards written to {safe(settings.cards_dir)!s}: "
+                    + ", ".join(f"{s}.md/.json" for s in stems)
+                )
+    return SessionReport(lines=tuple(lines), failed=failed)

@@ -1,0 +1,1 @@
+"""Running a probe over payloads: ``survey()``, the ``Survey`` result, progress."""

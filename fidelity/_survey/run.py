@@ -1,0 +1,643 @@
+"""``survey(target)``: push the payload catalogue through a chain, map what it does.
+
+A survey observes every payload once (plus optional Hypothesis examples), stamps each
+observation with its payload id and families, and groups the observations per hazard
+family and direction into :class:`FamilyOutcome` rows: ``preserved``, ``transformed``
+(with kinds), ``rejected``, ``lost``, ``timeout``, ``broken``, or ``mixed``, each with
+the smallest example of every kind and failure. A survey never dies on a payload: a
+probe that raises for one payload yields ``broken`` for it and the survey goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter, itemgetter
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from fidelity._core.errors import UsageError
+from fidelity._core.kinds import FAMILIES, Status, check_kinds
+from fidelity._core.payload import Payload
+from fidelity._core.records import fast_init
+from fidelity._core.text import utf8_len
+from fidelity._probe.contract import FunctionProbe, Probe
+from fidelity._probe.observation import Direction, Observation
+
+if TYPE_CHECKING:
+    from fidelity._report.card import Card
+
+__all__ = ["Example", "FamilyOutcome", "Survey", "survey"]
+
+#: The outcome of a family row whose observations ended in more than one status.
+MIXED = "mixed"
+
+_DIRECTIONS = tuple(Direction)
+_STATUSES = tuple(Status)
+_FAILURES = (Status.REJECTED, Status.LOST, Status.TIMEOUT, Status.BROKEN)
+_FAILURE_KEYS = {s: s.value for s in _FAILURES}
+_FAILURE_NAMES = tuple(_FAILURE_KEYS.values())
+_NO_KINDS: frozenset[str] = frozenset()
+_ROW_KEY = attrgetter("families", "direction", "status")
+_ID_TEXT = attrgetter("id", "text")
+#: Payload ids of Hypothesis examples carry one of these markers after the family.
+_GENERATED = "/hypothesis-"
+_SHRUNK = "/shrunk-"
+#: Observations a shrink may spend per kind, so a shrink is always bounded.
+_SHRINK_BUDGET = 100
+#: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
+#: would otherwise multiply its timeout by the budget): a safety net, rarely reached.
+SHRINK_SECONDS = 20.0
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Example:
+    """The smallest payload that showed ``key`` (a kind id, or a failure status)."""
+
+    key: str
+    payload_id: str
+    sent: str
+    received: Any = None
+    error_type: str = ""
+    error: str = ""
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FamilyOutcome:
+    """What a chain does to one hazard family in one direction.
+
+    ``outcome`` is the status shared by every observation of the family, or ``mixed``;
+    ``statuses`` counts them (in ``Status`` order, non-zero only); ``kinds`` is sorted;
+    ``examples`` holds the smallest example of each kind (in ``kinds`` order) followed
+    by the smallest example of each failure status.
+    """
+
+    family: str
+    direction: Direction
+    outcome: str
+    count: int
+    statuses: tuple[tuple[Status, int], ...]
+    kinds: tuple[str, ...]
+    examples: tuple[Example, ...]
+
+    def example(self, key: str) -> Example | None:
+        """The smallest example of a kind id or failure status, if there is one."""
+        return next((e for e in self.examples if e.key == key), None)
+
+
+class Entry(NamedTuple):
+    """One measured value, flattened for grouping (observations and card records alike)."""
+
+    payload_id: str
+    families: tuple[str, ...]
+    direction: Direction
+    status: Status
+    kinds: frozenset[str]
+    sent: str
+    received: Any
+    error_type: str
+    error: str
+
+
+def is_example(payload_id: str) -> bool:
+    """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
+    return _GENERATED in payload_id or _SHRUNK in payload_id
+
+
+def family_key(family: str) -> tuple[int, str]:
+    """Sort key putting families in specification order, unknown ones after, by name."""
+    try:
+        return (FAMILIES.index(family), family)
+    except ValueError:
+        return (len(FAMILIES), family)
+
+
+def _smallest(entry: Entry) -> tuple[int, str, str]:
+    return (utf8_len(entry.sent), entry.payload_id, entry.sent)
+
+
+def _example(key: str, entry: Entry) -> Example:
+    return Example(
+        key=key,
+        payload_id=entry.payload_id,
+        sent=entry.sent,
+        received=entry.received,
+        error_type=entry.error_type,
+        error=entry.error,
+    )
+
+
+def summarize(entries: Iterable[Entry]) -> tuple[FamilyOutcome, ...]:
+    """Group entries per (family, direction) into outcome rows, in a deterministic order."""
+    counts: dict[tuple[tuple[str, ...], Direction, Status], int] = {}
+    notable: list[Entry] = []
+    for entry in entries:
+        key = (entry.families, entry.direction, entry.status)
+        counts[key] = counts.get(key, 0) + 1
+        if entry.kinds or entry.status in _FAILURES:
+            notable.append(entry)
+    return _rows(counts, notable)
+
+
+def _rows(
+    counts: Mapping[tuple[tuple[str, ...], Direction, Status], int], notable: Iterable[Entry]
+) -> tuple[FamilyOutcome, ...]:
+    """The outcome rows of status counts per (families, direction) and the entries
+    worth an example (those with kinds or a failure status)."""
+    per_row: dict[tuple[str, Direction], dict[Status, int]] = {}
+    for (families, direction, status), n in counts.items():
+        for family in families or ("unfiled",):
+            tally = per_row.setdefault((family, direction), {})
+            tally[status] = tally.get(status, 0) + n
+    smallest: dict[tuple[str, Direction], dict[str, tuple[tuple[int, str, str], Entry]]] = {}
+    for entry in notable:
+        rank = _smallest(entry)
+        keys = list(entry.kinds)
+        if entry.status in _FAILURE_KEYS:
+            keys.append(_FAILURE_KEYS[entry.status])
+        for family in entry.families or ("unfiled",):
+            chosen = smallest.setdefault((family, entry.direction), {})
+            for key in keys:
+                best = chosen.get(key)
+                if best is None or rank < best[0]:
+                    chosen[key] = (rank, entry)
+    rows = []
+    for row_key in sorted(per_row, key=lambda k: (family_key(k[0]), _DIRECTIONS.index(k[1]))):
+        tally = per_row[row_key]
+        present = [s for s in _STATUSES if tally.get(s)]
+        chosen = smallest.get(row_key, {})
+        kinds = tuple(sorted(k for k in chosen if k not in _FAILURE_NAMES))
+        failures = tuple(k for k in _FAILURE_NAMES if k in chosen)
+        rows.append(
+            FamilyOutcome(
+                family=row_key[0],
+                direction=row_key[1],
+                outcome=str(present[0]) if len(present) == 1 else MIXED,
+                count=sum(tally.values()),
+                statuses=tuple((s, tally[s]) for s in present),
+                kinds=kinds,
+                examples=tuple(_example(k, chosen[k][1]) for k in kinds + failures),
+            )
+        )
+    return tuple(rows)
+
+
+def _entry(obs: Observation, measured: Observation) -> Entry:
+    comparison = measured.comparison
+    return Entry(
+        obs.payload_id,
+        obs.families,
+        measured.direction,
+        measured.status,
+        comparison.kinds if comparison is not None else _NO_KINDS,
+        measured.sent,
+        measured.received,
+        measured.error_type,
+        measured.error,
+    )
+
+
+def _entries(observations: Iterable[Observation]) -> Iterator[Entry]:
+    for obs in observations:
+        for measured in (obs, *obs.parts) if obs.parts else (obs,):
+            yield _entry(obs, measured)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Survey:
+    """The result of a survey: observations and the transformation map derived from them.
+
+    ``observations`` are in the order surveyed (catalogue, then Hypothesis examples,
+    then shrunk examples). ``statuses`` counts every ``Status`` (zeros included).
+    ``unexpected`` holds the kinds seen that ``allow`` does not list. ``families`` maps
+    a family to its outcome per direction; ``outcomes`` lists the same rows in order.
+    """
+
+    name: str
+    chain: str
+    observations: tuple[Observation, ...]
+    allow: tuple[str, ...] = ()
+    seed: int | None = None
+    catalogue_size: int = 0
+    examples: int = 0
+    kinds: frozenset[str] = frozenset()
+    statuses: Mapping[Status, int] = dataclasses.field(default_factory=dict)
+    unexpected: frozenset[str] = frozenset()
+    families: Mapping[str, Mapping[Direction, FamilyOutcome]] = dataclasses.field(
+        default_factory=dict
+    )
+    outcomes: tuple[FamilyOutcome, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        observations: Iterable[Observation],
+        *,
+        name: str,
+        chain: str = "",
+        allow: Iterable[str] = (),
+        seed: int | None = None,
+        examples: int = 0,
+        catalogue_size: int | None = None,
+    ) -> Survey:
+        """Build the survey of already stamped observations (e.g. a run cut short).
+
+        ``catalogue_size`` defaults to the number of distinct catalogue payloads (not
+        Hypothesis examples) among the observations.
+        """
+        observed = tuple(observations)
+        allowed = tuple(sorted(set(check_kinds(tuple(allow)))))
+        # Counted in C over the whole tuple; records only for kinds and failures.
+        counts = Counter(map(_ROW_KEY, observed))
+        statuses = dict.fromkeys(_STATUSES, 0)
+        for (_, _, status), n in counts.items():
+            statuses[status] += n
+        preserved = Status.PRESERVED
+        notable = [_entry(o, o) for o in observed if o.status is not preserved]
+        for obs in [o for o in observed if o.parts]:
+            for part in obs.parts:
+                counts[(obs.families, part.direction, part.status)] += 1
+                if part.status is not preserved:
+                    notable.append(_entry(obs, part))
+        outcomes = _rows(counts, notable)
+        kinds = frozenset(k for e in notable if e.kinds for k in e.kinds)
+        families: dict[str, dict[Direction, FamilyOutcome]] = {}
+        for row in outcomes:
+            families.setdefault(row.family, {})[row.direction] = row
+        if catalogue_size is None:
+            catalogue_size = len(
+                {(o.payload_id, o.sent) for o in observed if not is_example(o.payload_id)}
+            )
+        return cls(
+            name=name,
+            chain=chain or name,
+            observations=observed,
+            allow=allowed,
+            seed=seed,
+            catalogue_size=catalogue_size,
+            examples=examples,
+            kinds=kinds,
+            statuses=MappingProxyType(statuses),
+            unexpected=kinds - frozenset(allowed),
+            families=MappingProxyType({f: MappingProxyType(d) for f, d in families.items()}),
+            outcomes=outcomes,
+        )
+
+    def card(self, name: str | None = None) -> Card:
+        """The contract card of this survey (named ``name``, default the survey's name)."""
+        from fidelity._report.card import Card
+
+        return Card.from_survey(self, name=name)
+
+
+# -- running -------------------------------------------------------------------------
+
+
+def _check_families(families: object) -> tuple[str, ...] | None:
+    if families is None:
+        return None
+    if isinstance(families, str) or not isinstance(families, (list, tuple, set, frozenset)):
+        raise UsageError(f"families={families!r} must be a list of family ids, e.g. ['quotes'].")
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        raise UsageError(
+            f"families names unknown family id(s) {', '.join(map(repr, bad))}; "
+            f"valid families are: {', '.join(FAMILIES)}."
+        )
+    return tuple(f for f in FAMILIES if f in set(families))
+
+
+def _broken(payload: Payload, error_type: str, error: str) -> Observation:
+    return Observation(
+        sent=payload.text,
+        status=Status.BROKEN,
+        error_type=error_type,
+        error=error,
+        payload_id=payload.id,
+        families=payload.families,
+    )
+
+
+def _observe_all(
+    probe: Probe,
+    payloads: Sequence[Payload],
+    on_observation: Callable[[Observation], object] | None,
+) -> list[Observation]:
+    """Observe every payload in order; a failure of the probe costs one payload only.
+
+    Exceptions from ``on_observation`` are the caller's (a budget, an interrupt): they
+    propagate and end the survey; only failures of the probe become observations.
+    """
+    results: list[Observation] = []
+    i = 0
+    while i < len(payloads):
+        stream = iter(probe.observe_payloads(payloads[i:] if i else payloads))
+        start = len(results)
+        failed: BaseException | None = None
+        try:
+            if on_observation is None:
+                try:
+                    results.extend(stream)  # the hot path: no per-payload Python frame here
+                except (Exception, SystemExit) as exc:  # the probe failed on this payload
+                    failed = exc
+            else:
+                while len(results) < len(payloads):
+                    try:
+                        found = next(stream)
+                    except StopIteration:
+                        break
+                    except (Exception, SystemExit) as exc:  # the probe failed here
+                        failed = exc
+                        break
+                    obs = (
+                        found
+                        if isinstance(found, Observation)
+                        else _not_an_observation(payloads[len(results)], found)
+                    )
+                    results.append(obs)
+                    on_observation(obs)
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        if failed is not None:
+            _check(results, payloads, start, None)
+            if len(results) < len(payloads):
+                payload = payloads[len(results)]
+                error = str(failed) or type(failed).__name__
+                obs = _broken(payload, type(failed).__name__, error)
+                results.append(obs)
+                if on_observation is not None:
+                    on_observation(obs)
+        else:
+            _check(results, payloads, start, on_observation)
+            message = "the probe returned no observation for this payload"
+            for payload in payloads[len(results) :]:
+                obs = _broken(payload, "", message)
+                results.append(obs)
+                if on_observation is not None:
+                    on_observation(obs)
+        i = len(results)
+    return results
+
+
+def _not_an_observation(payload: Payload, found: object) -> Observation:
+    message = f"the probe returned {type(found).__name__}, not an Observation"
+    return _broken(payload, "", message)
+
+
+def _check(
+    results: list[Observation],
+    payloads: Sequence[Payload],
+    start: int,
+    on_observation: Callable[[Observation], object] | None,
+) -> None:
+    """Replace anything but an observation in ``results[start:]`` (unless already reported);
+    cut results beyond the payloads."""
+    del results[len(payloads) :]
+    if on_observation is not None:
+        return  # already checked one by one
+    for n in range(start, len(results)):
+        if type(results[n]) is not Observation and not isinstance(results[n], Observation):
+            results[n] = _not_an_observation(payloads[n], results[n])
+
+
+def _generate(strategy: Any, count: int, seed: int) -> list[str]:
+    """``count`` examples drawn from a Hypothesis strategy, reproducibly from ``seed``."""
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    drawn: list[str] = []
+
+    @hypothesis.seed(seed)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(text: str) -> None:
+        if len(drawn) < count:
+            drawn.append(text)
+
+    collect()
+    return drawn
+
+
+class _BudgetSpent(Exception):
+    """Raised inside a shrink to stop it once its observation budget is spent."""
+
+
+def _shrink(strategy: Any, probe: Probe, kind: str, seed: int, deadline: float) -> str | None:
+    """The minimal text Hypothesis finds that still shows ``kind``, or ``None``.
+
+    At most ``_SHRINK_BUDGET`` observations are spent, and none after ``deadline``
+    (``time.monotonic``); answers are remembered, so a text asked about again gets the
+    same answer after the budget is gone. Stopped early, the smallest text seen to show
+    the kind is the result.
+    """
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import HypothesisException
+
+    answers: dict[str, bool] = {}
+    best: list[str] = []
+
+    def shows(text: str) -> bool:
+        if text in answers:
+            return answers[text]
+        if len(answers) >= _SHRINK_BUDGET or time.monotonic() > deadline:
+            raise _BudgetSpent
+        try:
+            obs = probe.observe(text)
+        except (Exception, SystemExit):
+            answer = False
+        else:
+            answer = any(kind in e.kinds for e in (obs, *obs.parts))
+        answers[text] = answer
+        if answer and (not best or (len(text), text) < (len(best[0]), best[0])):
+            best[:] = [text]
+        return answer
+
+    try:
+        found: str = find(
+            strategy,
+            shows,
+            settings=settings(
+                max_examples=_SHRINK_BUDGET,
+                database=None,
+                deadline=None,
+                phases=[Phase.generate, Phase.shrink],
+                suppress_health_check=list(HealthCheck),
+            ),
+            random=random.Random(seed),
+        )
+    except (HypothesisException, _BudgetSpent):  # nothing found, or the budget ran out
+        return best[0] if best else None
+    return found
+
+
+def _examples(
+    probe: Probe,
+    strategies: Any,
+    *,
+    families: Sequence[str],
+    count: int,
+    seed: int,
+    seen_texts: set[str],
+) -> list[Payload]:
+    """``count`` Hypothesis examples spread over ``families``, tagged with their family."""
+    payloads: list[Payload] = []
+    share, extra = divmod(count, len(families))
+    for index, family in enumerate(families):
+        wanted = share + (1 if index < extra else 0)
+        if not wanted:
+            continue
+        strategy = strategies.text(families=[family])
+        for n, text in enumerate(_generate(strategy, wanted, seed + index)):
+            if text in seen_texts:
+                continue
+            seen_texts.add(text)
+            payloads.append(Payload(id=f"{family}{_GENERATED}{n}", text=text, families=(family,)))
+    return payloads
+
+
+def survey(
+    target: Probe | Callable[[str], object],
+    payloads: Iterable[Payload] | None = None,
+    examples: int = 0,
+    allow: Iterable[str] = (),
+    *,
+    seed: int | None = None,
+    families: Iterable[str] | None = None,
+    name: str | None = None,
+    progress: bool = False,
+    on_observation: Callable[[Observation], object] | None = None,
+) -> Survey:
+    """Push payloads through ``target`` and return the transformation map.
+
+    ``target`` is a ``Probe`` or a callable ``str -> object``. ``payloads`` default to
+    the catalogue (of ``families``, when given; explicit payloads are filtered to those
+    families). ``examples=N`` adds N Hypothesis examples from ``strategies.text``,
+    reproducible from ``seed`` (drawn at random and recorded when ``None``); an example
+    that shows a kind the catalogue did not is shrunk with ``hypothesis.find`` and the
+    minimal payload is added. ``allow`` lists accepted kind ids. ``on_observation`` is
+    called with each observation as it arrives. ``progress`` shows a bar on stderr
+    when stderr is a terminal. A probe passed in stays open; a callable is wrapped and
+    its probe closed at the end.
+    """
+    allowed = check_kinds(tuple(allow) if not isinstance(allow, str) else allow)
+    chosen = _check_families(None if families is None else tuple(families))
+    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
+        raise UsageError(f"examples={examples!r} must be a whole number >= 0.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise UsageError(f"seed={seed!r} must be an integer or None.")
+    if isinstance(target, Probe):
+        probe, owned = target, False
+    elif callable(target):
+        probe, owned = FunctionProbe(target, name=name), True
+    else:
+        raise UsageError(f"target={target!r} must be a Probe or a callable (str -> object).")
+
+    strategies: Any = None
+    if payloads is None or examples:
+        from fidelity._core.siblings import load
+
+        strategies = load("strategies")
+    if payloads is None:
+        todo = list(strategies.catalogue(chosen))
+    else:
+        todo = list(payloads)
+        bad = next((p for p in todo if not isinstance(p, Payload)), None)
+        if bad is not None:
+            raise UsageError(f"payloads must be fidelity.Payload records, got {bad!r}.")
+        if chosen is not None:
+            todo = [p for p in todo if set(p.families) & set(chosen)]
+    if examples and seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+
+    from fidelity._survey.progress import Progress
+
+    try:
+        with Progress(len(todo) + examples, label=probe.name, enabled=progress) as bar:
+
+            def advance(obs: Observation) -> None:
+                bar.advance()
+                if on_observation is not None:
+                    on_observation(obs)
+
+            # Nothing to tell anyone: skip the per-observation call on the hot path.
+            seen = advance if bar.active else on_observation
+            observed = _observe_all(probe, todo, seen)
+            if examples:
+                assert seed is not None
+                kinds_before = frozenset(k for e in _entries(observed) for k in e.kinds)
+                texts = {p.text for p in todo}
+                extra = _examples(
+                    probe,
+                    strategies,
+                    families=chosen or FAMILIES,
+                    count=examples,
+                    seed=seed,
+                    seen_texts=texts,
+                )
+                observed_extra = _observe_all(probe, extra, seen)
+                observed += observed_extra
+                observed += _shrunk(
+                    probe,
+                    strategies,
+                    observed=observed_extra,
+                    known=kinds_before,
+                    seed=seed,
+                    seen=seen,
+                )
+    finally:
+        if owned:
+            probe.close()
+    return Survey.of(
+        observed,
+        name=name or probe.name,
+        chain=probe.name,
+        allow=allowed,
+        seed=seed,
+        examples=examples,
+        catalogue_size=_catalogue_size(todo),
+    )
+
+
+def _catalogue_size(payloads: Sequence[Payload]) -> int:
+    """The number of distinct catalogue payloads (not Hypothesis examples) in ``payloads``."""
+    pairs = set(map(_ID_TEXT, payloads))
+    return len(pairs) - sum(map(is_example, map(itemgetter(0), pairs)))
+
+
+def _shrunk(
+    probe: Probe,
+    strategies: Any,
+    *,
+    observed: Sequence[Observation],
+    known: frozenset[str],
+    seed: int,
+    seen: Callable[[Observation], object] | None,
+) -> list[Observation]:
+    """Shrink one example of each kind the catalogue did not show; observe the results."""
+    first: dict[str, Observation] = {}
+    for obs in observed:
+        for kind in sorted(k for e in (obs, *obs.parts) for k in e.kinds):
+            if kind not in known and kind not in first:
+                first[kind] = obs
+    payloads = []
+    deadline = time.monotonic() + SHRINK_SECONDS
+    for kind, obs in sorted(first.items()):
+        family = obs.families[0] if obs.families else FAMILIES[0]
+        text = _shrink(strategies.text(families=[family]), probe, kind, seed, deadline)
+        if text is not None and text != obs.sent:
+            payloads.append(Payload(id=f"{family}{_SHRUNK}{kind}", text=text, families=(family,)))
+    return _observe_all(probe, payloads, seen)

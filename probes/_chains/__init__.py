@@ -1,0 +1,1 @@
+"""In-process chains: real serialization hops and their composition with blame."""

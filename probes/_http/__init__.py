@@ -1,0 +1,1 @@
+"""HTTP probing over httpx, and the reference HTTP reflector (Starlette)."""

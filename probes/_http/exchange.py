@@ -1,0 +1,205 @@
+"""One bounded HTTP exchange over a synchronous httpx client.
+
+An exchange sends one request and reads its response with every wait bounded: httpx's
+connect/read/write/pool timeouts, plus a total deadline for the whole exchange
+(httpx's read timeout is per read and never fires against a server that drips a byte
+a second; :mod:`probes._http.deadline` caps every wait at the time left), and a cap
+on the body size, read streaming (a 50 MiB body is never read whole). Failures
+become :class:`ExchangeFailure` carrying the outcome status; nothing is ever
+retried, since a request that timed out may have taken effect.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from fidelity._core.kinds import Status
+from fidelity._core.render import safe
+from probes._http.deadline import deadline
+
+__all__ = ["EXCERPT", "ExchangeFailure", "Pacer", "Reply", "exchange"]
+
+#: Code points of a response body kept in a ``rejected`` observation's error.
+EXCERPT = 200
+
+
+class ExchangeFailure(Exception):
+    """An exchange that ended without a usable response: ``status`` says how."""
+
+    def __init__(
+        self, status: Status, error_type: str, error: str, *, client_side: bool = False
+    ) -> None:
+        super().__init__(error)
+        self.status = status
+        self.error_type = error_type
+        self.error = error
+        self.client_side = client_side
+
+
+class Reply:
+    """A complete response: ``response`` holds the whole (capped) body for decoding.
+
+    ``json()`` parses the body once and keeps the document (or the error).
+    """
+
+    __slots__ = ("_document", "_error", "response")
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self._document: Any = None
+        self._error: ValueError | None = None
+
+    def json(self) -> Any:
+        """The body parsed as JSON (httpx's ``Response.json``), memoized."""
+        if self._error is not None:
+            raise self._error
+        if self._document is None:
+            try:
+                self._document = self.response.json()
+            except ValueError as exc:
+                self._error = exc
+                raise
+        return self._document
+
+    @property
+    def status(self) -> int:
+        """The HTTP status code."""
+        return self.response.status_code
+
+    def excerpt(self) -> str:
+        """A bounded, terminal-safe excerpt of the body."""
+        text = self.response.content[: EXCERPT * 4].decode("utf-8", "replace")[:EXCERPT]
+        return safe(text)
+
+
+class Pacer:
+    """Spaces request starts at least ``1/rate`` seconds apart (``rate`` in requests/s).
+
+    Shared by the probe's worker threads: each takes the next free slot.
+    """
+
+    def __init__(self, rate: float | None) -> None:
+        self.interval = 1.0 / rate if rate else 0.0
+        self.next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        """Wait for this request's slot."""
+        if not self.interval:
+            return
+        with self._lock:
+            now = time.monotonic()
+            slot = max(now, self.next)
+            self.next = slot + self.interval
+        if slot > now:
+            time.sleep(slot - now)
+
+
+def _origin(request: httpx.Request) -> str:
+    return f"{request.url.scheme}://{request.url.netloc.decode('ascii', 'replace')}"
+
+
+def _dropped(origin: str, exc: httpx.HTTPError) -> str:
+    """One sentence for a connection that failed after it was made."""
+    detail = str(exc).strip().rstrip(".")
+    if detail:
+        return f"the connection to {origin} failed mid-exchange ({detail})."
+    return (
+        f"the connection to {origin} failed mid-exchange: it was closed before a complete "
+        f"answer arrived ({type(exc).__name__})."
+    )
+
+
+def _fits(response: httpx.Response, max_body: int) -> bool:
+    """Whether the body is declared, unencoded and within ``max_body`` bytes."""
+    headers = response.headers
+    length = headers.get("content-length")
+    return (
+        length is not None
+        and length.isdigit()
+        and int(length) <= max_body
+        and "content-encoding" not in headers
+    )
+
+
+def exchange(
+    transport: httpx.BaseTransport,
+    request: httpx.Request,
+    *,
+    pacer: Pacer,
+    timeout: float,
+    max_body: int,
+    default_encoding: str = "utf-8",
+    sent: Callable[[], object] | None = None,
+) -> Reply:
+    """Send ``request`` once and read the whole response, or raise ``ExchangeFailure``.
+
+    ``request`` comes from ``httpx.Client.build_request`` and goes straight to the
+    client's transport: the probe uses none of what ``Client.send`` adds (auth,
+    redirects, cookies, event hooks), and skipping it saves a fifth of the client's
+    time per request. ``transport`` must be a
+    :class:`~probes._http.deadline.DeadlineTransport` for ``timeout`` to bound the
+    exchange as a whole. A text body without a charset is decoded with
+    ``default_encoding``. ``sent`` is called once, just before the request goes out.
+    """
+    pacer.wait()
+    origin = _origin(request)
+    if sent is not None:
+        sent()
+    try:
+        with deadline(timeout):
+            response = transport.handle_request(request)
+            response.request = request
+            response.default_encoding = default_encoding
+            try:
+                if _fits(response, max_body):
+                    response.read()  # h11 reads no more than the declared length
+                    return Reply(response)
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > max_body:
+                        raise ExchangeFailure(
+                            Status.BROKEN,
+                            "BodyTooLarge",
+                            f"the response from {origin} is larger than max_body="
+                            f"{max_body} bytes; it was not read further.",
+                        )
+                    chunks.append(chunk)
+            finally:
+                response.close()
+    except httpx.TimeoutException as exc:
+        raise ExchangeFailure(
+            Status.TIMEOUT,
+            type(exc).__name__,
+            f"no complete answer from {origin} within {timeout:g}s; the request may "
+            "have taken effect and was not sent again.",
+        ) from None
+    except httpx.ConnectError as exc:
+        raise ExchangeFailure(
+            Status.BROKEN, "ConnectError", f"could not connect to {origin} ({exc})."
+        ) from None
+    except httpx.LocalProtocolError as exc:
+        raise ExchangeFailure(
+            Status.REJECTED,
+            "LocalProtocolError",
+            f"the HTTP client refused to send the request ({exc}).",
+            client_side=True,
+        ) from None
+    except httpx.HTTPError as exc:  # RemoteProtocolError, ReadError, WriteError, ...
+        raise ExchangeFailure(Status.BROKEN, type(exc).__name__, _dropped(origin, exc)) from None
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-encoding"]
+    whole = httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=b"".join(chunks),
+        request=request,
+        default_encoding=response.default_encoding,
+    )
+    return Reply(whole)

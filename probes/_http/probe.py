@@ -1,0 +1,749 @@
+"""``probes.http``: push payloads through a real HTTP endpoint over httpx.
+
+One synchronous ``httpx.Client`` (one connection pool) serves every payload of a
+survey; ``observe_many`` runs up to ``concurrency`` observations at once in worker
+threads (in the caller's thread when ``concurrency`` is 1) and yields results in input
+order. Every exchange is bounded as a whole, not only per read (see
+:mod:`probes._http.exchange` and :mod:`probes._http.deadline`), and never retried;
+``requests`` counts the requests sent.
+
+Against the reference reflector (``reflector=True``, or detected from its answers) the
+probe measures each direction on its own: the request path from the reflector's
+armored evidence, the response path by having the reflector emit the sent value and
+reading it back at ``read``; the round trip reads back the value the server decoded.
+Both directions go in the observation's ``parts``; the request part's ``hops`` name
+which layer changed the value: the bytes httpx put on the wire, the bytes the ASGI
+server delivered, or Starlette's decoding.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import concurrent.futures
+import contextlib
+import dataclasses
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from fidelity._core.armor import armor
+from fidelity._core.errors import UsageError
+from fidelity._core.kinds import Status
+from fidelity._core.text import to_utf8
+from fidelity._probe.contract import Probe, observe_value
+from fidelity._probe.observation import Direction, Hop, Observation
+from probes._http.deadline import DeadlineTransport
+from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
+from probes._http.places import (
+    ReadSpec,
+    SendSpec,
+    get_path,
+    parse_read,
+    parse_send,
+    put_path,
+    server_values,
+)
+from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
+
+__all__ = ["HttpProbe", "http"]
+
+_REFLECTOR_HEADER = "x-fidelity-reflector"
+_PLACEHOLDER = "{value}"
+#: Content of the file part when the value is sent as a multipart filename.
+_FILE_CONTENT = b"param-fidelity"
+_DEFAULT_MAX_BODY = 8 * 1024 * 1024
+
+
+def http(
+    url: str,
+    send: str = "json:text",
+    read: str = "json:text",
+    *,
+    method: str = "POST",
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 10.0,
+    read_url: str | None = None,
+    id_from: str | None = None,
+    concurrency: int = 1,
+    rate: float | None = None,
+    max_body: int = _DEFAULT_MAX_BODY,
+    reflector: bool | None = None,
+    default_encoding: str = "utf-8",
+    emit_charset: str | None = "utf-8",
+) -> HttpProbe:
+    """A probe that sends each payload to ``url`` and reads it back from the response.
+
+    ``send`` places the payload in the request and ``read`` finds it in the response
+    (forms in :mod:`probes._http.places`: ``json:PATH``, ``form:NAME``,
+    ``multipart:NAME``, ``filename:NAME``, ``query:NAME``, ``path`` and ``url`` (``url``
+    holds ``{value}``), ``header:NAME``, ``body``; reads ``json:PATH``, ``body``,
+    ``header:NAME``, ``regex:PATTERN``). With ``read_url`` (which may hold ``{id}``,
+    filled from the first response at ``id_from``, a ``json:PATH``), the value is read
+    from a ``GET`` of that URL after the write.
+
+    ``timeout`` bounds each exchange as a whole (connect, send, every read, and the
+    total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per
+    second; response bodies over ``max_body`` bytes are not read (``broken``).
+    ``default_encoding`` decodes a text body that declares no charset (httpx's default
+    is UTF-8; ``"latin-1"`` follows the HTTP/1.1 default). The probe's
+    ``requests`` attribute counts the requests it has sent. ``reflector`` forces
+    (``True``) or disables (``False``) the per-direction measurement against the
+    reference reflector, which is otherwise detected;
+    ``emit_charset`` is the charset the reflector declares when it emits a text body
+    (``None``: no charset parameter). Bad arguments raise ``UsageError``.
+    """
+    return HttpProbe(
+        url,
+        send,
+        read,
+        method=method,
+        headers=headers,
+        timeout=timeout,
+        read_url=read_url,
+        id_from=id_from,
+        concurrency=concurrency,
+        rate=rate,
+        max_body=max_body,
+        reflector=reflector,
+        default_encoding=default_encoding,
+        emit_charset=emit_charset,
+    )
+
+
+def _positive(name: str, value: object, *, integer: bool = False) -> None:
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
+        what = "a positive integer" if integer else "a positive number"
+        raise UsageError(f"{name}={value!r} must be {what}.")
+
+
+def _check_url(name: str, url: object) -> str:
+    if not isinstance(url, str):
+        raise UsageError(f"{name}={url!r} must be a URL string.")
+    try:
+        parsed = httpx.URL(url.replace(_PLACEHOLDER, "v").replace("{id}", "v"))
+    except httpx.InvalidURL as exc:
+        raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise UsageError(f"{name}={url!r} must be an absolute http:// or https:// URL.")
+    return url
+
+
+class HttpProbe(Probe):
+    """The HTTP probe built by :func:`http`; a context manager holding one client."""
+
+    def __init__(
+        self,
+        url: str,
+        send: str = "json:text",
+        read: str = "json:text",
+        *,
+        method: str = "POST",
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+        read_url: str | None = None,
+        id_from: str | None = None,
+        concurrency: int = 1,
+        rate: float | None = None,
+        max_body: int = _DEFAULT_MAX_BODY,
+        reflector: bool | None = None,
+        default_encoding: str = "utf-8",
+        emit_charset: str | None = "utf-8",
+    ) -> None:
+        self.url = _check_url("url", url)
+        self.send: SendSpec = parse_send(send)
+        self.read: ReadSpec = parse_read(read)
+        self.method = str(method).upper()
+        _positive("timeout", timeout)
+        _positive("concurrency", concurrency, integer=True)
+        _positive("max_body", max_body, integer=True)
+        if rate is not None:
+            _positive("rate", rate)
+        self.timeout = float(timeout)
+        self.concurrency = concurrency
+        self.rate = rate
+        self.max_body = max_body
+        self.headers = dict(headers or {})
+        self.default_encoding = default_encoding
+        self.emit_charset = emit_charset
+        self._check_encoding(default_encoding)
+        count = url.count(_PLACEHOLDER)
+        if self.send.where in ("path", "url") and count != 1:
+            raise UsageError(
+                f"send={send!r} needs the URL to hold {_PLACEHOLDER} exactly once, e.g. "
+                f"'http://host/items/{_PLACEHOLDER}'; url={url!r} holds it {count} times."
+            )
+        if self.send.where not in ("path", "url") and count:
+            raise UsageError(
+                f"url={url!r} holds {_PLACEHOLDER}, which only send='path' or send='url' fills."
+            )
+        self.place = self._evidence_place()
+        self.read_url = None if read_url is None else _check_url("read_url", read_url)
+        self.id_from: str | None = None
+        if id_from is not None:
+            spec = parse_read(id_from)
+            if spec.where != "json":
+                raise UsageError(f"id_from={id_from!r} must be a json:PATH.")
+            self.id_from = spec.name
+        if self.read_url is not None and ("{id}" in self.read_url) != (self.id_from is not None):
+            raise UsageError(
+                "read_url with {id} needs id_from='json:PATH' (where the first response "
+                "holds the id), and id_from needs a read_url that holds {id}."
+            )
+        if read_url is None and id_from is not None:
+            raise UsageError("id_from is only used with read_url.")
+        if reflector and read_url is not None:
+            raise UsageError("reflector=True measures one request; it cannot use read_url.")
+        self.reflector = False if read_url is not None else reflector
+        self._seen_reflector = bool(self.reflector)
+        self._decided = self.reflector is not None
+        # Set once an answer that is not the reflector's arrived (reflector=None):
+        # from then on no answer is taken for the reflector's, so every observation
+        # is measured the same way and costs one request.
+        self._plain = False
+        self._detecting = threading.Lock()
+        origin = httpx.URL(url.replace(_PLACEHOLDER, "v"))
+        self.emit_url = str(origin.copy_with(raw_path=b"/_fidelity/emit"))
+        self.name = f"http {self.method} {url} send={self.send} read={self.read}"
+        self._client: httpx.Client | None = None
+        self._transport: DeadlineTransport | None = None
+        self._workers: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pacer = Pacer(rate)
+        self._closed = False
+        self._starting = threading.Lock()
+        self._counting = threading.Lock()
+        self._requests = 0
+
+    # --- set-up ---------------------------------------------------------------------
+
+    @staticmethod
+    def _check_encoding(name: str) -> None:
+        import codecs
+
+        try:
+            codecs.lookup(name)
+        except (LookupError, TypeError):
+            raise UsageError(f"default_encoding={name!r} is not a codec Python knows.") from None
+
+    def _evidence_place(self) -> SendSpec:
+        """Where the reflector's evidence holds the value (``url`` resolved)."""
+        if self.send.where != "url":
+            return self.send
+        before = self.url.split(_PLACEHOLDER, 1)[0]
+        if "?" in before and before.endswith("="):
+            query = before.split("?", 1)[1]
+            name = query.rsplit("&", 1)[-1][:-1]
+            if name:
+                return SendSpec(where="query", name=name)
+        return SendSpec(where="path")
+
+    def _start(self) -> httpx.Client:
+        with self._starting:
+            if self._closed:
+                raise UsageError("this HttpProbe is closed; create a new one.")
+            if self._client is None:
+                limits = httpx.Limits(
+                    max_connections=self.concurrency,
+                    max_keepalive_connections=self.concurrency,
+                )
+                # The client builds requests (and owns the pool); they are sent with
+                # the transport directly (see probes._http.exchange.exchange).
+                self._transport = DeadlineTransport(limits=limits)
+                self._client = httpx.Client(
+                    headers=self.headers,
+                    timeout=httpx.Timeout(self.timeout),
+                    transport=self._transport,
+                    follow_redirects=False,
+                    default_encoding=self.default_encoding,
+                )
+            return self._client
+
+    def close(self) -> None:
+        """Stop the worker threads and close the client's connections."""
+        with self._starting:
+            if self._closed:
+                return
+            self._closed = True
+        if self._workers is not None:
+            # Queued observations never start; running ones end by their deadline.
+            self._workers.shutdown(wait=False, cancel_futures=True)
+        if self._client is not None:
+            with contextlib.suppress(OSError, httpx.HTTPError, RuntimeError):
+                self._client.close()
+
+    # --- counting -------------------------------------------------------------------
+
+    @property
+    def requests(self) -> int:
+        """How many requests this probe has sent, emits to the reflector included.
+
+        A request is counted when it is handed to the connection, so one that the
+        client then refuses to write (an invalid header value) counts too; one that
+        cannot even be built (a lone surrogate in a JSON body) does not.
+        """
+        return self._requests
+
+    @property
+    def max_requests_per_observation(self) -> int:
+        """The most requests one observation may send from now on.
+
+        One per observation, two with ``read_url``; against the reference reflector,
+        up to three (the request, then the reflector's emit for the round trip and for
+        the response path), two once it echoes the value back in the first answer.
+        Until the first answer shows whether the target is the reflector, the
+        reflector's figure holds.
+        """
+        if self.read_url is not None:
+            return 2
+        if self.reflector is False or self._plain:
+            return 1
+        echoes = self.read.where == "json" and self.place.where != "path"
+        return 2 if self._seen_reflector and echoes else 3
+
+    def _count(self) -> None:
+        with self._counting:
+            self._requests += 1
+
+    # --- the synchronous face -------------------------------------------------------
+
+    def _budget(self) -> float:
+        """An upper bound for one observation: up to four exchanges plus pacing."""
+        pacing = 4.0 * 2 * self.concurrency / self.rate if self.rate else 0.0
+        return 4 * (self.timeout + 1.0) + pacing + 5.0
+
+    def _wait(self, text: str, future: concurrent.futures.Future[Observation]) -> Observation:
+        try:
+            return future.result(timeout=self._budget())
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return Observation(
+                sent=text,
+                status=Status.TIMEOUT,
+                error_type="TimeoutError",
+                error=f"no observation within {self._budget():g}s.",
+            )
+
+    def observe(self, text: str) -> Observation:
+        """Send ``text`` once and report what came back (never raises for the payload)."""
+        self._start()
+        return self._observe(text)
+
+    def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
+        """Observe every text with up to ``concurrency`` observations at once, in order.
+
+        At most ``concurrency`` observations are under way at any time, so a caller
+        that stops iterating leaves no more than ``concurrency - 1`` of them running
+        (they end by their deadline) and none queued.
+        """
+        self._start()
+        if self.concurrency == 1:
+            for text in texts:
+                yield self._observe(text)
+            return
+        with self._starting:
+            if self._workers is None:
+                self._workers = concurrent.futures.ThreadPoolExecutor(
+                    self.concurrency, thread_name_prefix="fidelity-http"
+                )
+            workers = self._workers
+        window: deque[tuple[str, concurrent.futures.Future[Observation]]] = deque()
+        try:
+            for text in texts:
+                window.append((text, workers.submit(self._observe, text)))
+                if len(window) >= self.concurrency:
+                    yield self._wait(*window.popleft())
+            while window:
+                yield self._wait(*window.popleft())
+        finally:
+            for _, future in window:
+                future.cancel()
+
+    # --- building the request -------------------------------------------------------
+
+    def _request(self, text: str, *, echo: bool) -> httpx.Request:
+        assert self._client is not None
+        where, name = self.send.where, self.send.name
+        headers = dict(self.headers)
+        kwargs: dict[str, Any] = {}
+        url = self.url
+        if where == "json":
+            kwargs["json"] = put_path(name, text)
+        elif where == "form":
+            kwargs["data"] = {name: text}
+        elif where == "multipart":
+            kwargs["files"] = {name: (None, text)}
+        elif where == "filename":
+            kwargs["files"] = {name: (text, _FILE_CONTENT, "application/octet-stream")}
+        elif where == "query":
+            kwargs["params"] = {name: text}
+        elif where == "path":
+            url = url.replace(_PLACEHOLDER, quote(text, safe=""))
+        elif where == "url":
+            url = url.replace(_PLACEHOLDER, text)
+        elif where == "header":
+            headers[name] = text
+        else:  # body
+            kwargs["content"] = text  # httpx encodes it as UTF-8 (or refuses)
+            headers["content-type"] = "text/plain; charset=utf-8"
+        if echo and self.read.where == "json" and self.place.where != "path":
+            headers["x-fidelity-place"] = str(self.place)
+            headers["x-fidelity-echo"] = self.read.name
+        return self._client.build_request(self.method, url, headers=headers, **kwargs)
+
+    def _build(self, text: str, *, echo: bool) -> httpx.Request:
+        """Build (and fully encode) the request, or fail as the client's refusal."""
+        try:
+            request = self._request(text, echo=echo)
+            request.read()
+        except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
+            raise ExchangeFailure(
+                Status.REJECTED,
+                type(exc).__name__,
+                f"the HTTP client refused to encode the value ({exc}).",
+                client_side=True,
+            ) from None
+        return request
+
+    # --- observing ------------------------------------------------------------------
+
+    def _exchange(self, request: httpx.Request) -> Reply:
+        assert self._transport is not None
+        return exchange(
+            self._transport,
+            request,
+            pacer=self._pacer,
+            timeout=self.timeout,
+            max_body=self.max_body,
+            default_encoding=self.default_encoding,
+            sent=self._count,
+        )
+
+    @staticmethod
+    def _failed(text: str, failure: ExchangeFailure, **fields: Any) -> Observation:
+        return Observation(
+            sent=text,
+            status=failure.status,
+            error_type=failure.error_type,
+            error=failure.error,
+            client_side=failure.client_side,
+            **fields,
+        )
+
+    @staticmethod
+    def _rejected(text: str, reply: Reply, **fields: Any) -> Observation:
+        reason = reply.response.reason_phrase
+        return Observation(
+            sent=text,
+            status=Status.REJECTED,
+            error_type=f"HTTP {reply.status}",
+            error=f"HTTP {reply.status} {reason}: {reply.excerpt()}",
+            **fields,
+        )
+
+    def _is_reflection(self, reply: Reply) -> bool:
+        if self.reflector is False or self._plain:
+            return False
+        if _REFLECTOR_HEADER not in reply.response.headers:
+            return False
+        try:
+            document = reply.json()
+        except ValueError:
+            return False
+        return isinstance(document, dict) and isinstance(document.get("_fidelity"), dict)
+
+    def _observe(self, text: str) -> Observation:
+        if self.reflector is None and not self._decided:
+            # Until one answer says whether this is the reflector, observe one at a time,
+            # so every observation is measured the same way.
+            with self._detecting:
+                if not self._decided:
+                    return self._observe_once(text)
+        return self._observe_once(text)
+
+    def _observe_once(self, text: str) -> Observation:
+        wire: bytes | None = None
+        try:
+            request = self._build(text, echo=self._seen_reflector)
+            wire = self._wire(request)
+            reply = self._exchange(request)
+        except ExchangeFailure as failure:
+            observation = self._failed(text, failure, wire=wire)
+            self._decided = self._decided or not failure.client_side
+            if failure.client_side and self._seen_reflector:
+                response = self._emit_and_read(text, text, Direction.RESPONSE)
+                request_part = dataclasses.replace(observation, direction=Direction.REQUEST)
+                return dataclasses.replace(observation, parts=(request_part, response))
+            return observation
+        reflection = self._is_reflection(reply)
+        if not reflection and not self._seen_reflector and reply.status < 400:
+            self._plain = True
+        self._decided = True
+        if reflection:
+            self._seen_reflector = True
+            return self._reflected(text, request, wire, reply)
+        if reply.status >= 400:
+            return self._rejected(text, reply, wire=wire)
+        if self.read_url is not None:
+            try:
+                reply = self._read_back(reply)
+            except ExchangeFailure as failure:
+                return self._failed(text, failure, wire=wire)
+            if reply.status >= 400:
+                return self._rejected(text, reply, wire=wire)
+        return self._read_observation(text, reply, wire=wire)
+
+    def _read_back(self, reply: Reply) -> Reply:
+        """The second request of write-then-read: ``GET read_url`` (``{id}`` filled)."""
+        assert self.read_url is not None
+        assert self._client is not None
+        url = self.read_url
+        if self.id_from is not None:
+            found, ident = False, None
+            with contextlib.suppress(ValueError):
+                found, ident = get_path(reply.json(), self.id_from)
+            if not found or ident is None or isinstance(ident, (dict, list)):
+                raise ExchangeFailure(
+                    Status.LOST,
+                    "NoId",
+                    f"the write response has no id at json:{self.id_from} to read back with.",
+                )
+            url = url.replace("{id}", quote(str(ident), safe=""))
+        return self._exchange(self._client.build_request("GET", url))
+
+    def _read_observation(
+        self,
+        text: str,
+        reply: Reply,
+        *,
+        direction: Direction = Direction.ROUND_TRIP,
+        **fields: Any,
+    ) -> Observation:
+        """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
+        where, name = self.read.where, self.read.name
+        response = reply.response
+        missing = ""
+        value: object = None
+        if where == "json":
+            try:
+                document = reply.json()
+            except ValueError as exc:
+                return Observation(
+                    sent=text,
+                    status=Status.BROKEN,
+                    error_type=type(exc).__name__,
+                    error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
+                    direction=direction,
+                    **fields,
+                )
+            found, value = get_path(document, name)
+            if not found:
+                missing = f"the response has no value at json:{name}."
+        elif where == "body":
+            value = response.text
+        elif where == "header":
+            value = response.headers.get(name)
+            if value is None:
+                missing = f"the response has no {name} header."
+        else:
+            match = self.read.pattern.search(response.text)
+            if match is None:
+                missing = f"the pattern of read=regex:{name} does not match the response."
+            else:
+                value = match.group(1)
+        if missing:
+            return Observation(
+                sent=text,
+                status=Status.LOST,
+                error_type="Missing",
+                error=missing,
+                direction=direction,
+                **fields,
+            )
+        return observe_value(text, value, direction=direction, **fields)
+
+    # --- against the reflector ------------------------------------------------------
+
+    def _emit_and_read(self, sent: str, value: object, direction: Direction) -> Observation:
+        """Have the reflector emit ``value`` and read it back at ``read``."""
+        assert self._client is not None
+        if not isinstance(value, (str, bytes)):
+            return observe_value(sent, value, direction=direction)  # coerced on the way in
+        where, name = self.read.where, self.read.name
+        order: dict[str, Any] = {"value": armor(value), "charset": self.emit_charset}
+        if where == "json":
+            order.update({"as": "json", "path": name})
+        elif where == "header":
+            order.update({"as": "header", "header": name})
+        else:
+            order["as"] = "text"
+        request = self._client.build_request("POST", self.emit_url, json=order)
+        try:
+            reply = self._exchange(request)
+        except ExchangeFailure as failure:
+            return self._failed(sent, failure, direction=direction)
+        if reply.status >= 400:
+            return self._rejected(sent, reply, direction=direction)
+        return self._read_observation(sent, reply, direction=direction)
+
+    def _wire(self, request: httpx.Request) -> bytes:
+        """The bytes httpx put on the wire for the value's place."""
+        where = self.place.where
+        if where == "query":
+            return request.url.query
+        if where == "path":
+            return request.url.raw_path.split(b"?", 1)[0]
+        if where == "header":
+            return request.headers.raw[-1][1] if request.headers.raw else b""
+        return request.content
+
+    def _template_path(self) -> tuple[bytes, bytes]:
+        """The raw path before and after ``{value}`` in the URL template."""
+        before, after = self.url.split(_PLACEHOLDER, 1)
+        prefix = httpx.URL(before).raw_path.split(b"?", 1)[0]
+        if not before.endswith("/") and prefix.endswith(b"/") and len(prefix) > 1:
+            prefix = prefix[:-1]
+        suffix = after.split("?", 1)[0].split("#", 1)[0].encode("ascii", "replace")
+        return prefix, suffix
+
+    def _wire_value(self, data: bytes, request: httpx.Request) -> object:
+        """The value a conforming decoder reads at the send place from ``data``."""
+        where, name = self.place.where, self.place.name
+        if where in {"query", "form"}:
+            return form_value(data, name)
+        if where == "path":
+            return path_value(data, *self._template_path())
+        if where == "json":
+            return json_value(data, name)
+        if where == "multipart":
+            return multipart_value(data, request.headers.get("content-type", ""), name)
+        return text_value(data)  # header, body
+
+    def _hops(
+        self, request: httpx.Request, wire: bytes | None, raw: object, evidence: dict[str, Any]
+    ) -> list[Hop]:
+        """The value as read from the bytes httpx sent and from the bytes uvicorn got."""
+        hops: list[Hop] = []
+        if self.place.where == "filename":
+            return hops  # no reference decoder for multipart headers here
+        sent: object = None
+        if wire is not None:
+            sent = self._wire_value(wire, request)
+            hops.append(Hop(name="httpx (bytes sent)", value=sent))
+        if raw is None:
+            body = evidence.get("body", {}).get("raw")
+            if body is not None:
+                raw = _armored_bytes(body)
+        if isinstance(raw, bytes):
+            value = sent if raw == wire else self._wire_value(raw, request)
+            hops.append(Hop(name="uvicorn (bytes received)", value=value))
+        return hops
+
+    def _request_part(
+        self, text: str, request: httpx.Request, wire: bytes | None, evidence: dict[str, Any]
+    ) -> Observation:
+        try:
+            raw, decoded = server_values(evidence, self.place)
+            hops = self._hops(request, wire, raw, evidence)
+        except (ValueError, KeyError, TypeError) as exc:
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="BadEvidence",
+                error=f"the reflector's evidence is malformed ({exc}).",
+                direction=Direction.REQUEST,
+            )
+        if decoded is None:
+            return Observation(
+                sent=text,
+                status=Status.LOST,
+                error_type="Missing",
+                error=f"the reflector received no value at {self.place}.",
+                direction=Direction.REQUEST,
+                wire=wire,
+                hops=tuple(hops),
+                blame=_blame(text, hops),
+            )
+        if self.place.where == "path" and isinstance(decoded, str):
+            prefix, suffix = self._template_path()
+            decoded = _strip(decoded, prefix.decode("utf-8", "replace"), suffix.decode("ascii"))
+        hops.append(Hop(name="starlette (decoded)", value=decoded))
+        return observe_value(
+            text,
+            decoded,
+            direction=Direction.REQUEST,
+            wire=wire,
+            hops=tuple(hops),
+            blame=_blame(text, hops),
+        )
+
+    def _reflected(
+        self, text: str, request: httpx.Request, wire: bytes | None, reply: Reply
+    ) -> Observation:
+        document = reply.json()
+        evidence: dict[str, Any] = document["_fidelity"]
+        request_part = self._request_part(text, request, wire, evidence)
+        echoed = "x-fidelity-echo" in request.headers
+        if request_part.status not in (Status.PRESERVED, Status.TRANSFORMED):
+            round_trip = dataclasses.replace(request_part, direction=Direction.ROUND_TRIP)
+        elif echoed and "echo_error" in evidence:
+            round_trip = Observation(
+                sent=text,
+                status=Status.REJECTED,
+                error_type="EchoError",
+                error=str(evidence["echo_error"]),
+            )
+        elif echoed:
+            round_trip = self._read_observation(text, reply)
+        else:
+            round_trip = self._emit_and_read(text, request_part.received, Direction.ROUND_TRIP)
+        if request_part.status is Status.PRESERVED and round_trip.status is not Status.LOST:
+            response_part = dataclasses.replace(round_trip, direction=Direction.RESPONSE)
+        else:
+            response_part = self._emit_and_read(text, text, Direction.RESPONSE)
+        hops = (
+            *request_part.hops,
+            Hop(name=f"httpx (read {self.read})", value=round_trip.received),
+        )
+        if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
+            round_trip = dataclasses.replace(round_trip, hops=hops, blame=_blame(text, list(hops)))
+        return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
+
+
+def _armored_bytes(armored: object) -> bytes | None:
+    """The bytes of an armored evidence item (``None`` if malformed)."""
+    if not isinstance(armored, dict) or not isinstance(armored.get("base64"), str):
+        return None
+    try:
+        return base64.b64decode(armored["base64"], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _strip(path: str, prefix: str, suffix: str) -> str:
+    from urllib.parse import unquote
+
+    prefix = unquote(prefix)
+    if prefix and path.startswith(prefix):
+        path = path[len(prefix) :]
+    if suffix and path.endswith(suffix):
+        path = path[: -len(suffix)]
+    return path
+
+
+def _same(sent: str, value: object) -> bool:
+    if isinstance(value, str):
+        return to_utf8(value) == to_utf8(sent)
+    return isinstance(value, bytes) and value == to_utf8(sent)
+
+
+def _blame(text: str, hops: list[Hop] | tuple[Hop, ...]) -> str | None:
+    """The first hop whose value differs from ``text``."""
+    for hop in hops:
+        if not _same(text, hop.value):
+            return hop.name
+    return None

@@ -1,0 +1,1 @@
+"""MCP probing over the official SDK, and the reference MCP reflector."""
