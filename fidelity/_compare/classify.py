@@ -20,7 +20,7 @@ from fidelity._compare.coerce import rendered_coercion
 from fidelity._compare.decoding import encode as bytes_of
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.diff import Hunk, hunks
-from fidelity._compare.replay import (
+from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
     RULES_BY_KIND,

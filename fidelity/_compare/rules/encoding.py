@@ -1,0 +1,102 @@
+"""Characters a codec could not carry: U+FFFD, ``?``, and UTF-16 surrogate halves."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from fidelity._compare.rules.base import Context, Rule, alts_rule
+from fidelity._core.text import to_utf8
+
+__all__ = ["RULES"]
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
+def _units16(ch: str) -> int:
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def _replacement_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    if not r.startswith("\ufffd", j) or s[i] == "\ufffd":
+        return ()
+    ch = s[i]
+    counts = {1, _units16(ch), len(to_utf8(ch))}
+    return [(1, "\ufffd" * k) for k in sorted(counts)]
+
+
+def _question_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    ch = s[i]
+    if ch < "\x80" or not r.startswith("?", j):
+        return ()
+    counts = {1, _units16(ch), len(to_utf8(ch))}
+    return [(1, "?" * k) for k in sorted(counts)]
+
+
+def _surrogate_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    ch = s[i]
+    cp = ord(ch)
+    if cp > 0xFFFF:
+        v = cp - 0x10000
+        hi, lo = chr(0xD800 + (v >> 10)), chr(0xDC00 + (v & 0x3FF))
+        return ((1, hi + lo), (1, hi), (1, lo))
+    if 0xD800 <= cp <= 0xDBFF and i + 1 < len(s) and "\udc00" <= s[i + 1] <= "\udfff":
+        joined = chr(0x10000 + ((cp - 0xD800) << 10) + (ord(s[i + 1]) - 0xDC00))
+        return ((2, joined), (1, ""))
+    if 0xD800 <= cp <= 0xDFFF and not ctx.escapes:
+        return ((1, ""),)
+    return ()
+
+
+def _surrogate_detail(s: str, r: str) -> str:
+    if any(ord(c) > 0xFFFF for c in r) and not any(ord(c) > 0xFFFF for c in s):
+        return "joined"
+    return ""
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _split_astral(m: re.Match[str]) -> str:
+    v = ord(m.group()) - 0x10000
+    return chr(0xD800 + (v >> 10)) + chr(0xDC00 + (v & 0x3FF))
+
+
+def _surrogate_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    # UTF-16 code units taken for code points (Java, JavaScript, UCS-2 readers).
+    return ((_ASTRAL.sub(_split_astral, s), ""),)
+
+
+def _replacement_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    return ((s.encode("ascii", "replace").decode("ascii").replace("?", "\ufffd"), ""),)
+
+
+def _question_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    return ((s.encode("ascii", "replace").decode("ascii"), ""),)
+
+
+RULES: tuple[Rule, ...] = (
+    alts_rule(
+        "encoding.surrogate_split",
+        _surrogate_alts,
+        _surrogate_apply,
+        src=_SURROGATE_OR_ASTRAL,
+        dst=None,
+        detail=_surrogate_detail,
+    ),
+    alts_rule(
+        "encoding.replacement",
+        _replacement_alts,
+        _replacement_apply,
+        src=None,
+        dst=re.compile("\ufffd"),
+    ),
+    alts_rule(
+        "encoding.question_mark",
+        _question_alts,
+        _question_apply,
+        src=_NON_ASCII,
+        dst=re.compile(r"\?"),
+    ),
+)

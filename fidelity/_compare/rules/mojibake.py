@@ -1,0 +1,270 @@
+"""UTF-8 read with another codec (mojibake), its repair, and rereading a received value."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from fidelity._compare.decoding import encode as bytes_of
+from fidelity._compare.rules.base import Context, Rule
+from fidelity._core.text import to_utf8
+
+__all__ = [
+    "MOJIBAKE_CODECS",
+    "RULES",
+    "chardet_codecs",
+    "misread",
+    "misreadings",
+    "mojibake_apply",
+    "repair",
+    "rereadings",
+]
+
+#: Codecs whose misreading of UTF-8 bytes is checked, most frequent first. ``chardet``
+#: adds the codecs it proposes for the received text.
+MOJIBAKE_CODECS: tuple[str, ...] = (
+    "cp1252",
+    "latin-1",
+    "cp1250",
+    "cp437",
+    "mac-roman",
+    "cp1251",
+    "cp850",
+    "iso8859-2",
+    "iso8859-15",
+    "cp1253",
+    "cp1254",
+    "cp1257",
+    "koi8-r",
+    "cp866",
+    "mac-cyrillic",
+    "cp874",
+    "shift_jis",
+    "gbk",
+    "euc-kr",
+    "big5",
+    "euc-jp",
+    "utf-16-le",
+    "utf-16-be",
+    "utf-16",
+)
+
+_SINGLE_BYTE: dict[tuple[str, bool], tuple[str, ...] | None] = {}
+
+
+def _byte_table(codec: str, sloppy: bool) -> tuple[str, ...] | None:
+    """256 decodings of single bytes, or None for a multi-byte codec.
+
+    Bytes the codec leaves undefined become U+FFFD, or with ``sloppy`` the code point
+    of the same number (as the "sloppy" decoders of browsers and ftfy do).
+    """
+    key = (codec, sloppy)
+    if key in _SINGLE_BYTE:
+        return _SINGLE_BYTE[key]
+    try:
+        probe = bytes(range(256)).decode(codec, "replace")
+    except LookupError:
+        probe = ""
+    table: tuple[str, ...] | None = None
+    if len(probe) == 256:
+        table = tuple(chr(b) if sloppy and ch == "\ufffd" else ch for b, ch in enumerate(probe))
+    _SINGLE_BYTE[key] = table
+    return table
+
+
+def misread(text: str, codec: str, *, sloppy: bool = False) -> str:
+    """``text``'s UTF-8 bytes read with ``codec`` (the mojibake a chain produces).
+
+    Bytes the codec cannot decode become U+FFFD (``errors="replace"``), or with
+    ``sloppy`` (single-byte codecs only) the code point of the same number.
+    """
+    data = to_utf8(text)
+    table = _byte_table(codec, sloppy)
+    if table is not None:
+        return "".join([table[b] for b in data])
+    return data.decode(codec, "replace")
+
+
+def _mojibake_match_codecs(s: str, r: str, codecs: Iterable[str], ctx: Context) -> str | None:
+    tried: set[str] = set()
+    for codec in codecs:
+        if codec in tried:
+            continue
+        tried.add(codec)
+        try:
+            if r in (misread(s, codec), misread(s, codec, sloppy=True)):
+                return codec
+        except (UnicodeError, LookupError):
+            pass
+        # The received bytes are the sent text encoded with this codec (they may be
+        # valid UTF-8 too: UTF-16 of ASCII text is ASCII with NULs).
+        try:
+            if s.encode(codec) == bytes_of(r):
+                return codec
+        except (UnicodeError, LookupError):
+            pass
+        try:
+            # The reverse: the sent text was mojibake that a chain repaired.
+            if s in (misread(r, codec), misread(r, codec, sloppy=True)):
+                return f"{codec}, reversed"
+        except (UnicodeError, LookupError):
+            pass
+    return None
+
+
+def chardet_codecs(r: str, ctx: Context) -> list[str]:
+    """Codecs ``chardet`` proposes for the received segment's bytes."""
+    import chardet
+
+    try:
+        data = bytes_of(r) if ctx.escapes else r.encode("latin-1")
+    except UnicodeError:
+        try:
+            data = r.encode("cp1252")
+        except UnicodeError:
+            return []
+    out = []
+    for guess in chardet.detect_all(data)[:4]:
+        name = guess.get("encoding")
+        if isinstance(name, str):
+            out.append(name.lower())
+    return out
+
+
+#: Codecs that garble ASCII too (two bytes a character).
+WIDE_CODECS: tuple[str, ...] = ("utf-16-le", "utf-16-be", "utf-16")
+
+
+def _mojibake_match(s: str, r: str, ctx: Context) -> str | None:
+    if s.isascii() and not ctx.escapes:
+        return _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
+    found = _mojibake_match_codecs(s, r, MOJIBAKE_CODECS, ctx)
+    if found is not None:
+        return found
+    if len(r) >= 2:
+        found = _mojibake_match_codecs(s, r, chardet_codecs(r, ctx), ctx)
+        if found is not None:
+            return found
+    # Double mojibake: the misread text misread again.
+    for first in ("cp1252", "latin-1"):
+        try:
+            once = misread(s, first)
+        except UnicodeError:
+            continue
+        for second in ("cp1252", "latin-1"):
+            try:
+                if misread(once, second) == r:
+                    return f"{first}+{second}"
+            except UnicodeError:
+                continue
+    return None
+
+
+_INVERSE: dict[str, dict[str, int] | None] = {}
+
+
+def _inverse_table(codec: str) -> dict[str, int] | None:
+    """The byte each character of a single-byte codec (sloppy) stands for."""
+    if codec not in _INVERSE:
+        table = _byte_table(codec, True)
+        _INVERSE[codec] = None if table is None else {ch: b for b, ch in enumerate(table)}
+    return _INVERSE[codec]
+
+
+def repair(text: str, codec: str) -> str | None:
+    """Undo a mojibake: ``text`` encoded back with ``codec`` and read as UTF-8, or None."""
+    inverse = _inverse_table(codec)
+    if inverse is None:
+        return None
+    try:
+        data = bytes(inverse[ch] for ch in text)
+        return data.decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return None
+
+
+def mojibake_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    out = []
+    for codec in MOJIBAKE_CODECS[:5]:
+        try:
+            out.append((misread(s, codec), codec))
+        except UnicodeError:
+            continue
+        repaired = repair(s, codec)
+        if repaired is not None:
+            out.append((repaired, f"{codec}, reversed"))
+    return out
+
+
+#: Codecs tried first when re-reading a whole received value (see :func:`rereadings`).
+_REREAD_CODECS = ("cp1252", "latin-1")
+_REREAD_CHARDET = 1 << 16  # bytes of the received value shown to ``chardet``
+
+
+def _continuations() -> str:
+    chars = {chr(b) for b in range(0x80, 0xC0)}
+    for codec in _REREAD_CODECS:
+        table = _byte_table(codec, True)
+        assert table is not None
+        chars.update(table[0x80:0xC0])
+    return "".join(sorted(chars))
+
+
+#: A UTF-8 lead byte then a continuation byte, both read as cp1252 or latin-1.
+_MISREAD_PAIR = re.compile("[\u00c2-\u00f4][" + re.escape(_continuations()) + "]")
+
+
+def rereadings(received: str, *, escapes: bool) -> list[tuple[str, str]]:
+    """The received value read back as UTF-8 text, for each codec that could have made it.
+
+    With ``escapes`` (the received bytes are not UTF-8) the bytes are decoded with each
+    codec, as if the far side wrote its text in that codec; otherwise a value that
+    looks misread (a UTF-8 lead byte followed by a continuation byte, as cp1252 or
+    latin-1 show them) is repaired. Each reading comes with the codec that explains
+    it; readings equal to ``received`` are left out.
+    """
+    out: list[tuple[str, str]] = []
+    if escapes:
+        data = bytes_of(received)
+        codecs = (
+            *_REREAD_CODECS,
+            *chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True)),
+        )
+        for codec in dict.fromkeys(codecs):
+            table = _byte_table(codec, True)
+            try:
+                text = "".join([table[b] for b in data]) if table else data.decode(codec)
+            except (UnicodeError, LookupError):
+                continue
+            if text != received:
+                out.append((text, codec))
+        return out
+    if _MISREAD_PAIR.search(received) is None:
+        return out
+    for codec in _REREAD_CODECS:
+        repaired = repair(received, codec)
+        if repaired is not None and repaired != received:
+            out.append((repaired, codec))
+    return out
+
+
+def misreadings(text: str, codec: str) -> list[str]:
+    """``text`` misread with ``codec``: undefined bytes as U+FFFD, then as themselves."""
+    out = []
+    for sloppy in (False, True):
+        try:
+            out.append(misread(text, codec, sloppy=sloppy))
+        except (UnicodeError, LookupError):
+            continue
+    return out
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        kind="encoding.mojibake",
+        src=None,
+        dst=None,
+        match=_mojibake_match,
+        apply=mojibake_apply,
+    ),
+)

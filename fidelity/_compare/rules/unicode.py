@@ -1,0 +1,190 @@
+"""Unicode forms: normalization (NFC, NFD, NFKC, NFKD), case, and folding to ASCII."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+
+from fidelity._compare.rules.base import Context, Rule, alts_rule, function_rule
+
+__all__ = ["RULES", "TRANSLITERATIONS"]
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _case_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    ch = s[i]
+    out = []
+    for variant in (ch.lower(), ch.upper(), ch.casefold(), ch.title()):
+        if variant != ch:
+            out.append((1, variant))
+    if ch == "\u03a3":  # str.lower() writes a word-final capital sigma as final sigma
+        out.append((1, "\u03c2"))
+    locale = _LOCALE_CASE.get(ch)
+    if locale is not None:
+        out.append((1, locale))
+    return out
+
+
+#: Case mappings of the Turkish and Azeri locales (``toLocaleLowerCase("tr")``,
+#: ICU, ``LANG=tr_TR``): dotted and dotless i keep their dot through a case change.
+_LOCALE_CASE = {"I": "\u0131", "i": "\u0130", "\u0130": "i", "\u0131": "I"}
+
+
+def _case_detail(s: str, r: str) -> str:
+    for name, fn in (
+        ("lower", str.lower),
+        ("upper", str.upper),
+        ("casefold", str.casefold),
+        ("title", str.title),
+        ("swapcase", str.swapcase),
+        ("lower, tr", _lower_tr),
+        ("upper, tr", _upper_tr),
+    ):
+        if fn(s) == r:
+            return name
+    return "mixed"
+
+
+def _lower_tr(text: str) -> str:
+    return text.replace("I", "\u0131").replace("\u0130", "i").lower()
+
+
+def _upper_tr(text: str) -> str:
+    return text.replace("i", "\u0130").replace("\u0131", "I").upper()
+
+
+def _case_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    out = [(s.lower(), "lower"), (s.upper(), "upper"), (s.casefold(), "casefold")]
+    if "I" in s or "\u0130" in s:
+        out.append((_lower_tr(s), "lower, tr"))
+    if "i" in s or "\u0131" in s:
+        out.append((_upper_tr(s), "upper, tr"))
+    return out
+
+
+#: Letters that carry no decomposition but have a customary ASCII spelling.
+TRANSLITERATIONS: dict[str, tuple[str, ...]] = {
+    "ß": ("ss", "s"),
+    "ẞ": ("SS", "Ss"),
+    "æ": ("ae",),
+    "Æ": ("AE", "Ae"),
+    "ø": ("o", "oe"),
+    "Ø": ("O", "Oe"),
+    "ł": ("l",),
+    "Ł": ("L",),
+    "đ": ("d", "dj"),
+    "Đ": ("D", "Dj"),
+    "ð": ("d", "dh"),
+    "Ð": ("D", "Dh"),
+    "þ": ("th",),
+    "Þ": ("Th", "TH"),
+    "œ": ("oe",),
+    "Œ": ("OE", "Oe"),
+    "ı": ("i",),
+    "ĸ": ("k", "q"),
+    "ŋ": ("n", "ng"),
+    "Ŋ": ("N", "NG"),
+    "ħ": ("h",),
+    "Ħ": ("H",),
+    "ŧ": ("t",),
+    "Ŧ": ("T",),
+    "ſ": ("s",),
+    "ƒ": ("f",),
+    "ä": ("ae",),
+    "ö": ("oe",),
+    "ü": ("ue",),
+    "Ä": ("Ae", "AE"),
+    "Ö": ("Oe", "OE"),
+    "Ü": ("Ue", "UE"),
+    "å": ("aa",),
+    "Å": ("Aa", "AA"),
+}
+
+
+def _strip_marks(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _fold_char(text: str) -> str:
+    out = []
+    for c in text:
+        if c in TRANSLITERATIONS:
+            out.append(TRANSLITERATIONS[c][0])
+        else:
+            out.append(_strip_marks(c))
+    return "".join(out)
+
+
+def _fold_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    ch = s[i]
+    if ch < "\x80":
+        return ()
+    out: list[tuple[int, str]] = []
+    end = i + 1
+    while end < len(s) and unicodedata.combining(s[end]):
+        end += 1
+    if unicodedata.combining(ch):
+        out.append((1, ""))
+    for rep in TRANSLITERATIONS.get(ch, ()):
+        out.append((1, rep))
+    stripped = _strip_marks(s[i:end])
+    if stripped.isascii() and stripped != s[i:end]:
+        out.append((end - i, stripped))
+    one = _strip_marks(ch)
+    if one.isascii() and one != ch:
+        out.append((1, one))
+    return out
+
+
+def _fold_marks_first(text: str) -> str:
+    """Marks stripped; only letters with no decomposition are transliterated."""
+    out = []
+    for c in text:
+        plain = _strip_marks(c)
+        if plain.isascii() or c not in TRANSLITERATIONS:
+            out.append(plain)
+        else:
+            out.append(TRANSLITERATIONS[c][0])
+    return "".join(out)
+
+
+def _fold_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    # unidecode and anyascii write ``Ü`` as ``U``; German-style folding as ``Ue``; the
+    # common "remove accents" recipe (NFKD, drop the marks) leaves ``ł`` as it is, for
+    # an ASCII encoder to replace next.
+    return ((_fold_marks_first(s), ""), (_fold_char(s), ""), (_strip_marks(s), ""))
+
+
+def _normalizer(form: str) -> Callable[[str], str]:
+    def run(text: str) -> str:
+        return unicodedata.normalize(form, text)  # type: ignore[arg-type]
+
+    return run
+
+
+RULES: tuple[Rule, ...] = (
+    function_rule("unicode.nfc", (("", _normalizer("NFC")),)),
+    function_rule("unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII),
+    function_rule("unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII),
+    function_rule("unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII),
+    # A fold before case: ``ß`` -> ``ss`` keeps the letters' case (transliteration),
+    # although ``casefold`` gives it too.
+    alts_rule(
+        "unicode.ascii_fold",
+        _fold_alts,
+        _fold_apply,
+        src=_NON_ASCII,
+        dst=None,
+    ),
+    alts_rule(
+        "unicode.case",
+        _case_alts,
+        _case_apply,
+        src=None,
+        dst=None,
+        detail=_case_detail,
+    ),
+)
