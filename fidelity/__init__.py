@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Direction, Hop, Observation
     from fidelity._report.card import Card
-    from fidelity._survey.run import FamilyOutcome, Survey, survey
+    from fidelity._report.outcomes import FamilyOutcome
+    from fidelity._survey.result import Survey
+    from fidelity._survey.run import survey
 
 __version__ = "0.1.0"
 
@@ -59,7 +61,9 @@ _MODULES = {
     "fidelity._core.payload": ("Payload",),
     "fidelity._probe.contract": ("Probe",),
     "fidelity._core.render": ("safe",),
-    "fidelity._survey.run": ("FamilyOutcome", "Survey", "survey"),
+    "fidelity._report.outcomes": ("FamilyOutcome",),
+    "fidelity._survey.result": ("Survey",),
+    "fidelity._survey.run": ("survey",),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 

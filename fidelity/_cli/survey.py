@@ -212,7 +212,8 @@ def _survey_all(
     seed: int | None,
 ) -> tuple[list[Card], list[tuple[str, str]]]:
     from fidelity._survey.progress import Progress
-    from fidelity._survey.run import Survey, survey
+    from fidelity._survey.result import Survey
+    from fidelity._survey.run import survey
 
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
@@ -282,7 +283,7 @@ def _print_map(
     seed: int | None,
 ) -> None:
     from fidelity import __version__
-    from fidelity._survey.run import family_key
+    from fidelity._report.outcomes import family_key
 
     if not cards:
         print("no chain was surveyed.", file=out)
@@ -385,8 +386,8 @@ def _outcome(row: CardRow) -> str:
 
 def _example(example: CardExample) -> str:
     """A terminal-safe example: the changed segment as code points, or why it failed."""
+    from fidelity._report.outcomes import Example
     from fidelity._report.terminal import example_text
-    from fidelity._survey.run import Example
 
     sent = example.sent.value()
     assert isinstance(sent, str)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fidelity._compare.decoding import as_text
 from fidelity._core.errors import FidelityError
 from fidelity._core.records import fast_init
 from fidelity._core.text import to_utf8
@@ -88,21 +89,6 @@ class Comparison:
         return render_comparison(self, max_blocks=_MAX_BLOCKS)
 
 
-def _decode_received(received: bytes) -> tuple[str, bool]:
-    from fidelity._compare.decoding import decode
-
-    try:
-        return received.decode("utf-8", "surrogatepass"), False
-    except UnicodeDecodeError:
-        return decode(received), True
-
-
-def _as_text(value: str | bytes) -> tuple[str, bool]:
-    if isinstance(value, str):
-        return value, False
-    return _decode_received(value)
-
-
 def compare(sent: str | bytes, received: object) -> Comparison:
     """Compare ``sent`` with ``received`` and name every difference.
 
@@ -130,10 +116,10 @@ def compare(sent: str | bytes, received: object) -> Comparison:
         rb = received if isinstance(received, bytes) else to_utf8(received)
         if sb == rb:
             return _faithful(sent, received)
-    s_text, s_escapes = _as_text(sent)
+    s_text, s_escapes = as_text(sent)
     if not isinstance(received, (str, bytes)):
         return _coerced(sent, s_text, received)
-    r_text, r_escapes = _as_text(received)
+    r_text, r_escapes = as_text(received)
     from fidelity._compare.classify import classify
 
     findings = classify(s_text, r_text, escapes=r_escapes or s_escapes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["ERRORS", "decode", "encode", "escaped_byte", "is_escape"]
+__all__ = ["ERRORS", "as_text", "decode", "encode", "escaped_byte", "is_escape"]
 
 #: The codec error handler name registered by this module.
 ERRORS = "fidelity-bytes"
@@ -76,3 +76,17 @@ def is_escape(char: str) -> bool:
 def escaped_byte(char: str) -> int:
     """The byte an escape code point stands for."""
     return ord(char) - 0xDC00
+
+
+def as_text(value: str | bytes) -> tuple[str, bool]:
+    """``value`` as text, and whether it holds escape code points (bytes not UTF-8).
+
+    A ``str`` is taken as it is; ``bytes`` are decoded as UTF-8 with ``surrogatepass``,
+    or, when they are not UTF-8, with this module's escape handler.
+    """
+    if isinstance(value, str):
+        return value, False
+    try:
+        return value.decode("utf-8", "surrogatepass"), False
+    except UnicodeDecodeError:
+        return decode(value), True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fidelity._compare.decoding import escaped_byte, is_escape
+from fidelity._compare.decoding import as_text, escaped_byte, is_escape
 from fidelity._core.render import badge, grapheme_pattern, safe
 
 if TYPE_CHECKING:
@@ -119,13 +119,11 @@ def render_comparison(c: Comparison, *, max_blocks: int = 12) -> str:
     """Render ``c``: a header line, then one block per transformation (capped)."""
     if c.faithful:
         return "faithful: the received value equals the sent value"
-    from fidelity._compare.api import _as_text
-
-    s, _ = _as_text(c.sent)
+    s, _ = as_text(c.sent)
     r: str | None = None
     escapes = False
     if isinstance(c.received, (str, bytes)):
-        r, escapes = _as_text(c.received)
+        r, escapes = as_text(c.received)
     ts = c.transformations
     kinds = ", ".join(sorted(c.kinds))
     noun = "rewrite" if len(ts) == 1 else "rewrites"

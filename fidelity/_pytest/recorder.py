@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._pytest.plugin import PluginState
     from fidelity._pytest.session import MarkContext
-    from fidelity._survey.run import Survey
+    from fidelity._survey.result import Survey
 
 __all__ = ["Recorder", "describe_observation"]
 

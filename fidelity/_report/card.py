@@ -20,18 +20,34 @@ import datetime
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
-from fidelity._core.render import codepoints, safe
+from fidelity._core.render import safe
 from fidelity._core.text import to_utf8
 from fidelity._probe.observation import Direction, Hop, Observation
-
-if TYPE_CHECKING:
-    from fidelity._survey.run import FamilyOutcome, Survey
+from fidelity._report.json_doc import (
+    COLLECTION,
+    RECORD,
+    SCHEMA_VERSION,
+    Malformed,
+    check_version,
+    direction,
+    dump,
+    int_field,
+    is_int,
+    list_field,
+    load,
+    object_value,
+    status,
+    str_field,
+    strs_field,
+)
+from fidelity._report.markdown import FAILURES, cut, md, shown
+from fidelity._report.outcomes import Entry, FamilyOutcome, family_key, is_example, summarize
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -46,18 +62,9 @@ __all__ = [
     "cards_to_json",
 ]
 
-#: The version of the JSON form written by :meth:`Card.to_json`.
-SCHEMA_VERSION = 1
-_RECORD = "param-fidelity.card"
-_COLLECTION = "param-fidelity.cards"
-_FAILURES = frozenset({"rejected", "lost", "timeout", "broken"})
 #: In an observation's JSON, a value identical to the sent value is written as this string.
 _SAME = "sent"
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-
-
-class _Malformed(Exception):
-    """A field of a card document is missing or has the wrong type."""
 
 
 def _b64(data: bytes) -> str:
@@ -128,14 +135,14 @@ class CardValue:
         if self.type == "str":
             text = self.value()
             assert isinstance(text, str)
-            return _shown(text, limit, markdown=markdown)
+            return shown(text, limit, markdown=markdown)
         if self.type == "bytes":
             data = base64.b64decode(self.data)
             head = data[:limit].hex(" ")
             more = f" … ({len(data)} bytes)" if len(data) > limit else ""
             return f"bytes {head}{more}"
-        shown = _cut(self.data, limit)
-        return f"{self.type} {_md(shown) if markdown else safe(shown)}"
+        clipped = cut(self.data, limit)
+        return f"{self.type} {md(clipped) if markdown else safe(clipped)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -144,18 +151,18 @@ class CardValue:
     @classmethod
     def from_dict(cls, raw: object) -> CardValue:
         """Read the JSON form."""
-        d = _object(raw, "value")
-        value = cls(type=_str(d, "type"), data=_str(d, "data"))
+        d = object_value(raw, "value")
+        value = cls(type=str_field(d, "type"), data=str_field(d, "data"))
         if value.type in ("str", "bytes"):
             try:
                 base64.b64decode(value.data, validate=True)
             except (binascii.Error, ValueError):
-                raise _Malformed("a value has invalid base64 data") from None
+                raise Malformed("a value has invalid base64 data") from None
         if value.type == "str":
             try:
                 value.value()
             except UnicodeDecodeError:
-                raise _Malformed("a str value is not UTF-8") from None
+                raise Malformed("a str value is not UTF-8") from None
         return value
 
 
@@ -188,15 +195,15 @@ class CardExample:
     @classmethod
     def from_dict(cls, raw: object) -> CardExample:
         """Read the JSON form."""
-        d = _object(raw, "example")
+        d = object_value(raw, "example")
         received = d.get("received")
         return cls(
-            key=_str(d, "key"),
-            payload_id=_str(d, "payload_id"),
+            key=str_field(d, "key"),
+            payload_id=str_field(d, "payload_id"),
             sent=CardValue.from_dict(d.get("sent")),
             received=None if received is None else CardValue.from_dict(received),
-            error_type=_str(d, "error_type"),
-            error=_str(d, "error"),
+            error_type=str_field(d, "error_type"),
+            error=str_field(d, "error"),
         )
 
 
@@ -227,7 +234,7 @@ class CardRow:
                     key=e.key,
                     payload_id=e.payload_id,
                     sent=CardValue.of(e.sent),
-                    received=None if e.key in _FAILURES else CardValue.of(e.received),
+                    received=None if e.key in FAILURES else CardValue.of(e.received),
                     error_type=e.error_type,
                     error=e.error,
                 )
@@ -255,25 +262,25 @@ class CardRow:
     @classmethod
     def from_dict(cls, raw: object) -> CardRow:
         """Read the JSON form."""
-        d = _object(raw, "row")
+        d = object_value(raw, "row")
         statuses = []
-        for pair in _list(d, "statuses"):
+        for pair in list_field(d, "statuses"):
             if (
                 not isinstance(pair, list)
                 or len(pair) != 2
                 or not isinstance(pair[0], str)
-                or not _is_int(pair[1])
+                or not is_int(pair[1])
             ):
-                raise _Malformed("a row's statuses must be [status, count] pairs")
+                raise Malformed("a row's statuses must be [status, count] pairs")
             statuses.append((pair[0], pair[1]))
         return cls(
-            family=_str(d, "family"),
-            direction=_direction(_str(d, "direction")),
-            outcome=_str(d, "outcome"),
-            count=_int(d, "count"),
+            family=str_field(d, "family"),
+            direction=direction(str_field(d, "direction")),
+            outcome=str_field(d, "outcome"),
+            count=int_field(d, "count"),
             statuses=tuple(statuses),
-            kinds=_strs(d, "kinds"),
-            examples=tuple(CardExample.from_dict(e) for e in _list(d, "examples")),
+            kinds=strs_field(d, "kinds"),
+            examples=tuple(CardExample.from_dict(e) for e in list_field(d, "examples")),
         )
 
 
@@ -352,14 +359,14 @@ class CardObservation:
     @classmethod
     def from_dict(cls, raw: object) -> CardObservation:
         """Read the JSON form."""
-        d = _object(raw, "observation")
+        d = object_value(raw, "observation")
         received = d.get("received")
         blame = d.get("blame")
         if blame is not None and not isinstance(blame, str):
-            raise _Malformed("an observation's blame must be a string or null")
+            raise Malformed("an observation's blame must be a string or null")
         sent = CardValue.from_dict(d.get("sent"))
         if sent.type != "str":
-            raise _Malformed("an observation's sent value must be text")
+            raise Malformed("an observation's sent value must be text")
 
         def value(raw: object) -> CardValue | None:
             if raw == _SAME:
@@ -367,24 +374,28 @@ class CardObservation:
             return None if raw is None else CardValue.from_dict(raw)
 
         hops = []
-        for raw_hop in _list(d, "hops"):
-            h = _object(raw_hop, "hop")
+        for raw_hop in list_field(d, "hops"):
+            h = object_value(raw_hop, "hop")
             hops.append(
-                CardHop(name=_str(h, "name"), value=value(h.get("value")), error=_str(h, "error"))
+                CardHop(
+                    name=str_field(h, "name"),
+                    value=value(h.get("value")),
+                    error=str_field(h, "error"),
+                )
             )
         return cls(
-            payload_id=_str(d, "payload_id"),
-            families=_strs(d, "families"),
-            direction=_direction(_str(d, "direction")),
-            status=_status(_str(d, "status")),
+            payload_id=str_field(d, "payload_id"),
+            families=strs_field(d, "families"),
+            direction=direction(str_field(d, "direction")),
+            status=status(str_field(d, "status")),
             sent=sent,
             received=value(received),
-            kinds=_strs(d, "kinds"),
-            error_type=_str(d, "error_type"),
-            error=_str(d, "error"),
+            kinds=strs_field(d, "kinds"),
+            error_type=str_field(d, "error_type"),
+            error=str_field(d, "error"),
             blame=blame,
             hops=tuple(hops),
-            parts=tuple(cls.from_dict(p) for p in _list(d, "parts")),
+            parts=tuple(cls.from_dict(p) for p in list_field(d, "parts")),
         )
 
 
@@ -421,35 +432,31 @@ class CardFacts:
     @classmethod
     def from_dict(cls, raw: object) -> CardFacts:
         """Read the JSON form."""
-        d = _object(raw, "facts")
+        d = object_value(raw, "facts")
         seed = d.get("seed")
-        if seed is not None and not _is_int(seed):
-            raise _Malformed("facts.seed must be an integer or null")
+        if seed is not None and not is_int(seed):
+            raise Malformed("facts.seed must be an integer or null")
         complete = d.get("complete")
         if not isinstance(complete, bool):
-            raise _Malformed("facts.complete must be true or false")
+            raise Malformed("facts.complete must be true or false")
         return cls(
-            version=_str(d, "version"),
-            date=_str(d, "date"),
-            chain=_str(d, "chain"),
-            catalogue_size=_int(d, "catalogue_size"),
-            examples=_int(d, "examples"),
+            version=str_field(d, "version"),
+            date=str_field(d, "date"),
+            chain=str_field(d, "chain"),
+            catalogue_size=int_field(d, "catalogue_size"),
+            examples=int_field(d, "examples"),
             seed=seed,
-            allow=_strs(d, "allow"),
+            allow=strs_field(d, "allow"),
             complete=complete,
         )
 
 
 def _canonical(obs: CardObservation) -> tuple[tuple[int, str], str, str]:
-    from fidelity._survey.run import family_key
-
     first = obs.families[0] if obs.families else ""
     return (family_key(first), obs.payload_id, json.dumps(obs.to_dict(), sort_keys=True))
 
 
 def _rows(observations: Iterable[CardObservation]) -> tuple[CardRow, ...]:
-    from fidelity._survey.run import Entry, summarize
-
     def entries() -> Iterable[Entry]:
         for obs in observations:
             for measured in (obs, *obs.parts):
@@ -482,25 +489,36 @@ class Card:
     # -- building ------------------------------------------------------------------
 
     @classmethod
-    def from_survey(cls, survey: Survey, *, name: str | None = None) -> Card:
-        """The card of a survey."""
+    def of(
+        cls,
+        observations: Iterable[Observation],
+        *,
+        name: str,
+        chain: str,
+        outcomes: Iterable[FamilyOutcome],
+        catalogue_size: int,
+        examples: int = 0,
+        seed: int | None = None,
+        allow: Iterable[str] = (),
+        complete: bool = True,
+    ) -> Card:
+        """The card of a run: its observations, the rows they gave, and the run's facts."""
         from fidelity import __version__
 
-        observations = tuple(sorted(map(CardObservation.of, survey.observations), key=_canonical))
         return cls(
-            name=name or survey.name,
+            name=name,
             facts=CardFacts(
                 version=__version__,
                 date=_today(),
-                chain=survey.chain,
-                catalogue_size=survey.catalogue_size,
-                examples=survey.examples,
-                seed=survey.seed,
-                allow=tuple(sorted(survey.allow)),
-                complete=True,
+                chain=chain,
+                catalogue_size=catalogue_size,
+                examples=examples,
+                seed=seed,
+                allow=tuple(sorted(allow)),
+                complete=complete,
             ),
-            rows=tuple(CardRow.of(o) for o in survey.outcomes),
-            observations=observations,
+            rows=tuple(CardRow.of(o) for o in outcomes),
+            observations=tuple(sorted(map(CardObservation.of, observations), key=_canonical)),
         )
 
     @classmethod
@@ -511,8 +529,6 @@ class Card:
         result does not depend on the order of ``cards``. Cards of different chains, or
         of different names without ``name=``, are a ``UsageError``.
         """
-        from fidelity._survey.run import is_example
-
         pool = tuple(cards)
         if not pool or not all(isinstance(c, Card) for c in pool):
             raise UsageError("Card.merge needs one or more Card objects.")
@@ -570,7 +586,7 @@ class Card:
         """The JSON object of this card (with ``schema_version``)."""
         return {
             "schema_version": SCHEMA_VERSION,
-            "record": _RECORD,
+            "record": RECORD,
             "name": self.name,
             "facts": self.facts.to_dict(),
             "rows": [r.to_dict() for r in self.rows],
@@ -579,31 +595,31 @@ class Card:
 
     def to_json(self) -> str:
         """Versioned, deterministic JSON (sorted keys, ASCII, trailing newline)."""
-        return _dump(self.to_dict())
+        return dump(self.to_dict())
 
     @classmethod
     def from_dict(cls, raw: object) -> Card:
         """Read a card's JSON object; anything malformed is a ``UsageError``."""
-        _check_version(raw)
+        check_version(raw)
         assert isinstance(raw, dict)
         try:
-            if raw.get("record", _RECORD) != _RECORD:
-                raise _Malformed(f"record is {raw.get('record')!r}, not {_RECORD!r}")
+            if raw.get("record", RECORD) != RECORD:
+                raise Malformed(f"record is {raw.get('record')!r}, not {RECORD!r}")
             return cls(
-                name=_str(raw, "name"),
+                name=str_field(raw, "name"),
                 facts=CardFacts.from_dict(raw.get("facts")),
-                rows=tuple(CardRow.from_dict(r) for r in _list(raw, "rows")),
+                rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
                 observations=tuple(
-                    CardObservation.from_dict(o) for o in _list(raw, "observations")
+                    CardObservation.from_dict(o) for o in list_field(raw, "observations")
                 ),
             )
-        except _Malformed as exc:
+        except Malformed as exc:
             raise UsageError(f"not a valid contract card: {exc}.") from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Card:
         """Read :meth:`to_json` output back exactly; malformed input is a ``UsageError``."""
-        return cls.from_dict(_load(text))
+        return cls.from_dict(load(text))
 
     def to_html(self) -> str:
         """A standalone HTML report of this card."""
@@ -612,7 +628,11 @@ class Card:
         html: str = render_html(self)
         return html
 
-    # -- drift ---------------------------------------------------------------------
+    def to_markdown(self) -> str:
+        """A Markdown section for a tool's contract card: the table and the facts."""
+        from fidelity._report.markdown import render_markdown
+
+        return render_markdown(self)
 
     def drift(self, committed: Card) -> tuple[str, ...]:
         """One line per row that changed against ``committed`` (empty when none did).
@@ -620,155 +640,19 @@ class Card:
         A kind that appears or disappears, an outcome that changes, a row that is new or
         missing. Facts such as date and version are ignored.
         """
-        old = {r.key: r for r in committed.rows}
-        new = {r.key: r for r in self.rows}
-        lines: list[str] = []
-        order = {r.key: i for i, r in enumerate((*self.rows, *committed.rows))}
-        for key in sorted(old.keys() | new.keys(), key=lambda k: _row_order(k, order)):
-            where = f"{key[0]} ({key[1].replace('_', ' ')})"
-            before, after = old.get(key), new.get(key)
-            if before is None:
-                assert after is not None
-                lines.append(f"{where}: new row, {_outcome(after)}")
-                continue
-            if after is None:
-                lines.append(f"{where}: no longer surveyed (was {_outcome(before)})")
-                continue
-            if before.outcome != after.outcome:
-                lines.append(f"{where}: outcome {before.outcome} -> {after.outcome}")
-            for kind in sorted(set(after.kinds) - set(before.kinds)):
-                lines.append(f"{where}: kind {kind} appeared")
-            for kind in sorted(set(before.kinds) - set(after.kinds)):
-                lines.append(f"{where}: kind {kind} disappeared")
-        return tuple(lines)
+        from fidelity._report.drift import row_changes
 
-    # -- Markdown ------------------------------------------------------------------
+        return row_changes(self, committed)
 
-    def to_markdown(self) -> str:
-        """A Markdown section for a tool's contract card: the table and the facts."""
-        lines = [
-            f"#### Parameter transformations: {_md(self.name)}",
-            "",
-            "| family | direction | outcome | kinds | smallest examples |",
-            "|---|---|---|---|---|",
-        ]
-        for row in self.rows:
-            kinds = ", ".join(f"`{k}`" for k in row.kinds) or "—"
-            examples = "<br>".join(_example_cell(e) for e in row.examples) or "—"
-            direction = row.direction.replace("_", " ")
-            lines.append(
-                f"| {_md(row.family)} | {direction} | {_outcome(row)} | {kinds} | {examples} |"
-            )
-        if not self.rows:
-            lines.append("| — | — | no payloads observed | — | — |")
-        f = self.facts
-        allow = ", ".join(f"`{k}`" for k in f.allow) or "none"
-        seed = "none" if f.seed is None else str(f.seed)
-        run = "complete run" if f.complete else "**incomplete run** (interrupted)"
-        lines += [
-            "",
-            f"Chain: {_md(f.chain)}. Surveyed with param-fidelity {_md(f.version)} on {f.date}: "
-            f"{f.catalogue_size} catalogue payloads, {f.examples} Hypothesis examples, "
-            f"seed {seed}; allowed kinds: {allow}; {run}. Examples show code points, "
-            "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
-            "",
-        ]
-        return "\n".join(lines)
-
-
-def _row_order(key: tuple[str, str], order: Mapping[tuple[str, str], int]) -> tuple[Any, ...]:
-    from fidelity._survey.run import family_key
-
-    directions = [d.value for d in Direction]
-    rank = directions.index(key[1]) if key[1] in directions else len(directions)
-    return (family_key(key[0]), rank, key[1], order[key])
-
-
-def _outcome(row: CardRow) -> str:
-    if row.outcome == "mixed":
-        return "mixed: " + ", ".join(f"{n} {s}" for s, n in row.statuses)
-    return f"{row.outcome} ({row.count})"
-
-
-def _example_cell(example: CardExample) -> str:
-    head = example.key if example.key in _FAILURES else f"`{example.key}`"
-    sent = example.sent.display()
-    if example.received is not None:
-        return f"{head}: {sent} → {example.received.display()}"
-    message = f"{example.error_type}: {example.error}" if example.error_type else example.error
-    error = _md(_cut(message, 80))
-    return f"{head}: {sent} ({error})"
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _shown(text: str, limit: int, *, markdown: bool = True) -> str:
-    """Code points, then the safe text as a code span, both abbreviated for long values.
-
-    A code span, not quotation marks: typographic or ASCII quotes around the text
-    would be mistaken for part of it (the quotes family is about exactly those).
-    """
-    if len(text) <= limit:
-        cps, shown = codepoints(text) or "(empty)", text
-    else:
-        cps = f"{codepoints(text[:12])} … {codepoints(text[-4:])} ({len(text)} code points)"
-        shown = text[: limit - 8] + "…" + text[-4:]
-    if not shown:
-        return cps
-    return f"{cps} {_code_span(safe(shown)) if markdown else '`' + safe(shown) + '`'}"
-
-
-def _code_span(text: str) -> str:
-    """``text`` as a Markdown code span that shows it literally, inside a table cell too."""
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    # CommonMark strips one space from each end when both ends have one: pad so that
-    # a leading or trailing space or backtick of the text survives.
-    pad = " " if (text[0] in " `" or text[-1] in " `") and text.strip(" ") else ""
-    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
-
-
-_MD_SPECIAL = set("\\`*_[]<>|&#~")
-
-
-def _md(text: str) -> str:
-    """Terminal-safe text with Markdown and table syntax escaped."""
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in safe(text))
-
-
-# -- JSON plumbing -------------------------------------------------------------------
-
-
-def _dump(document: object) -> str:
-    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=True) + "\n"
-
-
-def _load(text: str | bytes) -> object:
-    try:
-        return json.loads(text)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"the card is not valid JSON ({exc}).") from None
-
-
-def _check_version(raw: object) -> None:
-    if not isinstance(raw, dict) or "schema_version" not in raw:
-        raise UsageError("not a contract card: the JSON object has no 'schema_version'.")
-    version = raw["schema_version"]
-    if version != SCHEMA_VERSION or not _is_int(version):
-        raise UsageError(
-            f"unsupported card schema_version {version!r}; "
-            f"this param-fidelity reads version {SCHEMA_VERSION}."
-        )
+    # -- drift ---------------------------------------------------------------------
 
 
 def cards_to_json(cards: Iterable[Card]) -> str:
     """Several cards (e.g. every chain of ``fidelity survey``) as one versioned document."""
-    return _dump(
+    return dump(
         {
             "schema_version": SCHEMA_VERSION,
-            "record": _COLLECTION,
+            "record": COLLECTION,
             "cards": [c.to_dict() for c in cards],
         }
     )
@@ -776,63 +660,12 @@ def cards_to_json(cards: Iterable[Card]) -> str:
 
 def cards_from_json(text: str | bytes) -> tuple[Card, ...]:
     """Read a single card or a :func:`cards_to_json` document."""
-    raw = _load(text)
-    _check_version(raw)
+    raw = load(text)
+    check_version(raw)
     assert isinstance(raw, dict)
-    if raw.get("record") == _COLLECTION:
+    if raw.get("record") == COLLECTION:
         items = raw.get("cards")
         if not isinstance(items, list):
             raise UsageError("not a valid card collection: 'cards' must be a list.")
         return tuple(Card.from_dict(item) for item in items)
     return (Card.from_dict(raw),)
-
-
-def _object(raw: object, what: str) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise _Malformed(f"a {what} must be a JSON object")
-    return raw
-
-
-def _str(d: Mapping[str, Any], key: str) -> str:
-    value = d.get(key)
-    if not isinstance(value, str):
-        raise _Malformed(f"field {key!r} must be a string")
-    return value
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _int(d: Mapping[str, Any], key: str) -> int:
-    value = d.get(key)
-    if not _is_int(value):
-        raise _Malformed(f"field {key!r} must be an integer")
-    assert isinstance(value, int)
-    return value
-
-
-def _list(d: Mapping[str, Any], key: str) -> list[Any]:
-    value = d.get(key)
-    if not isinstance(value, list):
-        raise _Malformed(f"field {key!r} must be a list")
-    return value
-
-
-def _strs(d: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    values = _list(d, key)
-    if not all(isinstance(v, str) for v in values):
-        raise _Malformed(f"field {key!r} must be a list of strings")
-    return tuple(values)
-
-
-def _direction(value: str) -> str:
-    if value not in {d.value for d in Direction}:
-        raise _Malformed(f"unknown direction {value!r}")
-    return value
-
-
-def _status(value: str) -> str:
-    if value not in {s.value for s in Status}:
-        raise _Malformed(f"unknown status {value!r}")
-    return value

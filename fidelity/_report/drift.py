@@ -1,24 +1,62 @@
-"""The drift message of the pytest plugin: for every changed row, the old and new rows.
+"""Drift: what changed between a card and the committed one, row by row.
 
-``Card.drift`` decides what counts as drift (a kind appears or disappears, an outcome
-changes, a row is new or missing); this module shows it so that a reviewer sees, per
-changed row, what the committed card said, what the chain does now, and the smallest
-payload of each kind that appeared. Everything shown is terminal-safe.
+:func:`row_changes` decides what counts as drift (a kind appears or disappears, an
+outcome changes, a row is new or missing); :func:`drift_lines` shows it so that a
+reviewer sees, per changed row, what the committed card said, what the chain does now,
+and the smallest payload of each kind that appeared. Everything shown is terminal-safe.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from fidelity._core.render import codepoints, safe
+from fidelity._probe.observation import Direction
+from fidelity._report.markdown import outcome_text
+from fidelity._report.outcomes import family_key
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card, CardExample, CardRow, CardValue
 
-__all__ = ["drift_lines"]
+__all__ = ["drift_lines", "row_changes"]
 
 #: Code points of an example's text shown in a drift message.
 _EXAMPLE_LIMIT = 16
+
+
+def row_changes(card: Card, committed: Card) -> tuple[str, ...]:
+    """One line per row of ``card`` that changed against ``committed`` (empty when none
+    did): a kind that appears or disappears, an outcome that changes, a row that is new
+    or missing. Facts such as date and version are ignored.
+    """
+    old = {r.key: r for r in committed.rows}
+    new = {r.key: r for r in card.rows}
+    lines: list[str] = []
+    order = {r.key: i for i, r in enumerate((*card.rows, *committed.rows))}
+    for key in sorted(old.keys() | new.keys(), key=lambda k: _row_order(k, order)):
+        where = f"{key[0]} ({key[1].replace('_', ' ')})"
+        before, after = old.get(key), new.get(key)
+        if before is None:
+            assert after is not None
+            lines.append(f"{where}: new row, {outcome_text(after)}")
+            continue
+        if after is None:
+            lines.append(f"{where}: no longer surveyed (was {outcome_text(before)})")
+            continue
+        if before.outcome != after.outcome:
+            lines.append(f"{where}: outcome {before.outcome} -> {after.outcome}")
+        for kind in sorted(set(after.kinds) - set(before.kinds)):
+            lines.append(f"{where}: kind {kind} appeared")
+        for kind in sorted(set(before.kinds) - set(after.kinds)):
+            lines.append(f"{where}: kind {kind} disappeared")
+    return tuple(lines)
+
+
+def _row_order(key: tuple[str, str], order: Mapping[tuple[str, str], int]) -> tuple[Any, ...]:
+    directions = [d.value for d in Direction]
+    rank = directions.index(key[1]) if key[1] in directions else len(directions)
+    return (family_key(key[0]), rank, key[1], order[key])
 
 
 def _where(row: CardRow) -> str:

@@ -270,7 +270,7 @@ def _options(values: Iterable[str], everything: str) -> str:
 
 def render_html(card: Card) -> str:
     """The self-contained HTML report of ``card``."""
-    from fidelity._survey.run import family_key
+    from fidelity._report.outcomes import family_key
 
     measured = []
     for obs in card.observations:

@@ -16,7 +16,7 @@ from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
 
 if TYPE_CHECKING:
-    from fidelity._survey.run import Example, FamilyOutcome
+    from fidelity._report.outcomes import Example, FamilyOutcome
 
 __all__ = ["example_text", "render_map", "use_color"]
 

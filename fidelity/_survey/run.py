@@ -10,293 +10,28 @@ probe that raises for one payload yields ``broken`` for it and the survey goes o
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter, itemgetter
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import FAMILIES, Status, check_kinds
 from fidelity._core.payload import Payload
-from fidelity._core.records import fast_init
-from fidelity._core.text import utf8_len
 from fidelity._probe.contract import FunctionProbe, Probe
-from fidelity._probe.observation import Direction, Observation
+from fidelity._probe.observation import Observation
+from fidelity._report.outcomes import GENERATED, SHRUNK, entries, is_example
+from fidelity._survey.result import Survey
 
-if TYPE_CHECKING:
-    from fidelity._report.card import Card
+__all__ = ["survey"]
 
-__all__ = ["Example", "FamilyOutcome", "Survey", "survey"]
-
-#: The outcome of a family row whose observations ended in more than one status.
-MIXED = "mixed"
-
-_DIRECTIONS = tuple(Direction)
-_STATUSES = tuple(Status)
-_FAILURES = (Status.REJECTED, Status.LOST, Status.TIMEOUT, Status.BROKEN)
-_FAILURE_KEYS = {s: s.value for s in _FAILURES}
-_FAILURE_NAMES = tuple(_FAILURE_KEYS.values())
-_NO_KINDS: frozenset[str] = frozenset()
-_ROW_KEY = attrgetter("families", "direction", "status")
 _ID_TEXT = attrgetter("id", "text")
-#: Payload ids of Hypothesis examples carry one of these markers after the family.
-_GENERATED = "/hypothesis-"
-_SHRUNK = "/shrunk-"
 #: Observations a shrink may spend per kind, so a shrink is always bounded.
 _SHRINK_BUDGET = 100
 #: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
 #: would otherwise multiply its timeout by the budget): a safety net, rarely reached.
 SHRINK_SECONDS = 20.0
-
-
-@fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Example:
-    """The smallest payload that showed ``key`` (a kind id, or a failure status)."""
-
-    key: str
-    payload_id: str
-    sent: str
-    received: Any = None
-    error_type: str = ""
-    error: str = ""
-
-
-@fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FamilyOutcome:
-    """What a chain does to one hazard family in one direction.
-
-    ``outcome`` is the status shared by every observation of the family, or ``mixed``;
-    ``statuses`` counts them (in ``Status`` order, non-zero only); ``kinds`` is sorted;
-    ``examples`` holds the smallest example of each kind (in ``kinds`` order) followed
-    by the smallest example of each failure status.
-    """
-
-    family: str
-    direction: Direction
-    outcome: str
-    count: int
-    statuses: tuple[tuple[Status, int], ...]
-    kinds: tuple[str, ...]
-    examples: tuple[Example, ...]
-
-    def example(self, key: str) -> Example | None:
-        """The smallest example of a kind id or failure status, if there is one."""
-        return next((e for e in self.examples if e.key == key), None)
-
-
-class Entry(NamedTuple):
-    """One measured value, flattened for grouping (observations and card records alike)."""
-
-    payload_id: str
-    families: tuple[str, ...]
-    direction: Direction
-    status: Status
-    kinds: frozenset[str]
-    sent: str
-    received: Any
-    error_type: str
-    error: str
-
-
-def is_example(payload_id: str) -> bool:
-    """True for the id of a Hypothesis example (generated or shrunk), not a catalogue one."""
-    return _GENERATED in payload_id or _SHRUNK in payload_id
-
-
-def family_key(family: str) -> tuple[int, str]:
-    """Sort key putting families in specification order, unknown ones after, by name."""
-    try:
-        return (FAMILIES.index(family), family)
-    except ValueError:
-        return (len(FAMILIES), family)
-
-
-def _smallest(entry: Entry) -> tuple[int, str, str]:
-    return (utf8_len(entry.sent), entry.payload_id, entry.sent)
-
-
-def _example(key: str, entry: Entry) -> Example:
-    return Example(
-        key=key,
-        payload_id=entry.payload_id,
-        sent=entry.sent,
-        received=entry.received,
-        error_type=entry.error_type,
-        error=entry.error,
-    )
-
-
-def summarize(entries: Iterable[Entry]) -> tuple[FamilyOutcome, ...]:
-    """Group entries per (family, direction) into outcome rows, in a deterministic order."""
-    counts: dict[tuple[tuple[str, ...], Direction, Status], int] = {}
-    notable: list[Entry] = []
-    for entry in entries:
-        key = (entry.families, entry.direction, entry.status)
-        counts[key] = counts.get(key, 0) + 1
-        if entry.kinds or entry.status in _FAILURES:
-            notable.append(entry)
-    return _rows(counts, notable)
-
-
-def _rows(
-    counts: Mapping[tuple[tuple[str, ...], Direction, Status], int], notable: Iterable[Entry]
-) -> tuple[FamilyOutcome, ...]:
-    """The outcome rows of status counts per (families, direction) and the entries
-    worth an example (those with kinds or a failure status)."""
-    per_row: dict[tuple[str, Direction], dict[Status, int]] = {}
-    for (families, direction, status), n in counts.items():
-        for family in families or ("unfiled",):
-            tally = per_row.setdefault((family, direction), {})
-            tally[status] = tally.get(status, 0) + n
-    smallest: dict[tuple[str, Direction], dict[str, tuple[tuple[int, str, str], Entry]]] = {}
-    for entry in notable:
-        rank = _smallest(entry)
-        keys = list(entry.kinds)
-        if entry.status in _FAILURE_KEYS:
-            keys.append(_FAILURE_KEYS[entry.status])
-        for family in entry.families or ("unfiled",):
-            chosen = smallest.setdefault((family, entry.direction), {})
-            for key in keys:
-                best = chosen.get(key)
-                if best is None or rank < best[0]:
-                    chosen[key] = (rank, entry)
-    rows = []
-    for row_key in sorted(per_row, key=lambda k: (family_key(k[0]), _DIRECTIONS.index(k[1]))):
-        tally = per_row[row_key]
-        present = [s for s in _STATUSES if tally.get(s)]
-        chosen = smallest.get(row_key, {})
-        kinds = tuple(sorted(k for k in chosen if k not in _FAILURE_NAMES))
-        failures = tuple(k for k in _FAILURE_NAMES if k in chosen)
-        rows.append(
-            FamilyOutcome(
-                family=row_key[0],
-                direction=row_key[1],
-                outcome=str(present[0]) if len(present) == 1 else MIXED,
-                count=sum(tally.values()),
-                statuses=tuple((s, tally[s]) for s in present),
-                kinds=kinds,
-                examples=tuple(_example(k, chosen[k][1]) for k in kinds + failures),
-            )
-        )
-    return tuple(rows)
-
-
-def _entry(obs: Observation, measured: Observation) -> Entry:
-    comparison = measured.comparison
-    return Entry(
-        obs.payload_id,
-        obs.families,
-        measured.direction,
-        measured.status,
-        comparison.kinds if comparison is not None else _NO_KINDS,
-        measured.sent,
-        measured.received,
-        measured.error_type,
-        measured.error,
-    )
-
-
-def _entries(observations: Iterable[Observation]) -> Iterator[Entry]:
-    for obs in observations:
-        for measured in (obs, *obs.parts) if obs.parts else (obs,):
-            yield _entry(obs, measured)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Survey:
-    """The result of a survey: observations and the transformation map derived from them.
-
-    ``observations`` are in the order surveyed (catalogue, then Hypothesis examples,
-    then shrunk examples). ``statuses`` counts every ``Status`` (zeros included).
-    ``unexpected`` holds the kinds seen that ``allow`` does not list. ``families`` maps
-    a family to its outcome per direction; ``outcomes`` lists the same rows in order.
-    """
-
-    name: str
-    chain: str
-    observations: tuple[Observation, ...]
-    allow: tuple[str, ...] = ()
-    seed: int | None = None
-    catalogue_size: int = 0
-    examples: int = 0
-    kinds: frozenset[str] = frozenset()
-    statuses: Mapping[Status, int] = dataclasses.field(default_factory=dict)
-    unexpected: frozenset[str] = frozenset()
-    families: Mapping[str, Mapping[Direction, FamilyOutcome]] = dataclasses.field(
-        default_factory=dict
-    )
-    outcomes: tuple[FamilyOutcome, ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        observations: Iterable[Observation],
-        *,
-        name: str,
-        chain: str = "",
-        allow: Iterable[str] = (),
-        seed: int | None = None,
-        examples: int = 0,
-        catalogue_size: int | None = None,
-    ) -> Survey:
-        """Build the survey of already stamped observations (e.g. a run cut short).
-
-        ``catalogue_size`` defaults to the number of distinct catalogue payloads (not
-        Hypothesis examples) among the observations.
-        """
-        observed = tuple(observations)
-        allowed = tuple(sorted(set(check_kinds(tuple(allow)))))
-        # Counted in C over the whole tuple; records only for kinds and failures.
-        counts = Counter(map(_ROW_KEY, observed))
-        statuses = dict.fromkeys(_STATUSES, 0)
-        for (_, _, status), n in counts.items():
-            statuses[status] += n
-        preserved = Status.PRESERVED
-        notable = [_entry(o, o) for o in observed if o.status is not preserved]
-        for obs in [o for o in observed if o.parts]:
-            for part in obs.parts:
-                counts[(obs.families, part.direction, part.status)] += 1
-                if part.status is not preserved:
-                    notable.append(_entry(obs, part))
-        outcomes = _rows(counts, notable)
-        kinds = frozenset(k for e in notable if e.kinds for k in e.kinds)
-        families: dict[str, dict[Direction, FamilyOutcome]] = {}
-        for row in outcomes:
-            families.setdefault(row.family, {})[row.direction] = row
-        if catalogue_size is None:
-            catalogue_size = len(
-                {(o.payload_id, o.sent) for o in observed if not is_example(o.payload_id)}
-            )
-        return cls(
-            name=name,
-            chain=chain or name,
-            observations=observed,
-            allow=allowed,
-            seed=seed,
-            catalogue_size=catalogue_size,
-            examples=examples,
-            kinds=kinds,
-            statuses=MappingProxyType(statuses),
-            unexpected=kinds - frozenset(allowed),
-            families=MappingProxyType({f: MappingProxyType(d) for f, d in families.items()}),
-            outcomes=outcomes,
-        )
-
-    def card(self, name: str | None = None) -> Card:
-        """The contract card of this survey (named ``name``, default the survey's name)."""
-        from fidelity._report.card import Card
-
-        return Card.from_survey(self, name=name)
-
-
-# -- running -------------------------------------------------------------------------
 
 
 def _check_families(families: object) -> tuple[str, ...] | None:
@@ -505,7 +240,7 @@ def _examples(
             if text in seen_texts:
                 continue
             seen_texts.add(text)
-            payloads.append(Payload(id=f"{family}{_GENERATED}{n}", text=text, families=(family,)))
+            payloads.append(Payload(id=f"{family}{GENERATED}{n}", text=text, families=(family,)))
     return payloads
 
 
@@ -578,7 +313,7 @@ def survey(
             observed = _observe_all(probe, todo, seen)
             if examples:
                 assert seed is not None
-                kinds_before = frozenset(k for e in _entries(observed) for k in e.kinds)
+                kinds_before = frozenset(k for e in entries(observed) for k in e.kinds)
                 texts = {p.text for p in todo}
                 extra = _examples(
                     probe,
@@ -639,5 +374,5 @@ def _shrunk(
         family = obs.families[0] if obs.families else FAMILIES[0]
         text = _shrink(strategies.text(families=[family]), probe, kind, seed, deadline)
         if text is not None and text != obs.sent:
-            payloads.append(Payload(id=f"{family}{_SHRUNK}{kind}", text=text, families=(family,)))
+            payloads.append(Payload(id=f"{family}{SHRUNK}{kind}", text=text, families=(family,)))
     return _observe_all(probe, payloads, seen)

@@ -128,7 +128,7 @@ def test_markdown_examples_are_code_spans_not_quoted() -> None:
     assert 'U+201C U+0071 U+201D `“q”` → U+0022 U+0071 U+0022 `"q"`' in markdown
     assert "““q””" not in markdown  # the old, ambiguous quoting
     # Backticks and pipes inside the value: a longer fence, padding, an escaped pipe.
-    from fidelity._report.card import _code_span
+    from fidelity._report.markdown import _code_span
 
     assert _code_span(" `a|b` ") == "``  `a\\|b`  ``"
     assert _code_span("a") == "`a`"

@@ -257,7 +257,8 @@ class _Mixed(Probe):
 
 
 def test_the_fast_survey_summary_equals_the_reference_grouping() -> None:
-    from fidelity._survey.run import _entries, summarize
+    from fidelity._report.outcomes import entries as _entries
+    from fidelity._report.outcomes import summarize
 
     result = fidelity.survey(_Mixed(), PAYLOADS + PAYLOADS[:2])
     assert result.outcomes == summarize(_entries(result.observations))

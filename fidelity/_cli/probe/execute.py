@@ -27,7 +27,7 @@ from fidelity._probe.observation import Observation
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._report.card import Card
-    from fidelity._survey.run import Survey
+    from fidelity._survey.result import Survey
 
 __all__ = ["Breaker", "RateLimited", "execute"]
 
@@ -287,7 +287,7 @@ def _check_output(option: str, path: str | None) -> None:
 def _survey_of(
     plan: ProbePlan, probe_name: str, observations: Sequence[Observation], examples: int = 0
 ) -> Survey:
-    from fidelity._survey.run import Survey
+    from fidelity._survey.result import Survey
 
     return Survey.of(
         observations,
