@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fidelity._core.errors import FidelityError, TargetError, UsageError
+from fidelity._core.version import __version__
 
 if TYPE_CHECKING:
     from fidelity._compare.api import Comparison, Transformation, assert_faithful, compare
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from fidelity._survey.result import Survey
     from fidelity._survey.run import survey
 
-__version__ = "0.1.0"
 
 __all__ = [
     "FAMILIES",

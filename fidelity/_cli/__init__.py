@@ -49,7 +49,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from fidelity import __version__
+    from fidelity._core.version import __version__
 
     parser = _Parser(
         prog="fidelity",

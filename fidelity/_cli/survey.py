@@ -282,7 +282,7 @@ def _print_map(
     payloads_count: int,
     seed: int | None,
 ) -> None:
-    from fidelity import __version__
+    from fidelity._core.version import __version__
     from fidelity._report.outcomes import family_key
 
     if not cards:

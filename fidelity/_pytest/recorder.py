@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
     from fidelity._core.payload import Payload
     from fidelity._probe.observation import Observation
-    from fidelity._pytest.plugin import PluginState
     from fidelity._pytest.session import MarkContext
+    from fidelity._pytest.state import PluginState
     from fidelity._survey.result import Survey
 
 __all__ = ["Recorder", "describe_observation"]

@@ -503,7 +503,7 @@ class Card:
         complete: bool = True,
     ) -> Card:
         """The card of a run: its observations, the rows they gave, and the run's facts."""
-        from fidelity import __version__
+        from fidelity._core.version import __version__
 
         return cls(
             name=name,

@@ -293,7 +293,7 @@ class McpProbe(Probe):
         from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
-        from fidelity import __version__
+        from fidelity._core.version import __version__
         from probes._mcp.session import guard_transport
 
         info = Implementation(name="param-fidelity", version=__version__)

@@ -105,10 +105,10 @@ def _where(plan: ProbePlan) -> list[str]:
 
 def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
-    from fidelity._cli.probe.execute import _within_budget
+    from fidelity._cli.probe.budget import within_budget
 
     per = 2 if plan.read_tool else 1
-    todo, examples = _within_budget(plan, payloads, per)
+    todo, examples = within_budget(plan, payloads, per)
     out = sys.stdout
     out.write("dry run: nothing is sent.\n")
     for line in _where(plan):

@@ -1,0 +1,130 @@
+"""The ``--max-requests`` budget: which payloads fit, and stopping a run before it
+would exceed it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fidelity._cli.probe.plan import ProbePlan
+from fidelity._core.errors import UsageError
+from fidelity._core.payload import Payload
+from fidelity._probe.contract import Probe
+from fidelity._probe.observation import Observation
+
+__all__ = ["Budget", "BudgetSpent", "calls_per_payload", "spread", "within_budget"]
+
+
+class BudgetSpent(Exception):
+    """``--max-requests`` is reached: the run ends here, complete as planned."""
+
+
+class Budget:
+    """Stop a run before it would exceed ``--max-requests``.
+
+    What was spent is the probe's own count of what it sent (``requests`` for HTTP,
+    ``calls`` for MCP); the run stops when the observations that may still start
+    (``in_flight`` of them, each costing at most the probe's
+    ``max_requests_per_observation``, or else as much as the last one) could exceed
+    the budget. Without a count, the cost is estimated: one request, one more when a
+    response path was measured.
+    """
+
+    def __init__(self, limit: int | None, probe: Probe, in_flight: int = 1) -> None:
+        self.limit = limit
+        self.probe = probe
+        self.in_flight = in_flight
+        self.spent = 0
+        self._calls = self._counted()
+
+    def _counted(self) -> int | None:
+        for name in ("requests", "calls"):
+            count = getattr(self.probe, name, None)
+            if isinstance(count, int):
+                return count
+        return None
+
+    def __call__(self, observation: Observation) -> None:
+        calls = self._counted()
+        if calls is not None and self._calls is not None:
+            cost, self._calls = calls - self._calls, calls
+        else:
+            cost = 1 + (1 if observation.parts else 0)
+        self.spent += cost
+        worst = getattr(self.probe, "max_requests_per_observation", None)
+        if isinstance(worst, int):
+            cost = worst
+        if self.limit is not None and self.spent + max(cost, 1) * self.in_flight > self.limit:
+            raise BudgetSpent
+
+
+# -- payloads and budget ----------------------------------------------------------
+
+
+def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+    calls = 1
+    if plan.read_tool:
+        calls += 1
+    split = getattr(probe, "splits_directions", False)
+    if split:
+        calls += 2
+    return calls
+
+
+def within_budget(
+    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int, probe: Probe | None = None
+) -> tuple[tuple[Payload, ...], int]:
+    """The payloads and example count that fit ``--max-requests``."""
+    if plan.max_requests is None:
+        return tuple(payloads), plan.examples
+    room = plan.max_requests // per_payload
+    if room < 1:
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
+            "payload costs with this target; raise it."
+        )
+    worst = getattr(probe, "max_requests_per_observation", None)
+    if isinstance(worst, int) and plan.max_requests < worst * plan.concurrency:
+        # The first payloads start before any answer says what they will cost.
+        start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
+        raise UsageError(
+            f"--max-requests {plan.max_requests} is less than the {worst * plan.concurrency} "
+            f"requests {start} may cost with this target (the reference reflector is "
+            "measured in both directions); raise it."
+        )
+    kept = spread(payloads, room, plan.families)
+    return kept, min(plan.examples, room - len(kept))
+
+
+def spread(
+    payloads: Sequence[Payload], count: int, families: Sequence[str] | None = None
+) -> tuple[Payload, ...]:
+    """At most ``count`` of ``payloads``, taken in turn from each family.
+
+    A budget smaller than the catalogue samples every family (the first payloads of
+    each, in catalogue order) instead of the first families only; a payload counts
+    for the first of its families among ``families`` (all when ``None``). The result
+    is in that round-robin order, so a run cut short still covers the families.
+    """
+    if count >= len(payloads):
+        return tuple(payloads)
+    groups: dict[str, list[Payload]] = {}
+    for payload in payloads:
+        key = next((f for f in payload.families if families is None or f in families), "")
+        groups.setdefault(key, []).append(payload)
+    queues = [iter(group) for group in groups.values()]
+    kept: list[Payload] = []
+    while len(kept) < count and queues:
+        alive = []
+        for queue in queues:
+            item = next(queue, None)
+            if item is None:
+                continue
+            alive.append(queue)
+            kept.append(item)
+            if len(kept) == count:
+                break
+        queues = alive
+    return tuple(kept)
+
+
+# -- opening the target -----------------------------------------------------------
