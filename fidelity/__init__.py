@@ -14,7 +14,8 @@ from fidelity._core.errors import FidelityError, TargetError, UsageError
 from fidelity._core.version import __version__
 
 if TYPE_CHECKING:
-    from fidelity._compare.api import Comparison, Transformation, assert_faithful, compare
+    from fidelity._compare.api import Comparison, assert_faithful, compare
+    from fidelity._compare.transformation import Transformation
     from fidelity._core.kinds import FAMILIES, KINDS, Kind, Status
     from fidelity._core.payload import Payload
     from fidelity._core.render import safe
@@ -55,7 +56,8 @@ __all__ = [
 # in this package, so this file runs in every pytest session of every user's repo.
 _MODULES = {
     "fidelity._report.card": ("Card",),
-    "fidelity._compare.api": ("Comparison", "Transformation", "assert_faithful", "compare"),
+    "fidelity._compare.api": ("Comparison", "assert_faithful", "compare"),
+    "fidelity._compare.transformation": ("Transformation",),
     "fidelity._core.kinds": ("FAMILIES", "KINDS", "Kind", "Status"),
     "fidelity._probe.observation": ("Direction", "Hop", "Observation"),
     "fidelity._core.payload": ("Payload",),

@@ -23,7 +23,8 @@ from fidelity._core.render import safe
 
 if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
-    from fidelity._report.card import Card, CardExample, CardRow
+    from fidelity._report.card import Card
+    from fidelity._report.card_records import CardExample, CardRow
     from probes._target import BuiltinTarget
 
 __all__ = ["register", "run", "stable_chain"]

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fidelity._compare.decoding import as_text
+from fidelity._compare.transformation import Transformation
 from fidelity._core.errors import FidelityError
 from fidelity._core.records import fast_init
 from fidelity._core.text import to_utf8
@@ -24,33 +25,6 @@ __all__ = ["Comparison", "Transformation", "assert_faithful", "compare"]
 _NO_KINDS: frozenset[str] = frozenset()
 _MAX_BLOCKS = 12  # transformation blocks shown by render() before "and N more"
 _CONTEXT = 10  # code points of context shown on each side of a segment
-
-
-@fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Transformation:
-    """One named rewrite: ``kind`` (a ``KINDS`` id), ``detail``, and where it happened.
-
-    ``sent``/``received`` are the segments on each side; offsets are in code points
-    (``*_start``/``*_end``) and in UTF-8 bytes (``*_byte_start``/``*_byte_end``).
-    When one segment holds two rewrites (a quote straightened and a letter folded in
-    the same word), each is a transformation over the same segments, in the order
-    they replay. For a received value that is not text (``type.coerced``),
-    ``received`` is its ``repr``.
-    """
-
-    kind: str
-    detail: str = ""
-    sent: str
-    received: str
-    sent_start: int
-    sent_end: int
-    received_start: int
-    received_end: int
-    sent_byte_start: int
-    sent_byte_end: int
-    received_byte_start: int
-    received_byte_end: int
 
 
 @fast_init
@@ -86,7 +60,14 @@ class Comparison:
         """
         from fidelity._compare.render import render_comparison
 
-        return render_comparison(self, max_blocks=_MAX_BLOCKS)
+        return render_comparison(
+            self.sent,
+            self.received,
+            self.transformations,
+            faithful=self.faithful,
+            explained=self.explained,
+            max_blocks=_MAX_BLOCKS,
+        )
 
 
 def compare(sent: str | bytes, received: object) -> Comparison:

@@ -8,13 +8,11 @@ split in what is shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from fidelity._compare.decoding import as_text, escaped_byte, is_escape
+from fidelity._compare.transformation import Transformation
 from fidelity._core.render import badge, grapheme_pattern, safe
-
-if TYPE_CHECKING:
-    from fidelity._compare.api import Comparison, Transformation
 
 __all__ = ["render_comparison", "shown"]
 
@@ -115,19 +113,26 @@ def _where(t: Transformation) -> tuple[int, int, int, int]:
     return (t.sent_start, t.sent_end, t.received_start, t.received_end)
 
 
-def render_comparison(c: Comparison, *, max_blocks: int = 12) -> str:
-    """Render ``c``: a header line, then one block per transformation (capped)."""
-    if c.faithful:
+def render_comparison(
+    sent: str | bytes,
+    received: object,
+    ts: Sequence[Transformation],
+    *,
+    faithful: bool,
+    explained: bool,
+    max_blocks: int = 12,
+) -> str:
+    """Render a comparison: a header line, then one block per transformation (capped)."""
+    if faithful:
         return "faithful: the received value equals the sent value"
-    s, _ = as_text(c.sent)
+    s, _ = as_text(sent)
     r: str | None = None
     escapes = False
-    if isinstance(c.received, (str, bytes)):
-        r, escapes = as_text(c.received)
-    ts = c.transformations
-    kinds = ", ".join(sorted(c.kinds))
+    if isinstance(received, (str, bytes)):
+        r, escapes = as_text(received)
+    kinds = ", ".join(sorted({t.kind for t in ts}))
     noun = "rewrite" if len(ts) == 1 else "rewrites"
-    verdict = "explained by replay" if c.explained else "NOT fully explained"
+    verdict = "explained by replay" if explained else "NOT fully explained"
     lines = [f"{len(ts)} {noun}: {kinds} ({verdict})"]
     groups: list[list[Transformation]] = []
     for t in ts:

@@ -137,7 +137,7 @@ def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
         except (UsageError, OSError, UnicodeDecodeError) as exc:
             problems.append(f"committed card {safe(str(path))!s} cannot be read: {safe(str(exc))}")
             continue
-        changes = drift_lines(card, committed)
+        changes = drift_lines(card.rows, committed.rows)
         if changes:
             problems.append(f"card {label!s} drifted from {safe(str(path))!s}:")
             problems.extend(changes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from fidelity._probe.observation import Direction
-from fidelity._report.card import CardRow
+from fidelity._report.card_records import CardRow
 
 __all__ = ["rows_from_markdown"]
 

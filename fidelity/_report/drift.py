@@ -8,16 +8,14 @@ and the smallest payload of each kind that appeared. Everything shown is termina
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fidelity._core.render import codepoints, safe
 from fidelity._probe.observation import Direction
+from fidelity._report.card_records import CardExample, CardRow, CardValue
 from fidelity._report.markdown import outcome_text
 from fidelity._report.outcomes import family_key
-
-if TYPE_CHECKING:
-    from fidelity._report.card import Card, CardExample, CardRow, CardValue
 
 __all__ = ["drift_lines", "row_changes"]
 
@@ -25,15 +23,15 @@ __all__ = ["drift_lines", "row_changes"]
 _EXAMPLE_LIMIT = 16
 
 
-def row_changes(card: Card, committed: Card) -> tuple[str, ...]:
-    """One line per row of ``card`` that changed against ``committed`` (empty when none
-    did): a kind that appears or disappears, an outcome that changes, a row that is new
+def row_changes(rows: Sequence[CardRow], committed: Sequence[CardRow]) -> tuple[str, ...]:
+    """One line per row of ``rows`` that changed against the ``committed`` rows (empty
+    when none did): a kind that appears or disappears, an outcome that changes, a row that is new
     or missing. Facts such as date and version are ignored.
     """
-    old = {r.key: r for r in committed.rows}
-    new = {r.key: r for r in card.rows}
+    old = {r.key: r for r in committed}
+    new = {r.key: r for r in rows}
     lines: list[str] = []
-    order = {r.key: i for i, r in enumerate((*card.rows, *committed.rows))}
+    order = {r.key: i for i, r in enumerate((*rows, *committed))}
     for key in sorted(old.keys() | new.keys(), key=lambda k: _row_order(k, order)):
         where = f"{key[0]} ({key[1].replace('_', ' ')})"
         before, after = old.get(key), new.get(key)
@@ -97,18 +95,20 @@ def _keys(row: CardRow) -> set[str]:
     return set(row.kinds) | statuses
 
 
-def drift_lines(card: Card, committed: Card, *, indent: str = "    ") -> tuple[str, ...]:
-    """The drift of ``card`` from ``committed``: per changed row, what changed, then
+def drift_lines(
+    rows: Sequence[CardRow], committed: Sequence[CardRow], *, indent: str = "    "
+) -> tuple[str, ...]:
+    """The drift of ``rows`` from the ``committed`` rows: per changed row, what changed, then
     the committed row, the new row and an example of each kind (or refusal) that
     appeared.
 
     Empty when the card matches.
     """
-    changes = card.drift(committed)
+    changes = row_changes(rows, committed)
     if not changes:
         return ()
-    old = {_where(r): r for r in committed.rows}
-    new = {_where(r): r for r in card.rows}
+    old = {_where(r): r for r in committed}
+    new = {_where(r): r for r in rows}
     grouped: dict[str, list[str]] = {}
     for change in changes:
         where, _, what = change.partition(": ")

@@ -13,15 +13,21 @@ linked. All payload text is escaped: payloads contain ``<script>`` and friends.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from fidelity._core.render import codepoints, safe
 from fidelity._report.html_text import render_units
 
 if TYPE_CHECKING:
-    from fidelity._compare.api import Transformation
-    from fidelity._report.card import Card, CardExample, CardObservation, CardRow, CardValue
+    from fidelity._compare.transformation import Transformation
+    from fidelity._report.card_records import (
+        CardExample,
+        CardFacts,
+        CardObservation,
+        CardRow,
+        CardValue,
+    )
 
 __all__ = ["render_html"]
 
@@ -268,36 +274,39 @@ def _options(values: Iterable[str], everything: str) -> str:
     return "".join(items)
 
 
-def render_html(card: Card) -> str:
+def render_html(
+    name: str,
+    facts: CardFacts,
+    rows: Sequence[CardRow],
+    observations: Sequence[CardObservation],
+) -> str:
     """The self-contained HTML report of ``card``."""
     from fidelity._report.outcomes import family_key
 
     measured = []
-    for obs in card.observations:
+    for obs in observations:
         for item in (obs, *obs.parts):
             measured.append((item, obs.families or item.families))
-    families = sorted({f for _, fams in measured for f in fams} | {r.family for r in card.rows},
+    families = sorted({f for _, fams in measured for f in fams} | {r.family for r in rows},
                       key=family_key)  # fmt: skip
-    kinds = sorted(
-        {k for r in card.rows for k in r.kinds} | {k for o, _ in measured for k in o.kinds}
-    )
-    split = any(r.direction != "round_trip" for r in card.rows)
+    kinds = sorted({k for r in rows for k in r.kinds} | {k for o, _ in measured for k in o.kinds})
+    split = any(r.direction != "round_trip" for r in rows)
     rewritten = [_observation(o, f) for o, f in measured if o.status == "transformed"]
     failed = [_failure_row(o, f) for o, f in measured if o.status in _FAILURES]
-    f = card.facts
-    facts = (
+    f = facts
+    facts_line = (
         f"Chain {f.chain}; param-fidelity {f.version}, {f.date}; {f.catalogue_size} catalogue "
         f"payloads, {f.examples} generated examples, seed {'none' if f.seed is None else f.seed}; "
         f"allowed kinds: {', '.join(f.allow) or 'none'}."
     )
     warning = (
         ""
-        if card.complete
+        if f.complete
         else '<p class="warning">This run was interrupted: the report holds only the '
         "payloads observed before it stopped.</p>"
     )
     direction_head = "<th>direction</th>" if split else ""
-    rows = "".join(_map_row(r, split) for r in card.rows) or (
+    map_rows = "".join(_map_row(r, split) for r in rows) or (
         '<tr><td colspan="5" class="none">no payloads observed</td></tr>'
     )
     failures = (
@@ -308,7 +317,7 @@ def render_html(card: Card) -> str:
         else ""
     )
     body = "".join(rewritten) or '<p class="none">No payload was rewritten.</p>'
-    title = _esc(card.name)
+    title = _esc(name)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -322,7 +331,7 @@ def render_html(card: Card) -> str:
 <body>
 <header>
 <h1>Parameter transformations: {title}</h1>
-<p class="facts">{_esc(facts)}</p>
+<p class="facts">{_esc(facts_line)}</p>
 {warning}
 <div class="filters">
 <label>family <select id="f-family">{_options(families, "all families")}</select></label>
@@ -333,7 +342,7 @@ def render_html(card: Card) -> str:
 <main>
 <h2>Transformation map</h2>
 <table id="map"><thead><tr><th>family</th>{direction_head}<th>outcome</th><th>kinds</th>
-<th>smallest examples</th></tr></thead><tbody>{rows}</tbody></table>
+<th>smallest examples</th></tr></thead><tbody>{map_rows}</tbody></table>
 <h2>Rewritten payloads ({len(rewritten)})</h2>
 <div id="rewritten">{body}</div>
 {failures}

@@ -9,7 +9,8 @@ import pytest
 import fidelity
 import probes
 from fidelity import Card, Payload, UsageError
-from fidelity._report.card import CardValue, cards_from_json, cards_to_json
+from fidelity._report.card import cards_from_json, cards_to_json
+from fidelity._report.card_records import CardValue
 
 PAYLOADS = (
     Payload(id="surrogates/lone", text="a\ud800b", families=("surrogates",)),
@@ -128,7 +129,7 @@ def test_markdown_examples_are_code_spans_not_quoted() -> None:
     assert 'U+201C U+0071 U+201D `“q”` → U+0022 U+0071 U+0022 `"q"`' in markdown
     assert "““q””" not in markdown  # the old, ambiguous quoting
     # Backticks and pipes inside the value: a longer fence, padding, an escaped pipe.
-    from fidelity._report.markdown import _code_span
+    from fidelity._report.display import code_span as _code_span
 
     assert _code_span(" `a|b` ") == "``  `a\\|b`  ``"
     assert _code_span("a") == "`a`"
