@@ -71,7 +71,7 @@ def probe_survey(payloads: list[fidelity.Payload], *, split: bool) -> tuple[int,
     start = time.perf_counter()
     with probes.mcp(reflector_argv(), reflector=split) as probe:
         survey = fidelity.survey(probe, payloads=payloads)
-        calls = probe.calls
+        calls = probe.requests
     elapsed = time.perf_counter() - start
     assert len(survey.observations) == len(payloads)
     return calls, elapsed

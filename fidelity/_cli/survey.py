@@ -107,18 +107,9 @@ def _select(targets: list[BuiltinTarget], chains: str | None) -> list[BuiltinTar
 
 
 def _families(value: str | None) -> tuple[str, ...] | None:
-    from fidelity._core.kinds import FAMILIES
+    from fidelity._core.kinds import families_from_text
 
-    names = _split(value)
-    if names is None:
-        return None
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown or not names:
-        raise UsageError(
-            f"--families names unknown famil(ies) {', '.join(map(repr, unknown)) or '(none)'}; "
-            f"valid families are: {', '.join(FAMILIES)}."
-        )
-    return tuple(f for f in FAMILIES if f in names)
+    return None if value is None else families_from_text(value, option="--families")
 
 
 def _check_output(path: str | None, flag: str) -> None:

@@ -6,11 +6,21 @@ allow-lists and baselines name them, so an id never changes meaning once release
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+from typing import NoReturn
 
-__all__ = ["FAMILIES", "KINDS", "Kind", "Status", "check_kinds"]
+__all__ = [
+    "FAMILIES",
+    "KINDS",
+    "Kind",
+    "Status",
+    "check_families",
+    "check_kinds",
+    "families_from_text",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,3 +138,42 @@ def check_kinds(kinds: object, *, name: str = "allow") -> tuple[str, ...]:
             f"valid kinds are: {', '.join(KINDS)}."
         )
     return tuple(kinds)
+
+
+def check_families(families: object, *, name: str = "families") -> tuple[str, ...]:
+    """Return ``families`` as known hazard family ids, in specification order, or raise
+    ``UsageError``.
+
+    The one check of family ids, used by every entry point (``survey``, ``strategies``,
+    the CLI and the plugin options). A single string is refused (it would be read as its
+    characters), as is an empty selection (leave the option out for all families); the
+    message names the offending ids and lists the valid ones. Duplicates are dropped.
+    """
+    if isinstance(families, (str, bytes)) or not isinstance(families, Iterable):
+        _bad_families(f"{name}={families!r} must be a list of family ids, e.g. {name}=['quotes']")
+    names = tuple(families)
+    return _known_families(names, f"{name}={list(names)!r}")
+
+
+def families_from_text(text: str, *, option: str) -> tuple[str, ...]:
+    """Parse a command-line list of families (``quotes,newlines``: commas and/or spaces)
+    with :func:`check_families`; ``option`` names the option in the message."""
+    import re
+
+    return _known_families(tuple(n for n in re.split(r"[,\s]+", text) if n), f"{option} {text!r}")
+
+
+def _known_families(names: tuple[str, ...], shown: str) -> tuple[str, ...]:
+    if not names:
+        _bad_families(f"{shown} selects no family; leave it out for all families")
+    unknown = [f for f in dict.fromkeys(names) if f not in FAMILIES]
+    if unknown:
+        _bad_families(f"{shown} names unknown family id(s) {', '.join(map(repr, unknown))}")
+    chosen = set(names)
+    return tuple(f for f in FAMILIES if f in chosen)
+
+
+def _bad_families(what: str) -> NoReturn:
+    from fidelity._core.errors import UsageError
+
+    raise UsageError(f"{what}; valid families are: {', '.join(FAMILIES)}.")

@@ -32,6 +32,28 @@ class Probe(abc.ABC):
 
     name: str = "probe"
 
+    # -- capabilities: what a front end may ask of any probe -----------------------
+
+    @property
+    def requests(self) -> int | None:
+        """How many requests this probe has sent to its target so far.
+
+        ``None`` for a probe that sends no requests it could count (an in-process
+        chain); a budget then counts one request per observation.
+        """
+        return None
+
+    @property
+    def max_requests_per_observation(self) -> int:
+        """The most requests one observation may send from now on (1 by default)."""
+        return 1
+
+    @property
+    def splits_directions(self) -> bool:
+        """True when every observation also measures the request path and the response
+        path apart, with requests of their own (the reference reflectors)."""
+        return False
+
     @abc.abstractmethod
     def observe(self, text: str) -> Observation:
         """Push ``text`` through the chain once and report what arrived."""

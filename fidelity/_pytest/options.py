@@ -11,7 +11,7 @@ import argparse
 
 import pytest
 
-from fidelity._core.kinds import FAMILIES
+from fidelity._core.kinds import FAMILIES, families_from_text
 
 __all__ = ["DEFAULT_SEED", "add_options", "options_given"]
 
@@ -20,16 +20,12 @@ DEFAULT_SEED = 0
 
 
 def _families(value: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
-    if not names:
-        raise argparse.ArgumentTypeError("give at least one family, e.g. quotes,newlines")
-    bad = [n for n in names if n not in FAMILIES]
-    if bad:
-        raise argparse.ArgumentTypeError(
-            f"unknown famil{'y' if len(bad) == 1 else 'ies'} {', '.join(map(repr, bad))}; "
-            f"valid families are: {', '.join(FAMILIES)}"
-        )
-    return names
+    from fidelity._core.errors import UsageError
+
+    try:
+        return families_from_text(value, option="--fidelity-families")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
 
 
 def _count(value: str) -> int:

@@ -17,7 +17,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from fidelity._core.errors import UsageError
-from fidelity._core.kinds import FAMILIES, Status, check_kinds
+from fidelity._core.kinds import FAMILIES, Status, check_families, check_kinds
 from fidelity._core.payload import Payload
 from fidelity._probe.contract import FunctionProbe, Probe
 from fidelity._probe.observation import Observation
@@ -32,20 +32,6 @@ _SHRINK_BUDGET = 100
 #: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
 #: would otherwise multiply its timeout by the budget): a safety net, rarely reached.
 SHRINK_SECONDS = 20.0
-
-
-def _check_families(families: object) -> tuple[str, ...] | None:
-    if families is None:
-        return None
-    if isinstance(families, str) or not isinstance(families, (list, tuple, set, frozenset)):
-        raise UsageError(f"families={families!r} must be a list of family ids, e.g. ['quotes'].")
-    bad = [f for f in families if f not in FAMILIES]
-    if bad:
-        raise UsageError(
-            f"families names unknown family id(s) {', '.join(map(repr, bad))}; "
-            f"valid families are: {', '.join(FAMILIES)}."
-        )
-    return tuple(f for f in FAMILIES if f in set(families))
 
 
 def _broken(payload: Payload, error_type: str, error: str) -> Observation:
@@ -269,7 +255,7 @@ def survey(
     its probe closed at the end.
     """
     allowed = check_kinds(tuple(allow) if not isinstance(allow, str) else allow)
-    chosen = _check_families(None if families is None else tuple(families))
+    chosen = None if families is None else check_families(families)
     if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
         raise UsageError(f"examples={examples!r} must be a whole number >= 0.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):

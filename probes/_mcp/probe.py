@@ -201,7 +201,7 @@ class McpProbe(Probe):
         self.cwd = str(cwd) if cwd is not None else None
         self.reflector = reflector
         self.mode = mode
-        self.calls = 0
+        self._requests = 0
         self.name = f"mcp {self.transport} {target_label(self.target)} {safe(tool)}.{safe(param)}"
         self._loop: EventLoopThread | None = None
         self._session: McpSession | None = None
@@ -402,6 +402,12 @@ class McpProbe(Probe):
         return dict(self._arguments)
 
     @property
+    def requests(self) -> int:
+        """How many ``tools/call`` requests this probe has sent (a call the client library
+        refused to encode is not counted: nothing was sent)."""
+        return self._requests
+
+    @property
     def max_requests_per_observation(self) -> int:
         """The most ``tools/call`` requests one observation sends (opens the probe).
 
@@ -581,13 +587,13 @@ class McpProbe(Probe):
         async def call(client: Client) -> Any:
             return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
 
-        self.calls += 1
+        self._requests += 1
         try:
             return session.call(call, timeout + _margin(timeout))
         except TimeoutError:
             return self._timed_out(text, session, direction)
         except UnencodableRequest as exc:
-            self.calls -= 1  # nothing was sent
+            self._requests -= 1  # nothing was sent
             return Observation(
                 sent=text,
                 status=Status.REJECTED,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from fidelity._core.kinds import FAMILIES
+from fidelity._core import kinds
 
 __all__ = ["check_families", "check_type", "invalid"]
 
@@ -21,26 +21,14 @@ def invalid(message: str) -> NoReturn:
 
 
 def check_families(families: object, *, name: str = "families") -> tuple[str, ...]:
-    """Return ``families`` as a tuple of known family ids, or raise ``InvalidArgument``.
+    """``fidelity``'s one check of family ids (:func:`fidelity._core.kinds.check_families`),
+    its ``UsageError`` raised as Hypothesis' ``InvalidArgument``."""
+    from fidelity._core.errors import UsageError
 
-    A single string is refused (it would be read as its characters), as is an empty
-    selection; the message lists the valid ids.
-    """
-    if isinstance(families, str) or not isinstance(families, (list, tuple, set, frozenset)):
-        invalid(
-            f"{name}={families!r} must be a list or tuple of family ids, "
-            f"e.g. {name}=('quotes',); valid families are: {', '.join(FAMILIES)}."
-        )
-    chosen = tuple(families)
-    if not chosen:
-        invalid(f"{name}={families!r} selects no family; leave it as None for all families.")
-    unknown = [f for f in chosen if f not in FAMILIES]
-    if unknown:
-        invalid(
-            f"{name}={families!r} names unknown family id(s) "
-            f"{', '.join(map(repr, unknown))}; valid families are: {', '.join(FAMILIES)}."
-        )
-    return tuple(dict.fromkeys(chosen))
+    try:
+        return kinds.check_families(families, name=name)
+    except UsageError as exc:
+        invalid(str(exc))
 
 
 def check_type(value: object, expected: type | tuple[type, ...], *, name: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from fidelity._core.kinds import FAMILIES
-from strategies._internal.arguments import invalid
+from strategies._internal.arguments import check_families, invalid
 from strategies._internal.generators import family_values
 from strategies._internal.lazy import Defined, call_repr
 
@@ -192,6 +192,9 @@ def family(name: str) -> st.SearchStrategy[str]:
         return _family(name)
 
     def fail() -> st.SearchStrategy[str]:
-        invalid(f"name={name!r} is not a family id; valid families are: {', '.join(FAMILIES)}.")
+        if not isinstance(name, str):
+            invalid(f"name={name!r} must be a family id (a string), e.g. name='quotes'.")
+        check_families((name,), name="name")  # raises: name is not a family id
+        raise AssertionError("unreachable")  # pragma: no cover
 
     return Defined(call_repr("family", name), fail)

@@ -134,7 +134,7 @@ def test_a_frozen_server_is_killed_after_its_health_check(tmp_path: Path) -> Non
         after = probe.observe("fine")
     assert frozen.status is Status.TIMEOUT
     assert after.status is Status.PRESERVED  # a new server process took over
-    assert probe.calls == 2
+    assert probe.requests == 2
     # The new server exited in good order when its stdin closed; the child it left
     # behind is stopped too.
     assert _gone(_pids(pid_file)), _pids(pid_file)
@@ -167,4 +167,4 @@ def test_an_http_server_that_freezes_after_the_handshake(freezing_url: str) -> N
     with probes.mcp(freezing_url, timeout=0.5, mode="legacy") as probe:
         frozen = probe.observe("x")
     assert frozen.status is Status.TIMEOUT
-    assert probe.calls == 1
+    assert probe.requests == 1

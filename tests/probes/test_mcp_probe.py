@@ -95,7 +95,7 @@ def test_lone_surrogate_payload_is_a_client_side_failure() -> None:
         before = probe.observe("ok")
         obs = probe.observe("a\ud800b")
         after = probe.observe("ok")
-        sent = probe.calls
+        sent = probe.requests
         third = probe.observe("ok")
     assert sent == 2  # the surrogate call was not sent
     # Refused by the client library, as in the HTTP probe; the session survived.
@@ -112,7 +112,7 @@ def test_timeout_is_not_retried_and_a_live_session_is_kept() -> None:
     # The server ignores the HANG call but keeps answering, and exits on its third call.
     with probes.mcp([*HOSTILE, "--hang-on", "HANG", "--crash-after", "2"], timeout=0.5) as probe:
         hung = probe.observe("HANG")
-        calls = probe.calls
+        calls = probe.requests
         after = probe.observe("fine")
         third = probe.observe("fine")
     assert hung.status is Status.TIMEOUT
@@ -127,7 +127,7 @@ def test_a_server_that_stops_answering_is_let_go_after_a_timeout() -> None:
     with probes.mcp([*HOSTILE, "--mute-on", "MUTE"], timeout=0.5) as probe:
         hung = probe.observe("MUTE")
         after = probe.observe("fine")
-        calls = probe.calls
+        calls = probe.requests
     assert hung.status is Status.TIMEOUT
     assert "effect on the server is unknown" in hung.error
     assert after.status is Status.PRESERVED

@@ -66,7 +66,7 @@ def test_python_reflector_over_stdio() -> None:
         assert probe.splits_directions
         assert probe.max_requests_per_observation == 3
         survey = fidelity.survey(probe, payloads=payloads)
-        calls = probe.calls
+        calls = probe.requests
     # The Python SDK server cannot write a lone surrogate: its stdio transport dies, and
     # the session is re-established for the next payload. The client cannot encode one
     # either: that call fails alone (nothing sent) and the round trip is not attempted.

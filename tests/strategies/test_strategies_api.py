@@ -58,7 +58,7 @@ def test_reprs_read_like_the_call(make: object, shown: str) -> None:
         ),
         (
             lambda: strategies.text(families=_bad("quotes")),
-            r"families='quotes' must be a list or tuple",
+            r"families='quotes' must be a list of family ids",
         ),
         (lambda: strategies.text(max_pieces=0), r"max_pieces=0 must be at least 1"),
         (lambda: strategies.text(max_pieces=True), r"max_pieces=True must be of type int"),

@@ -85,7 +85,7 @@ def test_catalogue_selects_families_in_catalogue_order() -> None:
             ["quotes", "emoji"],
             r"families=\['quotes', 'emoji'\] names unknown family id\(s\) 'emoji'",
         ),
-        ("quotes", r"families='quotes' must be a list or tuple of family ids"),
+        ("quotes", r"families='quotes' must be a list of family ids"),
         ([], r"families=\[\] selects no family"),
     ],
 )

@@ -159,7 +159,8 @@ def test_family_rejects_unknown_ids_at_use_time() -> None:
     strategy = strategies.family("emoji")
     assert repr(strategy) == "strategies.family('emoji')"
     with pytest.raises(
-        strategies.InvalidArgument, match=r"name='emoji'.*valid families are: quotes"
+        strategies.InvalidArgument,
+        match=r"name=\['emoji'\] names unknown family id\(s\) 'emoji'; valid families are: quotes",
     ):
         strategy.validate()
 

@@ -21,12 +21,11 @@ class BudgetSpent(Exception):
 class Budget:
     """Stop a run before it would exceed ``--max-requests``.
 
-    What was spent is the probe's own count of what it sent (``requests`` for HTTP,
-    ``calls`` for MCP); the run stops when the observations that may still start
-    (``in_flight`` of them, each costing at most the probe's
-    ``max_requests_per_observation``, or else as much as the last one) could exceed
-    the budget. Without a count, the cost is estimated: one request, one more when a
-    response path was measured.
+    What was spent is the probe's own count of what it sent (``Probe.requests``); the
+    run stops when the observations that may still start (``in_flight`` of them, each
+    costing at most the probe's ``max_requests_per_observation``) could exceed the
+    budget. A probe that cannot count (``requests`` is ``None``) is charged one request
+    per observation, one more when a response path was measured.
     """
 
     def __init__(self, limit: int | None, probe: Probe, in_flight: int = 1) -> None:
@@ -37,11 +36,7 @@ class Budget:
         self._calls = self._counted()
 
     def _counted(self) -> int | None:
-        for name in ("requests", "calls"):
-            count = getattr(self.probe, name, None)
-            if isinstance(count, int):
-                return count
-        return None
+        return self.probe.requests
 
     def __call__(self, observation: Observation) -> None:
         calls = self._counted()
@@ -50,22 +45,17 @@ class Budget:
         else:
             cost = 1 + (1 if observation.parts else 0)
         self.spent += cost
-        worst = getattr(self.probe, "max_requests_per_observation", None)
-        if isinstance(worst, int):
-            cost = worst
+        cost = self.probe.max_requests_per_observation
         if self.limit is not None and self.spent + max(cost, 1) * self.in_flight > self.limit:
             raise BudgetSpent
 
 
-# -- payloads and budget ----------------------------------------------------------
-
-
 def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+    """The calls one payload costs: the call, the read-back, the reflector's two."""
     calls = 1
     if plan.read_tool:
         calls += 1
-    split = getattr(probe, "splits_directions", False)
-    if split:
+    if probe is not None and probe.splits_directions:
         calls += 2
     return calls
 
@@ -82,8 +72,8 @@ def within_budget(
             f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
             "payload costs with this target; raise it."
         )
-    worst = getattr(probe, "max_requests_per_observation", None)
-    if isinstance(worst, int) and plan.max_requests < worst * plan.concurrency:
+    worst = probe.max_requests_per_observation if probe is not None else 1
+    if plan.max_requests < worst * plan.concurrency:
         # The first payloads start before any answer says what they will cost.
         start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
         raise UsageError(

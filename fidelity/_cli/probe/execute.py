@@ -100,6 +100,18 @@ class RateLimited(Probe):
         for text in texts:
             yield self.observe(text)
 
+    @property
+    def requests(self) -> int | None:
+        return self.inner.requests
+
+    @property
+    def max_requests_per_observation(self) -> int:
+        return self.inner.max_requests_per_observation
+
+    @property
+    def splits_directions(self) -> bool:
+        return self.inner.splits_directions
+
     def close(self) -> None:
         self.inner.close()
 

@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from fidelity._core.errors import UsageError
-from fidelity._core.kinds import FAMILIES, check_kinds
+from fidelity._core.kinds import check_kinds, families_from_text
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -106,18 +106,7 @@ class ProbePlan:
 
 def parse_families(value: str | None) -> tuple[str, ...] | None:
     """Parse ``--families a,b`` (commas and/or spaces); unknown ids are a usage error."""
-    if value is None:
-        return None
-    names = tuple(dict.fromkeys(n for n in re.split(r"[,\s]+", value) if n))
-    if not names:
-        raise UsageError(f"--families is empty; choose from: {', '.join(FAMILIES)}.")
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown:
-        raise UsageError(
-            f"--families: unknown famil{'ies' if len(unknown) > 1 else 'y'} "
-            f"{', '.join(map(repr, unknown))}; choose from: {', '.join(FAMILIES)}."
-        )
-    return names
+    return None if value is None else families_from_text(value, option="--families")
 
 
 def parse_rate(value: str | None) -> float | None:
