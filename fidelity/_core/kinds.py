@@ -155,12 +155,14 @@ def check_families(families: object, *, name: str = "families") -> tuple[str, ..
     return _known_families(names, f"{name}={list(names)!r}")
 
 
-def families_from_text(text: str, *, option: str) -> tuple[str, ...]:
+def families_from_text(text: str, *, option: str | None) -> tuple[str, ...]:
     """Parse a command-line list of families (``quotes,newlines``: commas and/or spaces)
-    with :func:`check_families`; ``option`` names the option in the message."""
+    with :func:`check_families`; ``option`` names the option in the message (``None``
+    when the caller's own message names it already, as argparse's does)."""
     import re
 
-    return _known_families(tuple(n for n in re.split(r"[,\s]+", text) if n), f"{option} {text!r}")
+    shown = repr(text) if option is None else f"{option} {text!r}"
+    return _known_families(tuple(n for n in re.split(r"[,\s]+", text) if n), shown)
 
 
 def _known_families(names: tuple[str, ...], shown: str) -> tuple[str, ...]:

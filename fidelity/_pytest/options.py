@@ -23,7 +23,7 @@ def _families(value: str) -> tuple[str, ...]:
     from fidelity._core.errors import UsageError
 
     try:
-        return families_from_text(value, option="--fidelity-families")
+        return families_from_text(value, option=None)
     except UsageError as exc:
         raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
 

@@ -62,7 +62,7 @@ def test_header_shows_seed_and_settings_only_when_options_are_given(
     [
         (
             "--fidelity-families=quotes,smart",
-            "*--fidelity-families 'quotes,smart' names unknown family id(s) 'smart'; "
+            "*argument --fidelity-families: 'quotes,smart' names unknown family id(s) 'smart'; "
             "valid families are: quotes,*",
         ),
         ("--fidelity-examples=-1", "*'-1' is not a whole number >= 0*"),
