@@ -8,9 +8,10 @@ survey, card, Hypothesis, httpx and MCP machinery load only when used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fidelity._core.errors import FidelityError, TargetError, UsageError
+from fidelity._core.lazy import lazy_exports
 from fidelity._core.version import __version__
 
 if TYPE_CHECKING:
@@ -67,19 +68,6 @@ _MODULES = {
     "fidelity._survey.result": ("Survey",),
     "fidelity._survey.run": ("survey",),
 }
-_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fidelity' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES, globals())

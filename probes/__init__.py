@@ -9,8 +9,9 @@ module on first use, so importing ``probes`` costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fidelity._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from probes._chains.chain import ChainHop, ChainProbe, chain, function, hop
@@ -84,17 +85,6 @@ _MODULES = {
     "probes._mcp.reflector": ("McpReflector", "mcp_reflector"),
     "probes._target": ("BuiltinTarget",),
 }  # fmt: skip
-_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'probes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES, globals())

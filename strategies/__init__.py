@@ -12,8 +12,9 @@ first use: the catalogue never imports Hypothesis.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fidelity._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from hypothesis.errors import InvalidArgument
@@ -95,17 +96,6 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "strategies._internal.mixing": ("payloads", "text"),
     "strategies._internal.schema": ("from_schema",),
 }
-_WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'strategies' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES, globals())

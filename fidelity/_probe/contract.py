@@ -9,16 +9,27 @@ probes that can overlap requests override it and still yield results in input or
 from __future__ import annotations
 
 import abc
+import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Self
+from typing import ParamSpec, Self, TypeVar
 
 from fidelity._compare.api import compare
 from fidelity._core.kinds import Status
 from fidelity._core.payload import Payload
 from fidelity._probe.observation import Observation
 
-__all__ = ["FunctionProbe", "Probe", "callable_name", "observe_value", "stamp"]
+__all__ = [
+    "FunctionProbe",
+    "Probe",
+    "callable_name",
+    "factory",
+    "observe_value",
+    "stamp",
+]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 class Probe(abc.ABC):
@@ -179,3 +190,22 @@ def callable_name(fn: object) -> str:
     if not isinstance(name, str) or not name:
         name = type(fn).__qualname__
     return name.rsplit("<locals>.", 1)[-1]
+
+
+def factory(cls: Callable[_P, _T], *, name: str, doc: str) -> Callable[_P, _T]:
+    """The public function that builds ``cls`` (``probes.http`` for ``HttpProbe``).
+
+    The class is the one place the options are defined: the function takes exactly the
+    class's parameters (for type checkers through ``ParamSpec``, for ``help()`` and
+    ``inspect`` through ``__signature__``) and adds the name users call and its
+    docstring.
+    """
+
+    def make(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return cls(*args, **kwargs)
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = doc
+    make.__module__ = cls.__module__
+    make.__signature__ = inspect.signature(cls)  # type: ignore[attr-defined]
+    return make

@@ -35,7 +35,7 @@ from fidelity._core.armor import armor
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.text import to_utf8
-from fidelity._probe.contract import Probe, observe_value
+from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
 from probes._http.deadline import DeadlineTransport
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
@@ -57,62 +57,6 @@ _PLACEHOLDER = "{value}"
 #: Content of the file part when the value is sent as a multipart filename.
 _FILE_CONTENT = b"param-fidelity"
 _DEFAULT_MAX_BODY = 8 * 1024 * 1024
-
-
-def http(
-    url: str,
-    send: str = "json:text",
-    read: str = "json:text",
-    *,
-    method: str = "POST",
-    headers: Mapping[str, str] | None = None,
-    timeout: float = 10.0,
-    read_url: str | None = None,
-    id_from: str | None = None,
-    concurrency: int = 1,
-    rate: float | None = None,
-    max_body: int = _DEFAULT_MAX_BODY,
-    reflector: bool | None = None,
-    default_encoding: str = "utf-8",
-    emit_charset: str | None = "utf-8",
-) -> HttpProbe:
-    """A probe that sends each payload to ``url`` and reads it back from the response.
-
-    ``send`` places the payload in the request and ``read`` finds it in the response
-    (forms in :mod:`probes._http.places`: ``json:PATH``, ``form:NAME``,
-    ``multipart:NAME``, ``filename:NAME``, ``query:NAME``, ``path`` and ``url`` (``url``
-    holds ``{value}``), ``header:NAME``, ``body``; reads ``json:PATH``, ``body``,
-    ``header:NAME``, ``regex:PATTERN``). With ``read_url`` (which may hold ``{id}``,
-    filled from the first response at ``id_from``, a ``json:PATH``), the value is read
-    from a ``GET`` of that URL after the write.
-
-    ``timeout`` bounds each exchange as a whole (connect, send, every read, and the
-    total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per
-    second; response bodies over ``max_body`` bytes are not read (``broken``).
-    ``default_encoding`` decodes a text body that declares no charset (httpx's default
-    is UTF-8; ``"latin-1"`` follows the HTTP/1.1 default). The probe's
-    ``requests`` attribute counts the requests it has sent. ``reflector`` forces
-    (``True``) or disables (``False``) the per-direction measurement against the
-    reference reflector, which is otherwise detected;
-    ``emit_charset`` is the charset the reflector declares when it emits a text body
-    (``None``: no charset parameter). Bad arguments raise ``UsageError``.
-    """
-    return HttpProbe(
-        url,
-        send,
-        read,
-        method=method,
-        headers=headers,
-        timeout=timeout,
-        read_url=read_url,
-        id_from=id_from,
-        concurrency=concurrency,
-        rate=rate,
-        max_body=max_body,
-        reflector=reflector,
-        default_encoding=default_encoding,
-        emit_charset=emit_charset,
-    )
 
 
 def _positive(name: str, value: object, *, integer: bool = False) -> None:
@@ -747,3 +691,30 @@ def _blame(text: str, hops: list[Hop] | tuple[Hop, ...]) -> str | None:
         if not _same(text, hop.value):
             return hop.name
     return None
+
+
+http = factory(
+    HttpProbe,
+    name="http",
+    doc="""A probe that sends each payload to ``url`` and reads it back from the response.
+
+    ``send`` places the payload in the request and ``read`` finds it in the response
+    (forms in :mod:`probes._http.places`: ``json:PATH``, ``form:NAME``,
+    ``multipart:NAME``, ``filename:NAME``, ``query:NAME``, ``path`` and ``url`` (``url``
+    holds ``{value}``), ``header:NAME``, ``body``; reads ``json:PATH``, ``body``,
+    ``header:NAME``, ``regex:PATTERN``). With ``read_url`` (which may hold ``{id}``,
+    filled from the first response at ``id_from``, a ``json:PATH``), the value is read
+    from a ``GET`` of that URL after the write.
+
+    ``timeout`` bounds each exchange as a whole (connect, send, every read, and the
+    total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per
+    second; response bodies over ``max_body`` bytes are not read (``broken``).
+    ``default_encoding`` decodes a text body that declares no charset (httpx's default
+    is UTF-8; ``"latin-1"`` follows the HTTP/1.1 default). The probe's
+    ``requests`` attribute counts the requests it has sent. ``reflector`` forces
+    (``True``) or disables (``False``) the per-direction measurement against the
+    reference reflector, which is otherwise detected;
+    ``emit_charset`` is the charset the reflector declares when it emits a text body
+    (``None``: no charset parameter). Bad arguments raise ``UsageError``.
+    """,
+)

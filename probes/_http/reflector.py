@@ -3,7 +3,7 @@
 ``serve(host, port)`` runs the Starlette app of :mod:`probes._http.app` under uvicorn
 (HTTP/1.1 over h11) and prints ``http reflector listening on URL`` once the socket
 listens. ``http_reflector()`` starts that server as a subprocess (``python -m
-fidelity reflect http --port 0``: no thread competing with the tests for the GIL),
+probes._http --port 0``: no thread competing with the tests for the GIL),
 yields an :class:`HttpReflector` with its ``url`` and stops it on exit.
 ``builtin_targets()`` lists the chains ``fidelity survey`` runs against it.
 """
@@ -118,7 +118,7 @@ def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector
     Raises ``TargetError`` (with the server's last words) when it does not come up
     within ``timeout`` seconds.
     """
-    command = [sys.executable, "-m", "fidelity", "reflect", "http", "--port", "0"]
+    command = [sys.executable, "-m", "probes._http", "--port", "0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
-from fidelity._probe.contract import Probe, observe_value
+from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
 from probes._mcp.name import target_label
 from probes._mcp.read import Reader, parse_read, result_text
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
 __all__ = ["DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
+
+#: Makes a tool's other required arguments from its listing and the payload's parameter.
+ArgumentFiller = Callable[["McpTool", str], Mapping[str, Any]]
 
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
@@ -149,8 +152,8 @@ class McpProbe(Probe):
 
     ``list_tools()`` lists the server's tools (``tools`` too, once the chosen tool is
     checked) and ``tool_info`` describes the chosen one (its input schema and
-    annotations). ``calls`` counts the ``tools/call`` requests sent (one the SDK cannot
-    serialize is not: nothing leaves the client).
+    annotations). ``requests`` counts the ``tools/call`` requests sent (one the SDK
+    cannot serialize is not: nothing leaves the client).
     """
 
     def __init__(
@@ -170,6 +173,7 @@ class McpProbe(Probe):
         cwd: str | os.PathLike[str] | None = None,
         reflector: bool | None = None,
         mode: str = "auto",
+        fill_args: ArgumentFiller | None = None,
     ) -> None:
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
@@ -201,6 +205,7 @@ class McpProbe(Probe):
         self.cwd = str(cwd) if cwd is not None else None
         self.reflector = reflector
         self.mode = mode
+        self.fill_args = fill_args
         self._requests = 0
         self.name = f"mcp {self.transport} {target_label(self.target)} {safe(tool)}.{safe(param)}"
         self._loop: EventLoopThread | None = None
@@ -358,7 +363,7 @@ class McpProbe(Probe):
         if self.args is not None:
             self._arguments = {k: v for k, v in self.args.items() if k != self.param}
         else:
-            self._arguments = _plain_arguments(chosen, self.param)
+            self._arguments = _required_others(chosen, self.param, self.fill_args)
         if self.read_tool is not None:
             if self.read_args is not None:
                 self._read_arguments = dict(self.read_args)
@@ -726,67 +731,30 @@ def _cancelled() -> tuple[type[BaseException], ...]:
     return (asyncio.CancelledError, concurrent.futures.CancelledError)
 
 
-def _plain_arguments(tool: McpTool, param: str) -> dict[str, Any]:
-    """Fill the tool's other required arguments with one plain, deterministic example."""
+def _required_others(tool: McpTool, param: str, fill: ArgumentFiller | None) -> dict[str, Any]:
+    """The tool's other required arguments: made by ``fill``, or none when none are required."""
     required = tool.input_schema.get("required")
     others = [r for r in required if r != param] if isinstance(required, list) else []
     if not others:
         return {}
-    from fidelity._core.siblings import load
-
-    strategies = load("strategies")
-    from_schema = getattr(strategies, "from_schema", None)
-    if from_schema is None:
+    if fill is None:
         raise UsageError(
             f"tool {safe(tool.name)!r} needs the arguments {', '.join(map(safe, others))}; "
             "pass them as args={...}."
         )
-    from hypothesis import HealthCheck, find, settings
-    from hypothesis.errors import NoSuchExample
-
-    schema = dict(tool.input_schema)
-    try:
-        example = find(
-            from_schema(schema, param=param),
-            lambda _: True,
-            settings=settings(
-                database=None,
-                derandomize=True,
-                max_examples=50,
-                suppress_health_check=list(HealthCheck),
-            ),
-        )
-    except (NoSuchExample, UsageError, ValueError, TypeError) as exc:
-        raise UsageError(
-            f"could not generate arguments for tool {safe(tool.name)!r} from its inputSchema "
-            f"({safe(str(exc)[:200])}); pass them as args={{...}}."
-        ) from None
-    return {k: v for k, v in dict(example).items() if k != param}
+    return {k: v for k, v in fill(tool, param).items() if k != param}
 
 
-def mcp(
-    target: Sequence[str] | str,
-    *,
-    tool: str = "echo",
-    param: str = "text",
-    args: Mapping[str, Any] | None = None,
-    read: str = "text",
-    read_tool: str | None = None,
-    read_args: Mapping[str, Any] | None = None,
-    transport: Literal["stdio", "http"] | None = None,
-    timeout: float = 10.0,
-    allow_destructive: bool = False,
-    env: Mapping[str, str] | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    reflector: bool | None = None,
-    mode: str = "auto",
-) -> McpProbe:
-    """A probe that sends each payload as ``param`` of an MCP ``tool`` and reads it back.
+mcp = factory(
+    McpProbe,
+    name="mcp",
+    doc="""A probe that sends each payload as ``param`` of an MCP ``tool`` and reads it back.
 
     ``target``: an argv list (a stdio server the SDK spawns; its stderr is kept in a
     bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP).
-    ``args``: the tool's other arguments; by default they are generated to satisfy its
-    ``inputSchema`` with ``strategies.from_schema`` (one plain, deterministic example).
+    ``args``: the tool's other arguments; without them, ``fill_args(tool, param)`` makes
+    the other required ones (the CLI fills them from the ``inputSchema`` with
+    ``strategies.from_schema``), and a tool that requires others is a ``UsageError``.
     ``read``: ``text``, ``regex:PATTERN`` (one group), ``structured:PATH`` or
     ``armored:PATH`` (armored evidence of what the tool received: the observation
     is then of the request path); with
@@ -802,20 +770,5 @@ def mcp(
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.
-    """
-    return McpProbe(
-        target,
-        tool=tool,
-        param=param,
-        args=args,
-        read=read,
-        read_tool=read_tool,
-        read_args=read_args,
-        transport=transport,
-        timeout=timeout,
-        allow_destructive=allow_destructive,
-        env=env,
-        cwd=cwd,
-        reflector=reflector,
-        mode=mode,
-    )
+    """,
+)

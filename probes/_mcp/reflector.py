@@ -127,7 +127,7 @@ def _serve_http(host: str, port: int) -> None:
 
 def reflector_argv() -> list[str]:
     """The command that runs the Python reflector over stdio."""
-    return [sys.executable, "-m", "fidelity", "reflect", "mcp", "--transport", "stdio"]
+    return [sys.executable, "-m", "probes._mcp", "--transport", "stdio"]
 
 
 class McpReflector:
@@ -164,7 +164,7 @@ class McpReflector:
         self.stop()
 
     def _start_http(self) -> str:
-        argv = [sys.executable, "-m", "fidelity", "reflect", "mcp", "--transport", "http"]
+        argv = [sys.executable, "-m", "probes._mcp", "--transport", "http"]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         proc = subprocess.Popen(
             argv,
@@ -214,7 +214,7 @@ class McpReflector:
 def mcp_reflector(transport: Literal["stdio", "http"] = "stdio") -> McpReflector:
     """Return a context manager yielding a target for the Python MCP reflector.
 
-    ``stdio`` yields ``[sys.executable, "-m", "fidelity", "reflect", "mcp", ...]``;
+    ``stdio`` yields ``[sys.executable, "-m", "probes._mcp", "--transport", "stdio"]``;
     ``http`` starts the reflector on 127.0.0.1 with an OS-assigned port and yields its
     URL, stopping it on exit.
     """

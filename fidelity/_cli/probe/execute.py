@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import Budget, BudgetSpent, calls_per_payload, within_budget
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
@@ -150,6 +151,7 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
         read_args=plan.read_args,
         timeout=plan.timeout,
         allow_destructive=plan.yes,
+        fill_args=plain_arguments,
     )
 
 

@@ -1,0 +1,47 @@
+"""The other arguments of a tool the probe calls: minimal valid values made from its
+``inputSchema`` with ``strategies.from_schema`` (the CLI's ``fill_args`` for ``probes.mcp``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    from probes._mcp.probe import McpTool
+
+__all__ = ["plain_arguments"]
+
+
+def plain_arguments(tool: McpTool, param: str) -> Mapping[str, Any]:
+    """Fill ``tool``'s other required arguments with one plain, deterministic example."""
+    required = tool.input_schema.get("required")
+    others = [r for r in required if r != param] if isinstance(required, list) else []
+    if not others:
+        return {}
+    from fidelity._core.siblings import load
+
+    from_schema = load("strategies").from_schema
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    schema = dict(tool.input_schema)
+    try:
+        example = find(
+            from_schema(schema, param=param),
+            lambda _: True,
+            settings=settings(
+                database=None,
+                derandomize=True,
+                max_examples=50,
+                suppress_health_check=list(HealthCheck),
+            ),
+        )
+    except (NoSuchExample, UsageError, ValueError, TypeError) as exc:
+        raise UsageError(
+            f"could not generate arguments for tool {safe(tool.name)!r} from its inputSchema "
+            f"({safe(str(exc)[:200])}); pass them as args={{...}}."
+        ) from None
+    return {k: v for k, v in dict(example).items() if k != param}
