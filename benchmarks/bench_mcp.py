@@ -124,7 +124,7 @@ BOUND_MARGIN = 1.5
 def _silent_port() -> AbstractContextManager[str]:
     """A loopback port that accepts connections and never answers (the tests' server)."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from servers.mcp_support import silent_port  # type: ignore[import-not-found]
+    from _support.mcp import silent_port  # type: ignore[import-not-found]
 
     manager: AbstractContextManager[str] = silent_port()
     return manager
@@ -170,12 +170,11 @@ def bounds() -> int:
     """
     warnings.simplefilter("ignore", DeprecationWarning)
     hostile = [sys.executable, str(ROOT / "tests" / "servers" / "mcp_hostile.py")]
-    cli_hostile = [sys.executable, str(ROOT / "tests" / "cli" / "hostile_mcp.py")]
     tmp = tempfile.mkdtemp(prefix="bench-mcp-")
     pids = os.path.join(tmp, "pids")
     cases: list[tuple[str, Callable[[], AbstractContextManager[str]]]] = [
         ("baseline: stdio server exits at once", lambda: _argv("false")),
-        ("stdio: hangs on a call", lambda: _argv(*cli_hostile, "--hang")),
+        ("stdio: hangs on a call", lambda: _argv(*hostile, "--hang")),
         (
             "stdio: freezes on a call, child on stdout",
             lambda: _argv(*hostile, "--freeze-on", "", "--pid-file", pids, "--child"),

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _support.cli import fidelity as command
 
 import fidelity
 from fidelity import Payload
 
-# The installed console script, as a user runs it (the module when it is not installed).
-_SCRIPT = Path(sys.executable).with_name("fidelity")
-FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
+
+def card(*args: str) -> subprocess.CompletedProcess[str]:
+    """``fidelity card ARGS...``."""
+    return command("card", *args)
+
 
 PAYLOADS = (
     Payload(id="quotes/left-double-mid", text="a \u201cb\u201d c", families=("quotes",)),
@@ -37,18 +39,8 @@ def result_of(path: Path, chain: Callable[[str], str]) -> Path:
     return path
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*FIDELITY, "card", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_print_is_a_block_ready_to_paste(tmp_path: Path) -> None:
-    result = cli(str(result_of(tmp_path / "r.json", straighten)))
+    result = card(str(result_of(tmp_path / "r.json", straighten)))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "<!-- fidelity:begin edit.old_string -->"
@@ -63,7 +55,7 @@ def test_update_touches_only_its_block_then_check_matches(tmp_path: Path) -> Non
     tail = b"<!-- fidelity:end edit.old_string -->\r\ntrailing   \r\n\xe2\x80\x9cprose\xe2\x80\x9d"
     doc.write_bytes(head + b"stale\r\n" + tail)
     result = result_of(tmp_path / "r.json", straighten)
-    assert cli(str(result), "--update", str(doc)).returncode == 0
+    assert card(str(result), "--update", str(doc)).returncode == 0
     written = doc.read_bytes()
     assert written.startswith(head)
     assert written.endswith(tail)
@@ -71,18 +63,18 @@ def test_update_touches_only_its_block_then_check_matches(tmp_path: Path) -> Non
     assert b"stale" not in block
     assert b"quote.straighten" in block
     assert b"\n" not in block.replace(b"\r\n", b"")  # the document's own line endings
-    checked = cli(str(result), "--check", str(doc))
+    checked = card(str(result), "--check", str(doc))
     assert checked.returncode == 0, checked.stdout
     assert "matches" in checked.stdout
     # Updating again with the same result changes nothing at all.
-    assert cli(str(result), "--update", str(doc)).returncode == 0
+    assert card(str(result), "--update", str(doc)).returncode == 0
     assert doc.read_bytes() == written
 
 
 def test_update_creates_the_document(tmp_path: Path) -> None:
     doc = tmp_path / "new.md"
     assert (
-        cli(str(result_of(tmp_path / "r.json", straighten)), "--update", str(doc)).returncode == 0
+        card(str(result_of(tmp_path / "r.json", straighten)), "--update", str(doc)).returncode == 0
     )
     assert doc.read_text().startswith("<!-- fidelity:begin edit.old_string -->\n")
 
@@ -90,9 +82,10 @@ def test_update_creates_the_document(tmp_path: Path) -> None:
 def test_check_shows_changed_rows_and_exits_1(tmp_path: Path) -> None:
     doc = tmp_path / "CARD.md"
     assert (
-        cli(str(result_of(tmp_path / "old.json", straighten)), "--update", str(doc)).returncode == 0
+        card(str(result_of(tmp_path / "old.json", straighten)), "--update", str(doc)).returncode
+        == 0
     )
-    drifted = cli(str(result_of(tmp_path / "new.json", crlf_to_lf)), "--check", str(doc))
+    drifted = card(str(result_of(tmp_path / "new.json", crlf_to_lf)), "--check", str(doc))
     assert drifted.returncode == 1
     out = drifted.stdout
     assert "changed rows" in out
@@ -105,7 +98,7 @@ def test_check_shows_changed_rows_and_exits_1(tmp_path: Path) -> None:
 def test_check_without_the_block_exits_1(tmp_path: Path) -> None:
     doc = tmp_path / "CARD.md"
     doc.write_text("# nothing here\n")
-    result = cli(str(result_of(tmp_path / "r.json", straighten)), "--check", str(doc))
+    result = card(str(result_of(tmp_path / "r.json", straighten)), "--check", str(doc))
     assert result.returncode == 1
     assert "no such block" in result.stdout
 
@@ -122,7 +115,7 @@ def test_bad_results_are_usage_errors(tmp_path: Path, content: bytes | None, wor
     path = tmp_path / "r.json"
     if content is not None:
         path.write_bytes(content)
-    result = cli(str(path))
+    result = card(str(path))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert words in result.stderr
@@ -132,7 +125,7 @@ def test_bad_results_are_usage_errors(tmp_path: Path, content: bytes | None, wor
 def test_broken_markers_are_usage_errors(tmp_path: Path) -> None:
     doc = tmp_path / "CARD.md"
     doc.write_text("<!-- fidelity:begin edit.old_string -->\nno end\n")
-    result = cli(str(result_of(tmp_path / "r.json", straighten)), "--update", str(doc))
+    result = card(str(result_of(tmp_path / "r.json", straighten)), "--update", str(doc))
     assert result.returncode == 2
     assert "fidelity:end edit.old_string" in result.stderr
     assert doc.read_text() == "<!-- fidelity:begin edit.old_string -->\nno end\n"

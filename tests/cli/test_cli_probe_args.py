@@ -8,26 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support.cli import fidelity
+from _support.servers import HOSTILE_MCP
 
 from fidelity import FAMILIES, KINDS
 from fidelity._cli import main
 
-HERE = Path(__file__).parent
-
-# The installed console script, as a user runs it (the module when it is not installed).
-_SCRIPT = Path(sys.executable).with_name("fidelity")
-FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
-SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
-
-
-def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*FIDELITY, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+SERVER = HOSTILE_MCP
 
 
 def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:

@@ -12,44 +12,21 @@ import json
 import os
 import pty
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _needs import need_module
+from _support.cli import FIDELITY, fidelity
+from _support.servers import http_server
 
-HERE = Path(__file__).parent
-
-# The installed console script, as a user runs it (the module when it is not installed).
-_SCRIPT = Path(sys.executable).with_name("fidelity")
-FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 REFLECTOR = [*FIDELITY, "reflect", "mcp"]
-
-
-def fidelity(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*FIDELITY, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
 def straightener() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "hostile_http.py"), "straighten"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    port = proc.stdout.readline().strip()
-    assert port.isdigit()
-    yield f"http://127.0.0.1:{port}/"
-    proc.kill()
-    proc.wait(10)
+    with http_server("straighten") as url:
+        yield url
 
 
 def test_mcp_reflector_over_stdio_with_every_report(tmp_path: Path) -> None:

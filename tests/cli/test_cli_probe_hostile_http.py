@@ -7,54 +7,26 @@ JSON result, marked incomplete.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _support.cli import FIDELITY, fidelity
+from _support.servers import http_server
 
-HERE = Path(__file__).parent
-
-# The installed console script, as a user runs it (the module when it is not installed).
-_SCRIPT = Path(sys.executable).with_name("fidelity")
-FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 TIMEOUT = 1.5
 
 
 @pytest.fixture
 def server() -> Iterator[Callable[[str], str]]:
-    started: list[subprocess.Popen[str]] = []
-
-    def start(mode: str) -> str:
-        proc = subprocess.Popen(
-            [sys.executable, str(HERE / "hostile_http.py"), mode],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        started.append(proc)
-        assert proc.stdout is not None
-        port = proc.stdout.readline().strip()
-        assert port.isdigit(), f"hostile server did not start: {port!r}"
-        return f"http://127.0.0.1:{port}/"
-
-    yield start
-    for proc in started:
-        proc.kill()
-        proc.wait(10)
-
-
-def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*FIDELITY, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """Start a mode of the HTTP test server; every one started stops with the test."""
+    with contextlib.ExitStack() as running:
+        yield lambda mode: running.enter_context(http_server(mode))
 
 
 @pytest.mark.parametrize(

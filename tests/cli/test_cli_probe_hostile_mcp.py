@@ -1,6 +1,6 @@
 """``fidelity probe`` against misbehaving MCP stdio servers, and terminal safety.
 
-The server (tests/cli/hostile_mcp.py) crashes, hangs, writes non-protocol and invalid
+The server (tests/servers/mcp_hostile.py) crashes, hangs, writes non-protocol and invalid
 UTF-8 lines on stdout, logs raw payloads to stderr, rejects with the raw payload in
 the message, or answers with a lone-surrogate escape. Whatever it does, the command
 ends, reports in one sentence or per-payload statuses, and prints nothing raw.
@@ -11,34 +11,18 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _support.cli import fidelity
+from _support.servers import HOSTILE_MCP
 
-HERE = Path(__file__).parent
-
-# The installed console script, as a user runs it (the module when it is not installed).
-_SCRIPT = Path(sys.executable).with_name("fidelity")
-FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
-SERVER = [sys.executable, str(HERE / "hostile_mcp.py")]
+SERVER = HOSTILE_MCP
 TIMEOUT = 1.5
 
 #: Characters that must never reach the terminal raw: C0 controls but LF, DEL, C1,
 #: bidi controls, line and paragraph separators, zero-width characters.
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-
-
-def fidelity(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*FIDELITY, *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        timeout=timeout,
-        check=False,
-    )
 
 
 def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6) -> tuple[
@@ -98,7 +82,7 @@ def test_server_logging_payloads_to_stderr_does_not_reach_ours(tmp_path: Path) -
 
 
 def test_lone_surrogate_escape_in_a_reply(tmp_path: Path) -> None:
-    result, card = probe(tmp_path, "--surrogate", budget=3)
+    result, card = probe(tmp_path, "--surrogate-reply", budget=3)
     statuses = _statuses(card)
     assert len(statuses) == 3
     # The SDK cannot decode the reply: each payload gets its own status, no hang.

@@ -6,20 +6,14 @@ uvicorn (h11) and Starlette on the server side, over loopback sockets.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from _needs import need_module
+from _support.servers import http_server
 
 import fidelity
 from fidelity import Direction, Payload, Status, UsageError
-
-SERVERS = Path(__file__).with_name("http_servers.py")
 
 
 @pytest.fixture(scope="module")
@@ -30,26 +24,6 @@ def reflector() -> Iterator[object]:
 
     with http_reflector() as running:
         yield running
-
-
-@contextmanager
-def serving(mode: str) -> Iterator[str]:
-    """Run one of the test servers in a subprocess; yield its base URL."""
-    from probes._http.reflector import _read_banner
-    from probes._process import stop_process
-
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVERS), mode],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        banner = _read_banner(proc, time.monotonic() + 20)
-        assert banner.startswith("listening on "), f"test server {mode} did not start"
-        yield banner.removeprefix("listening on ").strip()
-    finally:
-        stop_process(proc)
 
 
 def payloads(*texts: str) -> list[Payload]:
@@ -232,7 +206,7 @@ def test_rate_limit_spaces_requests(reflector: object) -> None:
 
 def test_rewriting_app_is_named_on_the_request_path_only() -> None:
     need_module("starlette")
-    with serving("quotes") as url, http(url + "reflect", send="json:text") as probe:
+    with http_server("quotes") as url, http(url + "reflect", send="json:text") as probe:
         seen = by_text(fidelity.survey(probe, payloads=payloads("say “hi” it’s", "plain")))
     rewritten = seen["say “hi” it’s"]
     request = part(rewritten, Direction.REQUEST)
@@ -249,7 +223,7 @@ def test_rewriting_app_is_named_on_the_request_path_only() -> None:
 def test_write_then_read() -> None:
     need_module("starlette")
     with (
-        serving("store") as url,
+        http_server("store") as url,
         http(url + "items", read_url=url + "items/{id}", id_from="json:id") as probe,
     ):
         seen = list(probe.observe_many(["“stored” é", "second"]))
@@ -260,7 +234,7 @@ def test_write_then_read() -> None:
 
 def test_http_error_is_rejected_with_a_safe_excerpt() -> None:
     need_module("starlette")
-    with serving("store") as url, http(url + "nowhere") as probe:
+    with http_server("store") as url, http(url + "nowhere") as probe:
         observation = probe.observe("x")
     assert observation.status is Status.REJECTED
     assert observation.error.startswith("HTTP 404")
@@ -282,7 +256,7 @@ TIMEOUT = 1.0
     ],
 )
 def test_misbehaving_servers_end_bounded(mode: str, status: Status, fragment: str) -> None:
-    with serving(mode) as url, http(url, timeout=TIMEOUT, max_body=1024 * 1024) as probe:
+    with http_server(mode) as url, http(url, timeout=TIMEOUT, max_body=1024 * 1024) as probe:
         observation = probe.observe("payload")
     assert observation.status is status, observation
     assert fragment in observation.error

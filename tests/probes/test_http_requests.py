@@ -8,45 +8,22 @@ the server's own where it matters.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 from _needs import need_module
+from _support.cli import fidelity
+from _support.servers import http_server
 
 from fidelity import Status
 
 if TYPE_CHECKING:
     from probes import HttpProbe
 
-SERVERS = Path(__file__).with_name("http_servers.py")
 TIMEOUT = 1.0
-
-
-@contextmanager
-def serving(mode: str) -> Iterator[str]:
-    """Run one of the test servers in a subprocess; yield its base URL."""
-    from probes._http.reflector import _read_banner
-    from probes._process import stop_process
-
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVERS), mode],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        banner = _read_banner(proc, time.monotonic() + 20)
-        assert banner.startswith("listening on "), f"test server {mode} did not start"
-        yield banner.removeprefix("listening on ").strip()
-    finally:
-        stop_process(proc)
 
 
 def http(url: str, **options: Any) -> HttpProbe:
@@ -89,7 +66,7 @@ def test_requests_counts_every_request_sent_to_the_reflector(reflector: Any) -> 
 
 def test_one_request_per_observation_once_the_target_is_not_the_reflector() -> None:
     need_module("starlette")
-    with serving("store") as url:
+    with http_server("store") as url:
         with http(url + "items", read="json:id") as probe:
             assert probe.max_requests_per_observation == 3
             list(probe.observe_many(["a", "b", "c"]))
@@ -120,9 +97,9 @@ def test_concurrent_observations_come_back_in_order(reflector: Any) -> None:
 
 
 def test_dripping_servers_time_out_under_concurrency() -> None:
-    # One byte every 0.5 s never trips a 1 s per-read timeout: only a total deadline
+    # One byte every 0.2 s never trips a 1 s per-read timeout: only a total deadline
     # ends these exchanges.
-    with serving("drip") as url, http(url, timeout=TIMEOUT, concurrency=3) as probe:
+    with http_server("drip") as url, http(url, timeout=TIMEOUT, concurrency=3) as probe:
         seen = list(probe.observe_many(["a", "b", "c"]))
         assert probe.requests == 3
     assert [o.status for o in seen] == [Status.TIMEOUT] * 3
@@ -131,7 +108,7 @@ def test_dripping_servers_time_out_under_concurrency() -> None:
 
 def test_a_server_that_never_reads_times_out_the_write() -> None:
     # 32 MiB fill the loopback socket buffers of a server that reads only the head.
-    with serving("silent") as url, http(url, send="body", timeout=TIMEOUT) as probe:
+    with http_server("silent") as url, http(url, send="body", timeout=TIMEOUT) as probe:
         observation = probe.observe("x" * (32 * 1024 * 1024))
     assert observation.status is Status.TIMEOUT
     assert observation.error_type == "WriteTimeout"
@@ -170,7 +147,7 @@ def test_a_dropped_connection_is_one_sentence_without_empty_parentheses() -> Non
     )
     said = _dropped(origin, httpx.RemoteProtocolError("Server disconnected."))
     assert said == "the connection to http://127.0.0.1:9 failed mid-exchange (Server disconnected)."
-    with serving("drop") as url, http(url, timeout=TIMEOUT) as probe:
+    with http_server("drop") as url, http(url, timeout=TIMEOUT) as probe:
         real = probe.observe("x")
     assert real.status is Status.BROKEN
     assert real.error.endswith(".")
@@ -181,23 +158,13 @@ def test_a_dropped_connection_is_one_sentence_without_empty_parentheses() -> Non
 # --- fidelity probe --max-requests --------------------------------------------------
 
 
-def _fidelity(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fidelity", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_max_requests_is_never_exceeded(concurrency: int, tmp_path: Path) -> None:
     need_module("starlette")
     limit = 20
     result_file = tmp_path / "r.json"
-    with serving("counted") as url:
-        result = _fidelity(
+    with http_server("counted") as url:
+        result = fidelity(
             "probe", url, "--families", "quotes,whitespace", "--max-requests", str(limit),
             "--concurrency", str(concurrency), "--quiet", "--json", str(result_file),
         )  # fmt: skip
@@ -213,8 +180,8 @@ def test_max_requests_is_never_exceeded(concurrency: int, tmp_path: Path) -> Non
 
 def test_max_requests_below_one_payloads_worst_case_is_refused() -> None:
     need_module("starlette")
-    with serving("counted") as url:
-        result = _fidelity("probe", url, "--max-requests", "2")
+    with http_server("counted") as url:
+        result = fidelity("probe", url, "--max-requests", "2")
         count = httpx.get(url + "_count", timeout=10).json()["count"]
     assert result.returncode == 2
     assert "less than the 3 requests one payload may cost" in result.stderr

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 from _needs import need_module
-from servers.mcp_support import PYTHON, SERVERS, silent_port
+from _support.mcp import silent_port
+from _support.servers import HOSTILE_MCP, PYTHON, SERVERS
 
 import probes
 from fidelity import Status, TargetError
@@ -25,7 +26,7 @@ from probes._mcp.session import handshake_bound
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-HOSTILE = [PYTHON, str(SERVERS / "mcp_hostile.py")]
+HOSTILE = HOSTILE_MCP
 
 
 @pytest.fixture(autouse=True)

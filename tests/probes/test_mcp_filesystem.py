@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _needs import need, need_executable, need_module
-from servers.mcp_support import NODE_MODULES, catalogue, node_ready
+from _support.mcp import NODE_MODULES, catalogue, node_ready
 
 import fidelity
 import probes

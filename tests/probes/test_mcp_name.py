@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from _needs import need_module
-from servers.mcp_support import PYTHON, SERVERS
+from _support.servers import PYTHON, SERVERS
 
 import probes
 from probes._mcp.name import target_label

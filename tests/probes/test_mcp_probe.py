@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from _needs import need_module
-from servers.mcp_support import PYTHON, SERVERS
+from _support.servers import HOSTILE_MCP, PYTHON, SERVERS
 
 import probes
 from fidelity import Direction, Status, UsageError
@@ -15,7 +15,7 @@ from probes._mcp.probe import DestructiveToolRefused
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-HOSTILE = [PYTHON, str(SERVERS / "mcp_hostile.py")]
+HOSTILE = HOSTILE_MCP
 RAW = ("\x1b", "\u202e", "\ufffd", "\udc80")
 
 
@@ -138,8 +138,10 @@ def test_unknown_tool_names_the_available_tools() -> None:
     probe = probes.mcp(HOSTILE, tool="edit")
     try:
         # list_tools() looks at the server before choosing: no check of the tool.
-        assert [t.name for t in probe.list_tools()] == ["echo"]
-        with pytest.raises(UsageError, match=r"tool='edit' is not offered.*its tools are: echo"):
+        assert [t.name for t in probe.list_tools()] == ["echo", "store", "ping_tool"]
+        with pytest.raises(
+            UsageError, match=r"tool='edit' is not offered.*its tools are: echo, ping_tool, store"
+        ):
             _ = probe.tools
     finally:
         probe.close()

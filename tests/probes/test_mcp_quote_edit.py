@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from _needs import need_module
-from servers.mcp_support import PYTHON, SERVERS, catalogue
+from _support.mcp import catalogue
+from _support.servers import PYTHON, SERVERS
 
 import fidelity
 import probes

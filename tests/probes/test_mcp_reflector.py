@@ -8,7 +8,8 @@ import sys
 
 import pytest
 from _needs import need, need_executable, need_module
-from servers.mcp_support import SERVERS, catalogue, node_ready, one_per_family
+from _support.mcp import catalogue, node_ready, one_per_family
+from _support.servers import SERVERS
 
 import fidelity
 import probes

@@ -1,14 +1,20 @@
 """A misbehaving MCP stdio server, written by hand so it can misbehave precisely.
 
 It speaks line-delimited JSON-RPC (legacy handshake; ``server/discover`` is answered
-"method not found") and offers ``echo(text)``. Flags, combinable:
+"method not found") and offers ``echo(text)`` (annotated read-only unless
+``--echo-annotations`` says otherwise), ``store(path, content)`` annotated destructive,
+and ``ping_tool()`` annotated read-only. Flags, combinable:
 
+- ``--echo-annotations readonly|destructive|none``: how ``echo`` is annotated;
 - ``--crash-after N``: exit without answering the (N+1)-th ``tools/call``;
 - ``--noise``: before each answer, write a non-protocol line, a line with an ESC
   sequence and a bidi override, and a line of invalid UTF-8 on stdout;
 - ``--log-stderr``: write every received text raw to stderr;
 - ``--surrogate-reply``: answer every call with the JSON escape of a lone surrogate;
-- ``--hang-on WORD``: never answer a call whose text contains WORD;
+- ``--reject``: answer every call ``isError`` with the received text, raw;
+- ``--mangle``: answer with the text minus its second code point;
+- ``--hang``: on the first ``tools/call``, stop reading and answering for good;
+- ``--hang-on WORD``: never answer a call whose text contains WORD (keep reading);
 - ``--mute-on WORD``: once a call's text contains WORD, answer nothing more (not even
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
@@ -27,16 +33,44 @@ import sys
 import time
 from typing import Any
 
-ECHO = {
-    "name": "echo",
-    "description": "Return the text.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-    "annotations": {"readOnlyHint": True},
+_ANNOTATIONS = {
+    "readonly": {"readOnlyHint": True},
+    "destructive": {"destructiveHint": True, "readOnlyHint": False},
+    "none": None,
 }
+
+
+def _tools(echo_annotations: str) -> list[dict[str, Any]]:
+    echo: dict[str, Any] = {
+        "name": "echo",
+        "description": "Return the text.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    }
+    if _ANNOTATIONS[echo_annotations] is not None:
+        echo["annotations"] = _ANNOTATIONS[echo_annotations]
+    return [
+        echo,
+        {
+            "name": "store",
+            "description": "Overwrite a file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+            "annotations": _ANNOTATIONS["destructive"],
+        },
+        {
+            "name": "ping_tool",
+            "description": "Answer pong.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": _ANNOTATIONS["readonly"],
+        },
+    ]
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
@@ -51,20 +85,29 @@ def _freeze() -> None:
         time.sleep(3600)
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
 def main(argv: list[str]) -> int:
-    crash_after = int(argv[argv.index("--crash-after") + 1]) if "--crash-after" in argv else -1
+    crash_after = int(_option(argv, "--crash-after") or -1)
     noise = "--noise" in argv
     log_stderr = "--log-stderr" in argv
     surrogate = "--surrogate-reply" in argv
-    hang_on = argv[argv.index("--hang-on") + 1] if "--hang-on" in argv else None
-    mute_on = argv[argv.index("--mute-on") + 1] if "--mute-on" in argv else None
-    freeze_on = argv[argv.index("--freeze-on") + 1] if "--freeze-on" in argv else None
-    if "--pid-file" in argv:
+    reject = "--reject" in argv
+    mangle = "--mangle" in argv
+    hang = "--hang" in argv
+    hang_on = _option(argv, "--hang-on")
+    mute_on = _option(argv, "--mute-on")
+    freeze_on = _option(argv, "--freeze-on")
+    tools = _tools(_option(argv, "--echo-annotations") or "readonly")
+    pid_file = _option(argv, "--pid-file")
+    if pid_file is not None:
         pids = [os.getpid()]
         if "--child" in argv:
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
             pids.append(child.pid)
-        with open(argv[argv.index("--pid-file") + 1], "w", encoding="ascii") as f:
+        with open(pid_file, "w", encoding="ascii") as f:
             f.write("".join(f"{pid}\n" for pid in pids))
     if "--stall" in argv:
         _freeze()
@@ -72,20 +115,28 @@ def main(argv: list[str]) -> int:
     out = sys.stdout.buffer
     calls = 0
     for raw in sys.stdin.buffer:
-        message = json.loads(raw)
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
         method, mid = message.get("method"), message.get("id")
         if mid is None or muted:
             continue  # a notification, or the server went mute
+        params = message.get("params") or {}
         if method == "initialize":
             result: dict[str, Any] = {
-                "protocolVersion": message["params"]["protocolVersion"],
+                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "hostile", "version": "0"},
             }
         elif method == "tools/list":
-            result = {"tools": [ECHO]}
+            result = {"tools": tools}
+        elif method == "ping":
+            result = {}
         elif method == "tools/call":
-            text = message["params"]["arguments"].get("text", "")
+            arguments = params.get("arguments") or {}
+            text = arguments.get("text", arguments.get("content", "pong"))
+            text = text if isinstance(text, str) else str(text)
             if log_stderr:
                 sys.stderr.buffer.write(
                     b"received: " + text.encode("utf-8", "surrogatepass") + b"\n"
@@ -94,10 +145,10 @@ def main(argv: list[str]) -> int:
             if calls == crash_after:
                 return 3
             calls += 1
+            if hang or (freeze_on is not None and freeze_on in text):
+                _freeze()
             if hang_on is not None and hang_on in text:
                 continue
-            if freeze_on is not None and freeze_on in text:
-                _freeze()
             if mute_on is not None and mute_on in text:
                 muted = True
                 continue
@@ -108,14 +159,17 @@ def main(argv: list[str]) -> int:
                 out.flush()
             if surrogate:
                 text = "a\ud800b"
-            result = {"content": [{"type": "text", "text": text}]}
+            elif mangle:
+                text = text[:1] + text[2:]
+            shown = f"refused: {text}" if reject else text
+            result = {"content": [{"type": "text", "text": shown}], "isError": reject}
         else:
             _send(
                 out,
                 {
                     "jsonrpc": "2.0",
                     "id": mid,
-                    "error": {"code": -32601, "message": "method not found"},
+                    "error": {"code": -32601, "message": f"method not found: {method}"},
                 },
             )
             continue

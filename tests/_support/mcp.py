@@ -1,19 +1,18 @@
-"""Shared pieces of the MCP probe tests: payload sets and where the test servers live."""
+"""Shared pieces of the MCP probe tests: payload sets, the npm servers, a silent port."""
 
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
+from _support.servers import SERVERS
 from fidelity import Payload
 
-SERVERS = Path(__file__).resolve().parent
+__all__ = ["NODE_MODULES", "catalogue", "node_ready", "one_per_family", "silent_port"]
+
 NODE_MODULES = SERVERS / "node_modules"
-PYTHON = sys.executable
 
 
 def catalogue() -> tuple[Payload, ...]:

@@ -1,0 +1,1 @@
+"""What the test modules share: running the CLI, starting the test servers."""
