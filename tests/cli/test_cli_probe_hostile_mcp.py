@@ -9,20 +9,16 @@ ends, reports in one sentence or per-payload statuses, and prints nothing raw.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from _support.cli import fidelity
 from _support.servers import HOSTILE_MCP
+from _support.terminal import assert_terminal_safe
 
 SERVER = HOSTILE_MCP
 TIMEOUT = 1.5
-
-#: Characters that must never reach the terminal raw: C0 controls but LF, DEL, C1,
-#: bidi controls, line and paragraph separators, zero-width characters.
-RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6) -> tuple[
@@ -35,8 +31,8 @@ def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6
         timeout=budget * (TIMEOUT + 6) + 30,
     )  # fmt: skip
     assert "Traceback" not in result.stderr
-    assert not RAW.search(result.stdout), result.stdout
-    assert not RAW.search(result.stderr), result.stderr
+    assert_terminal_safe(result.stdout)
+    assert_terminal_safe(result.stderr)
     return result, json.loads(result_file.read_text())
 
 
@@ -103,4 +99,4 @@ def test_terminal_safety_of_hostile_payloads(tmp_path: Path, flags: list[str]) -
     assert result.stdout.count("\n") >= 5  # the map was printed, badges and all
     html = fidelity("card", str(tmp_path / "result.json"))
     assert html.returncode == 0
-    assert not RAW.search(html.stdout)
+    assert_terminal_safe(html.stdout)
