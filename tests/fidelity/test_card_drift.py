@@ -12,6 +12,7 @@ from _support.terminal import assert_terminal_safe
 import fidelity
 import probes
 from fidelity import Card, Payload, UsageError
+from fidelity._report.drift import drift_lines
 
 PAYLOADS = (
     Payload(id="newlines/crlf", text="a\r\nb", families=("newlines",)),
@@ -54,7 +55,58 @@ def test_drift_reports_rows_that_appear_or_vanish() -> None:
         "control (round trip): no longer surveyed (was preserved (1))",
         "separators (round trip): no longer surveyed (was preserved (1))",
     )
-    assert all("new row" in line for line in full.drift(fewer))
+    assert full.drift(fewer) == (
+        "control (round trip): new row, preserved (1)",
+        "separators (round trip): new row, preserved (1)",
+    )
+    assert drift_lines(fewer.rows, full.rows)[:3] == (
+        "    control (round trip): no longer surveyed (was preserved (1))",
+        "        committed: preserved (1); kinds: none",
+        "        now:       (no row)",
+    )
+    assert drift_lines(full.rows, fewer.rows)[3:] == (
+        "    separators (round trip): new row, preserved (1)",
+        "        committed: (no row)",
+        "        now:       preserved (1); kinds: none",
+    )
+
+
+#: One quotes row that stays "mixed (1 preserved, 1 transformed)" through both chains below.
+SAME_OUTCOME = (
+    Payload(id="quotes/curly", text="“q”", families=("quotes",)),
+    Payload(id="quotes/digits", text="123", families=("quotes",)),
+)
+
+
+def straighten(text: str) -> str:
+    """Typographic double quotes made ASCII (str.translate: hand-made, not a library)."""
+    return text.translate({0x201C: '"', 0x201D: '"'})
+
+
+def straighten_then_upper(text: str) -> str:
+    """The same, then str.upper: a release that also upper-cases the value."""
+    return straighten(text).upper()
+
+
+def test_kinds_that_change_within_an_unchanged_outcome_are_drift() -> None:
+    committed = fidelity.survey(straighten, SAME_OUTCOME).card(name="edit")
+    current = fidelity.survey(straighten_then_upper, SAME_OUTCOME).card(name="edit")
+    before, after = committed.row("quotes", "round_trip"), current.row("quotes", "round_trip")
+    assert before is not None
+    assert after is not None
+    assert (before.outcome, before.statuses) == (after.outcome, after.statuses)
+    assert before.outcome == "mixed"
+    assert current.drift(committed) == ("quotes (round trip): kind unicode.case appeared",)
+    assert committed.drift(current) == ("quotes (round trip): kind unicode.case disappeared",)
+    shown = drift_lines(current.rows, committed.rows)
+    assert shown[:3] == (
+        "    quotes (round trip): kind unicode.case appeared",
+        "        committed: mixed (1 preserved, 1 transformed); kinds: quote.straighten",
+        "        now:       mixed (1 preserved, 1 transformed); kinds: quote.straighten, "
+        "unicode.case",
+    )
+    assert shown[3].startswith("        e.g. unicode.case: ")
+    assert len(shown) == 4
 
 
 def test_merge_is_independent_of_order() -> None:
