@@ -12,7 +12,8 @@ from _support.terminal import assert_terminal_safe
 import fidelity
 import probes
 from fidelity import Card, Payload, UsageError
-from fidelity._report.drift import drift_lines
+from fidelity._report.card_records import CardRow
+from fidelity._report.drift import drift_lines, row_changes
 
 PAYLOADS = (
     Payload(id="newlines/crlf", text="a\r\nb", families=("newlines",)),
@@ -107,6 +108,98 @@ def test_kinds_that_change_within_an_unchanged_outcome_are_drift() -> None:
     )
     assert shown[3].startswith("        e.g. unicode.case: ")
     assert len(shown) == 4
+
+
+def _row(family: str, direction: str = "round_trip") -> CardRow:
+    return CardRow(
+        family=family,
+        direction=direction,
+        outcome="preserved",
+        count=1,
+        statuses=(("preserved", 1),),
+        kinds=(),
+        examples=(),
+    )
+
+
+def test_changed_rows_come_in_family_then_direction_order() -> None:
+    # Known families in specification order, then others by name; per family the
+    # directions in Direction order, then others by name, whatever order they came in.
+    rows = (
+        _row("scripts"),
+        _row("my-family"),
+        _row("quotes", "sideways-z"),
+        _row("quotes", "response"),
+        _row("quotes", "sideways-a"),
+        _row("quotes", "round_trip"),
+        _row("bidi", "request"),
+        _row("quotes", "request"),
+    )
+    lines = row_changes(rows, ())
+    assert [line.partition(": ")[0] for line in lines] == [
+        "quotes (round trip)",
+        "quotes (request)",
+        "quotes (response)",
+        "quotes (sideways-a)",
+        "quotes (sideways-z)",
+        "bidi (request)",
+        "scripts (round trip)",
+        "my-family (round trip)",
+    ]
+    assert row_changes((), rows) == tuple(
+        line.replace("new row, preserved (1)", "no longer surveyed (was preserved (1))")
+        for line in lines
+    )
+
+
+LONG = "“" + "a" * 30 + "”"
+
+
+def release(text: str) -> object:
+    """A new release of a chain: straightens quotes and NBSPs, refuses NUL with a long
+    message, and answers a pipe with a number (hand-made, one rewrite per payload)."""
+    if "\x00" in text:
+        raise ValueError("refused: " + "y" * 100)
+    if "|" in text:
+        return len(text)
+    return text.translate({0x201C: '"', 0x201D: '"', 0xA0: " "})
+
+
+def test_drift_lines_show_each_changed_row_with_its_examples() -> None:
+    payloads = (
+        Payload(id="quotes/long", text=LONG, families=("quotes",)),
+        Payload(id="bidi/rlo", text="a\u202eb", families=("bidi",)),
+        Payload(id="control/nul", text="b\x00c", families=("control",)),
+        Payload(id="coercion/pipe", text="a|b", families=("coercion",)),
+    )
+    new = Payload(id="whitespace/nbsp", text="a\u00a0b", families=("whitespace",))
+    committed = fidelity.survey(lambda t: t, payloads).card(name="e")
+    current = fidelity.survey(release, (payloads[0], *payloads[2:], new)).card(name="e")
+    a15 = " U+0061" * 15
+    assert drift_lines(current.rows, committed.rows, indent="") == (
+        "quotes (round trip): outcome preserved -> transformed; kind quote.straighten appeared",
+        "    committed: preserved (1); kinds: none",
+        "    now:       transformed (1); kinds: quote.straighten",
+        f"    e.g. quote.straighten: “{'a' * 15}... (16 more) [U+201C{a15}] -> "
+        f'"{"a" * 15}... (16 more) [U+0022{a15}]',
+        "whitespace (round trip): new row, transformed (1)",
+        "    committed: (no row)",
+        "    now:       transformed (1); kinds: whitespace.to_space",
+        "    e.g. whitespace.to_space: a[U+00A0 NO-BREAK SPACE]b [U+0061 U+00A0 U+0062] -> "
+        "a b [U+0061 U+0020 U+0062]",
+        "bidi (round trip): no longer surveyed (was preserved (1))",
+        "    committed: preserved (1); kinds: none",
+        "    now:       (no row)",
+        "control (round trip): outcome preserved -> rejected",
+        "    committed: preserved (1); kinds: none",
+        "    now:       rejected (1); kinds: none",
+        "    e.g. rejected: b[U+0000 NULL]c [U+0062 U+0000 U+0063] "
+        f"(ValueError: refused: {'y' * 59})",
+        "coercion (round trip): outcome preserved -> transformed; kind unknown appeared",
+        "    committed: preserved (1); kinds: none",
+        "    now:       transformed (1); kinds: unknown",
+        "    e.g. unknown: a|b [U+0061 U+007C U+0062] -> int 3",
+    )
 
 
 def test_merge_is_independent_of_order() -> None:
