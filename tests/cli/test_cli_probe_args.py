@@ -103,6 +103,21 @@ def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
     assert "2 payloads: 2 preserved" in accepted.stdout
 
 
+def test_a_destructive_read_tool_needs_yes_too(tmp_path: Path) -> None:
+    read_args = json.dumps({"path": str(tmp_path / "x"), "content": "stored"})
+    options = ["--read-tool", "store", "--read-args", read_args, "--families", "quotes"]
+    refused = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--", *SERVER)
+    assert refused.returncode == 2
+    assert _one_sentence(refused) == (
+        "fidelity: tool 'store' is annotated destructiveHint: sending payloads may overwrite "
+        "or delete data; point it at disposable data and pass --yes to proceed."
+    )
+    accepted = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--yes", "--", *SERVER)
+    # Past the guard: store answers its fixed content, a rewrite of every payload.
+    assert accepted.returncode == 1, accepted.stderr
+    assert "2 payloads: 2 transformed" in accepted.stdout
+
+
 def test_list_tools_shows_arguments_and_annotations() -> None:
     result = fidelity("probe", "--mcp", "--list-tools", "--", *SERVER)
     assert result.returncode == 0, result.stderr
