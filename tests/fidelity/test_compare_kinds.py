@@ -27,7 +27,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus
 from xml.sax.saxutils import escape as xml_escape
 
 import pytest
-from _needs import need_module
+from _needs import need_executable, need_module
 
 from fidelity import KINDS, compare
 
@@ -90,6 +90,18 @@ def _shell_capture(text: str) -> tuple[str, object]:
         check=True,
     ).stdout
     return text, out
+
+
+def _cat_v(text: str) -> tuple[str, object]:
+    """``cat -v`` (coreutils): control characters in caret notation (ESC is ``^[``)."""
+    out = subprocess.run(
+        [need_executable("cat"), "-v"],
+        input=text.encode(),
+        capture_output=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return text, out.decode("ascii")
 
 
 def _printed(text: str) -> tuple[str, object]:
@@ -264,6 +276,7 @@ CASES: list[Case] = [
     ),
     ("control.removed", "translate C1", lambda: ("a\x9bb", "a\x9bb".translate({0x9B: None}))),
     ("control.replaced", "space", lambda: ("a\x01b", "a\x01b".replace("\x01", " "))),
+    ("control.replaced", "cat -v", lambda: _cat_v("a\x1bb\x00c\x7fd")),
     (
         "control.replaced",
         "control pictures",
