@@ -13,6 +13,7 @@ import fidelity
 import probes
 from fidelity import Card, Payload, UsageError
 from fidelity._report.card_records import CardRow
+from fidelity._report.card_table import rows_from_markdown
 from fidelity._report.drift import drift_lines, row_changes
 
 PAYLOADS = (
@@ -108,6 +109,14 @@ def test_kinds_that_change_within_an_unchanged_outcome_are_drift() -> None:
     )
     assert shown[3].startswith("        e.g. unicode.case: ")
     assert len(shown) == 4
+
+
+def test_the_markdown_table_reads_back_what_drift_compares() -> None:
+    card = fidelity.survey(straighten_then_upper, (*SAME_OUTCOME, *PAYLOADS)).card(name="e")
+    rows = rows_from_markdown(card.to_markdown())
+    assert rows is not None
+    assert any(r.outcome == "mixed" for r in rows)
+    assert rows == tuple(dataclasses.replace(r, examples=()) for r in card.rows)
 
 
 def _row(family: str, direction: str = "round_trip") -> CardRow:
