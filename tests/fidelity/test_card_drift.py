@@ -7,6 +7,8 @@ import itertools
 import re
 
 import pytest
+from _needs import need_module
+from _support.servers import http_server
 from _support.terminal import assert_terminal_safe
 
 import fidelity
@@ -209,6 +211,22 @@ def test_drift_lines_show_each_changed_row_with_its_examples() -> None:
         "    now:       transformed (1); kinds: unknown",
         "    e.g. unknown: a|b [U+0061 U+007C U+0062] -> int 3",
     )
+
+
+def test_a_row_that_broke_shows_its_count_and_error() -> None:
+    need_module("starlette")
+    quotes = (Payload(id="quotes/curly", text="“q”", families=("quotes",)),)
+    committed = fidelity.survey(lambda t: t, quotes).card(name="e")
+    with http_server("drop") as url, probes.http(url, timeout=5) as probe:
+        current = fidelity.survey(probe, quotes).card(name="e")
+    lines = drift_lines(current.rows, committed.rows, indent="")
+    assert lines[:3] == (
+        "quotes (round trip): outcome preserved -> broken",
+        "    committed: preserved (1); kinds: none",
+        "    now:       broken (1); kinds: none",
+    )
+    assert lines[3].startswith("    e.g. broken: “q” [U+201C U+0071 U+201D] (")
+    assert len(lines) == 4
 
 
 def test_merge_is_independent_of_order() -> None:
