@@ -3,7 +3,8 @@
 ``fidelity card --check`` compares a document's block with a fresh result. The block
 is the card's Markdown (``Card.to_markdown``): its table rows carry the family, the
 direction, the outcome (with its counts, shown in drift messages) and the kinds in
-backticks, which is all that drift is about; facts such as the date are ignored. :func:`rows_from_markdown` reads those rows.
+backticks, which is all that drift is about; facts such as the date are ignored.
+:func:`rows_from_markdown` reads those rows.
 """
 
 from __future__ import annotations
