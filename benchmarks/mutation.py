@@ -346,7 +346,7 @@ def run_area(area: Area, args: argparse.Namespace, results: dict) -> None:
         print(base.stdout[-3000:], base.stderr[-3000:])
         print(f"  area {area.name}: the tests FAIL on unmutated code (try {attempt} of 2)")
     else:
-        results[area.name] = {"error": "the tests fail on unmutated code"}
+        results[area.name] = {"not_measured": "the tests fail on unmutated code"}
         return
     timeout = area.timeout or max(args.min_timeout, args.timeout_factor * base_s)
     print(f"  unmutated run: {base_s:.1f}s, passed; per-mutant timeout {timeout:.0f}s")
@@ -550,8 +550,8 @@ def args_checkout(session: Path) -> Path:
 def print_table(results: dict) -> None:
     print("\narea        killed  timeout  survived  error  pending  total   score  time")
     for name, r in results.items():
-        if "error" in r:
-            print(f"{name:<10}  NOT MEASURED: {r['error']}")
+        if "not_measured" in r:
+            print(f"{name:<10}  NOT MEASURED: {r['not_measured']}")
             continue
         if "killed" not in r:
             print(f"{name:<10}  (plan only) {r['plan']}")
