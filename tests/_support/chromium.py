@@ -171,7 +171,8 @@ class Page:
         return self.browser.send(method, self.session, **params)
 
     def goto(self, url: str) -> float:
-        """Load ``url``; return the seconds from navigation to the load event."""
+        """Load ``url`` (a new document: not a change of fragment alone); return the seconds
+        from navigation to the load event."""
         start = time.perf_counter()
         answer = self.send("Page.navigate", url=url)
         if answer.get("errorText"):
@@ -191,16 +192,17 @@ class Page:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
-    def click_element(self, selector: str) -> None:
-        """Scroll the first element matching ``selector`` into view and click its middle."""
+    def click_element(self, selector: str, index: int = 0) -> None:
+        """Scroll the ``index``-th element matching ``selector`` into view, then click its
+        middle with the mouse."""
         box = self.evaluate(
-            f"(function () {{ var el = document.querySelector({json.dumps(selector)});"
+            f"(function () {{ var el = document.querySelectorAll({json.dumps(selector)})[{index}];"
             " if (!el) { return null; } el.scrollIntoView({block: 'center'});"
             " var r = el.getBoundingClientRect();"
             " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
         )
         if box is None:
-            raise LookupError(f"no element matches {selector}")
+            raise LookupError(f"no element {index} matches {selector}")
         self.click(*box)
 
     def screenshot(self) -> bytes:
