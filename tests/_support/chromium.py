@@ -145,7 +145,7 @@ class Chromium:
         """A new page of ``width`` x ``height`` CSS pixels, loaded from ``url``."""
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        page = Page(self, session)
+        page = Page(self, session, target)
         page.send("Page.enable")
         page.send("Runtime.enable")
         page.send(
@@ -162,9 +162,14 @@ class Chromium:
 class Page:
     """One tab of :class:`Chromium`."""
 
-    def __init__(self, browser: Chromium, session: str) -> None:
+    def __init__(self, browser: Chromium, session: str, target: str) -> None:
         self.browser = browser
         self.session = session
+        self.target = target
+
+    def close(self) -> None:
+        """Close this tab."""
+        self.browser.send("Target.closeTarget", targetId=self.target)
 
     def send(self, method: str, **params: Any) -> dict[str, Any]:
         """A command to this page."""
