@@ -65,6 +65,7 @@ main { max-width: 1400px; }
 .trail .blamed .hop-name, tr.blamed .hop-name { color: #b3261e; }
 .trail .received mark, .trail mark { background: var(--ins); }
 .error { color: #8a1f1f; }
+.kind.failure { background: #ffe1e1; border-color: #f3b0b0; color: #8a1f1f; }
 button.pick { font: 12px/1.6 ui-monospace, SFMono-Regular, Menlo, monospace; background: #fff4e0;
   border: 1px solid #f0c987; border-radius: 4px; padding: 0 5px; cursor: pointer; }
 button.pick.on { background: #1f3b8a; color: #fff; border-color: #1f3b8a; }

@@ -205,8 +205,9 @@ def _example(example: CardExample, direction: str, split: bool, index: ChainInde
     sent = example.sent.value()
     text = sent if isinstance(sent, str) else str(sent)
     where = f'<span class="dir">{esc(direction_name(direction))}</span>' if split else ""
+    failed = " failure" if example.key in FAILURES else ""
     head = (
-        f'<h4><span class="kind">{esc(example.key)}</span> '
+        f'<h4><span class="kind{failed}">{esc(example.key)}</span> '
         f'<span class="id">{esc(example.payload_id or "(unnamed payload)")}</span>{where}</h4>'
     )
     if example.key in FAILURES or example.received is None:
