@@ -240,7 +240,7 @@ def _survey_all(
     failed: list[tuple[str, str]] = []
     per_chain = len(payloads) + args.examples
     with Progress(len(runnable) * per_chain, enabled=not args.quiet) as bar:
-        for target in runnable:
+        for position, target in enumerate(runnable):
             collected: list[Observation] = []
 
             def seen(obs: Observation, into: list[Observation] = collected) -> None:
@@ -266,7 +266,8 @@ def _survey_all(
                 partial = Survey.of(collected, name=target.name, chain=chain, seed=seed)
                 cards.append(partial.card().mark_incomplete())
                 bar.close()
-                missing = {**unavailable, **dict(failed)}
+                later = {t.name: "the run was interrupted first." for t in runnable[position + 1 :]}
+                missing = {**unavailable, **dict(failed), **later}
                 _save(args, cards, final=True, targets=runnable, missing=missing)
                 raise
             except Exception as exc:
