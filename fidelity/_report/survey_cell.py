@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fidelity._report.html_parts import FAILURES, attr, changes, esc, pair, side, value
+from fidelity._report.outcomes import family_key
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card
@@ -47,7 +48,7 @@ def direction_name(direction: str) -> str:
     return _DIRECTION_NAMES.get(direction, direction.replace("_", " "))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ChainIndex:
     """What the cells of one chain need from its card, gathered in one pass.
 
@@ -114,12 +115,13 @@ def cell_title(chain: str, family: str, index: ChainIndex) -> str:
     return f"{chain} \u00d7 {family}\n" + "\n".join(lines)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HopBlame:
-    """One hop of a multi-hop chain: the values it was the first to change or refuse."""
+    """One hop of a multi-hop chain: the values it was the first to change or refuse,
+    counted per status (sorted by status)."""
 
     hop: str
-    statuses: Counter[str]
+    statuses: tuple[tuple[str, int], ...]
     kinds: tuple[str, ...]
     families: tuple[str, ...]
 
@@ -128,8 +130,6 @@ def blame_rows(index: ChainIndex, family: str | None = None) -> list[HopBlame]:
     """Per hop of a multi-hop chain, in order: how many values it was the first to
     change or refuse (by status), with the kinds and families; for ``family`` only, or
     over every family."""
-    from fidelity._report.outcomes import family_key
-
     found: dict[str, tuple[Counter[str], set[str], set[str]]] = {
         h: (Counter(), set(), set()) for h in index.hops
     }
@@ -142,7 +142,12 @@ def blame_rows(index: ChainIndex, family: str | None = None) -> list[HopBlame]:
         kinds.update(obs.kinds)
         families.update(obs.families)
     return [
-        HopBlame(hop, statuses, tuple(sorted(kinds)), tuple(sorted(families, key=family_key)))
+        HopBlame(
+            hop=hop,
+            statuses=tuple(sorted(statuses.items())),
+            kinds=tuple(sorted(kinds)),
+            families=tuple(sorted(families, key=family_key)),
+        )
         for hop, (statuses, kinds, families) in found.items()
     ]
 
@@ -151,7 +156,7 @@ def blame_table(rows: Sequence[HopBlame], *, families: bool) -> str:
     """The hops of a chain as a table: what each was first to change or refuse."""
     body = []
     for row in rows:
-        told = ", ".join(f"{n} {s}" for s, n in sorted(row.statuses.items())) or "nothing"
+        told = ", ".join(f"{n} {s}" for s, n in row.statuses) or "nothing"
         chips = "".join(f'<span class="kind">{esc(k)}</span>' for k in row.kinds)
         where = f"<td>{esc(', '.join(row.families))}</td>" if families else ""
         body.append(

@@ -76,14 +76,13 @@ def _cell(chain: str, group: str, family: str, index: ChainIndex) -> str:
     row = index.row(family)
     outcome = row.outcome if row is not None else "none"
     letter = _LETTERS.get(outcome, "-")
-    style = _fill(row)
     title = "\n".join(esc(line) for line in cell_title(chain, family, index).split("\n"))
+    # A surveyed cell is a button (focusable, Enter opens it) painted by its outcome.
+    extra = "" if row is None else f' tabindex="0" role="button" style="{_fill(row)}"'
     return (
         f'<td class="c col o-{attr([outcome])}" data-chain="{esc(chain)}" '
         f'data-family="{esc(family)}" data-group="{esc(group)}" '
-        f'data-kinds="{attr(index.kinds(family))}" title="{title}" '
-        f"{'' if row is None else 'tabindex=0 role=button '}"
-        f"{f'style={chr(34)}{style}{chr(34)}' if style else ''}>{letter}</td>"
+        f'data-kinds="{attr(index.kinds(family))}" title="{title}"{extra}>{letter}</td>'
     )
 
 
