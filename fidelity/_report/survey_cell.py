@@ -266,7 +266,8 @@ def cell_detail(chain: str, family: str, index: ChainIndex, description: str) ->
         summary = f"<h4>Smallest example of each kind and failure</h4>{''.join(examples)}"
     else:
         assert row is not None
-        summary = f'<p class="none">All {row.count} payloads arrived byte for byte.</p>'
+        every = "The payload" if row.count == 1 else f"All {row.count} payloads"
+        summary = f'<p class="none">{every} arrived byte for byte.</p>'
     incomplete = (
         "" if index.card.complete else '<p class="warning">This chain\'s run was interrupted.</p>'
     )

@@ -210,6 +210,15 @@ class Page:
             raise LookupError(f"no element {index} matches {selector}")
         self.click(*box)
 
+    def exceptions(self) -> list[str]:
+        """The uncaught script exceptions this page reported so far."""
+        self.evaluate("0")  # lets events that are already on their way arrive
+        return [
+            str(e["params"]["exceptionDetails"])
+            for e in self.browser.events
+            if e.get("method") == "Runtime.exceptionThrown" and e.get("sessionId") == self.session
+        ]
+
     def screenshot(self) -> bytes:
         """The viewport as PNG bytes."""
         data = self.send("Page.captureScreenshot", format="png")["data"]

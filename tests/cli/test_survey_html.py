@@ -327,6 +327,7 @@ def test_chromium_click_on_a_cell_shows_its_examples(opened: Page) -> None:
     assert _visible_details(opened) == [["json+text_file", "newlines"]]
     opened.click_element('#grid td.c[data-chain="json+text_file"][data-family="newlines"]')
     assert _visible_details(opened) == []
+    assert opened.exceptions() == []
 
 
 def test_chromium_kind_and_group_filters(opened: Page) -> None:
@@ -355,6 +356,20 @@ def test_chromium_kind_and_group_filters(opened: Page) -> None:
     )
     assert shown == ["strict"] * 4
     assert opened.evaluate("location.hash") == "#group=HTTP&kind=newline.crlf_to_lf"
+    assert opened.exceptions() == []
+
+
+def test_chromium_a_page_without_groups_or_rewrites(browser: Chromium, tmp_path: Path) -> None:
+    path = tmp_path / "plain.html"
+    path.write_text(fidelity.surveys_to_html([fidelity.survey(str, PAYLOADS)]), encoding="utf-8")
+    tab = browser.open(path.as_uri())
+    assert tab.evaluate("document.getElementById('f-group')") is None
+    tab.click_element('#grid td.c[data-family="bidi"]')
+    assert _visible_details(tab) == [["str", "bidi"]]
+    assert "The payload arrived byte for byte." in tab.evaluate(
+        "document.getElementById('details').innerText"
+    )
+    assert tab.exceptions() == []
 
 
 HOSTILE_NAME = '<img src=x onerror="window.pwned=1">\u202eevil</th><script>window.pwned=2</script>'
