@@ -53,7 +53,7 @@ class ChainIndex:
     """What the cells of one chain need from its card, gathered in one pass.
 
     ``rows`` maps a family to its rows in direction order. ``hops`` names the hops of a
-    chain of several hops, in order (empty otherwise); ``blamed`` holds its round-trip
+    chain of several hops, in order (empty otherwise); ``blamed`` holds the round-trip
     observations that a hop changed or refused, and ``trails`` finds the observation of
     an example (by payload id and sent value) to show the value after each hop.
     """
@@ -82,7 +82,8 @@ class ChainIndex:
                 for f, r in rows.items()
             },
             hops=tuple(hops),
-            blamed=tuple(o for o in with_hops if o.blame and o.status != "preserved"),
+            # A value refused by the first hop has one hop value (not kept) but a blame.
+            blamed=tuple(o for o in card.observations if o.blame and o.status != "preserved"),
             trails={(o.payload_id, o.sent.data): o for o in with_hops},
         )
 

@@ -35,6 +35,7 @@ PAYLOADS = (
     Payload(id="newlines/lf-mid", text="alpha\nbeta", families=("newlines",)),
     Payload(id="bidi/rlo-mid", text="abc\u202edef", families=("bidi",)),
     Payload(id="nul/mid", text="a\x00b", families=("nul",)),
+    Payload(id="surrogates/lone-mid", text="x\ud800y", families=("surrogates",)),
 )
 GROUPS = {
     "straighten": "serialization",
@@ -92,7 +93,7 @@ def _detail(page: str, chain: str, family: str) -> str:
 
 
 def test_a_cell_per_chain_and_family_coloured_by_outcome(page: str) -> None:
-    assert page.count('<td class="c col') == 4 * 4  # four families by four chains
+    assert page.count('<td class="c col') == 5 * 4  # five families by four chains
     assert "o-transformed" in _cell(page, "straighten", "quotes") or "o-mixed" in _cell(
         page, "straighten", "quotes"
     )
@@ -137,8 +138,14 @@ def test_a_multi_hop_chain_names_the_hop_that_changed_the_value(page: str) -> No
     trail = newlines[newlines.index('class="trail"') :]
     assert 'json(ensure_ascii=False)</span> <span class="none">unchanged' in trail
     assert '<li class="changed blamed"><span class="hop-name">text_file</span>' in trail
+    # A value the first hop refused is blamed on it too.
+    surrogates = _detail(page, "json+text_file", "surrogates")
+    assert '<td class="hop-name">json(ensure_ascii=False)</td><td>1 rejected</td>' in surrogates
+    assert '<td class="hop-name">text_file</td><td>nothing</td>' in surrogates
     # The page sums up the chain's hops too.
-    assert "<h2>Which hop changed the value</h2>" in page
+    summary = page[page.index("<h2>Which hop changed the value</h2>") :]
+    assert '<td class="hop-name">json(ensure_ascii=False)</td><td>1 rejected</td>' in summary
+    assert "<td>newlines</td>" in summary
 
 
 def test_filters_list_the_groups_and_kinds(page: str) -> None:
@@ -179,7 +186,7 @@ def test_the_page_holds_examples_not_every_observation() -> None:
 def test_surveys_to_html_takes_cards_and_refuses_what_it_cannot_draw() -> None:
     survey = fidelity.survey(straighten, PAYLOADS, name="straighten")
     card = fidelity.Card.from_json(survey.card().to_json())
-    assert fidelity.surveys_to_html([card]).count('<td class="c col') == 4
+    assert fidelity.surveys_to_html([card]).count('<td class="c col') == 5
     with pytest.raises(UsageError, match="one or more Survey"):
         fidelity.surveys_to_html([])
     with pytest.raises(UsageError, match="not str"):
@@ -341,7 +348,7 @@ def test_chromium_kind_and_group_filters(opened: Page) -> None:
         " td.getAttribute('data-family'); })"
     )
     assert hits == ["json+text_file/newlines"]
-    assert opened.evaluate("document.querySelectorAll('td.c.dim').length") == 15
+    assert opened.evaluate("document.querySelectorAll('td.c.dim').length") == 19
     assert "seen in 1 cell of 1 chain" in opened.evaluate(
         "document.getElementById('count').textContent"
     )
@@ -354,7 +361,7 @@ def test_chromium_kind_and_group_filters(opened: Page) -> None:
         " function (td) { return td.offsetParent !== null; }).map("
         " function (td) { return td.getAttribute('data-chain'); })"
     )
-    assert shown == ["strict"] * 4
+    assert shown == ["strict"] * 5
     assert opened.evaluate("location.hash") == "#group=HTTP&kind=newline.crlf_to_lf"
     assert opened.exceptions() == []
 
