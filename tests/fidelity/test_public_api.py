@@ -33,6 +33,7 @@ FIDELITY_ALL = {
     "compare",
     "safe",
     "survey",
+    "surveys_to_html",
 }
 
 PROBES_ALL = {
