@@ -173,7 +173,10 @@ def test_destructive_tool_is_refused_but_listed() -> None:
     error = refused.value
     assert isinstance(error, UsageError)
     assert error.tool == "edit"
-    assert str(error).startswith("tool 'edit' is annotated destructiveHint")
+    assert str(error).startswith(
+        "tool 'edit' (payload tool; annotated destructiveHint: true) may change or delete data"
+    )
+    assert "only when the server annotates it readOnlyHint: true" in str(error)
     assert str(error).endswith("pass allow_destructive=True to proceed.")
     assert "--" not in str(error)  # the API's switch; a CLI names its own:
     assert error.advice("--yes").endswith("pass --yes to proceed.")
@@ -222,7 +225,13 @@ def test_lost_when_the_value_is_not_where_read_expects_it(reflector_url: str) ->
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"read": "json:text"}, "is not understood"),
+        ({"read": "xml:text"}, "is not understood"),
+        ({"read": "json:a..b"}, "needs a path"),
+        ({"param": "edits[0"}, "is not a path"),
+        ({"args": {"x": "{nope}"}}, "unknown placeholder"),
+        ({"args": {"x": "say {payload}"}}, "whole string value"),
+        ({"before": [("write_file", {"p": "{"})]}, "lone"),
+        ({"before": ["write_file"]}, "pair with a tool name"),
         ({"read": "regex:(a)(b)"}, "exactly one capture group"),
         ({"read_args": {"path": "x"}}, "without read_tool"),
         ({"timeout": 0}, "timeout"),
