@@ -5,7 +5,8 @@ they found out before the first payload (the payload's argument when it was take
 from the tool's schema, the read-back when a calibration call located it). The
 JSON result and the contract card record it; :meth:`ProbeSetup.command` is the
 ``fidelity probe`` command line that repeats the run. Argument templates are kept as
-compact JSON text, placeholders (``{payload}``, ``{n}``, ``{run}``) as written.
+JSON text on one line, keys sorted (as the card's JSON writes them, so a record reads
+back equal), placeholders (``{payload}``, ``{n}``, ``{run}``) as written.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class SetupStep:
     tool: str
     args: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", _canonical(self.args))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProbeSetup:
@@ -36,7 +40,8 @@ class ProbeSetup:
     taken from the tool's schema), ``args`` and ``read_args`` (templates as JSON
     text), ``before`` (setup steps), ``read_tool``. HTTP: ``method``, ``send``,
     ``read_url``, ``id_from``. Both: ``read`` and ``read_found`` (located by a
-    calibration call rather than given).
+    calibration call rather than given). ``allow_destructive``: the run called tools
+    that are not annotated read-only, with the caller's consent (``--yes``).
     """
 
     transport: str
@@ -54,6 +59,11 @@ class ProbeSetup:
     send: str = ""
     read_url: str = ""
     id_from: str = ""
+    allow_destructive: bool = False
+
+    def __post_init__(self) -> None:
+        for key in ("args", "read_args"):
+            object.__setattr__(self, key, _canonical(getattr(self, key)))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: empty fields left out, templates as JSON values."""
@@ -62,7 +72,7 @@ class ProbeSetup:
             value = getattr(self, key)
             if value:
                 out[key] = value
-        for key in ("param_found", "read_found"):
+        for key in ("param_found", "read_found", "allow_destructive"):
             if getattr(self, key):
                 out[key] = True
         for key in ("args", "read_args"):
@@ -88,7 +98,7 @@ class ProbeSetup:
                 raise ValueError(f"the probe setup's {key} must be a string")
             text[key] = value
         flags: dict[str, bool] = {}
-        for key in ("param_found", "read_found"):
+        for key in ("param_found", "read_found", "allow_destructive"):
             value = raw.get(key, False)
             if not isinstance(value, bool):
                 raise ValueError(f"the probe setup's {key} must be true or false")
@@ -127,6 +137,7 @@ class ProbeSetup:
             send=text["send"],
             read_url=text["read_url"],
             id_from=text["id_from"],
+            allow_destructive=flags["allow_destructive"],
         )
 
     def command(self) -> tuple[str, ...]:
@@ -161,6 +172,8 @@ class ProbeSetup:
             args += ["--read-args", self.read_args]
         if self.read:
             args += ["--read", self.read]
+        if self.allow_destructive:
+            args.append("--yes")
         if self.transport == "mcp stdio":
             args += ["--", *shlex.split(self.target)]
         return tuple(args)
@@ -172,3 +185,8 @@ class ProbeSetup:
 
 def _compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=True)
+
+
+def _canonical(text: str) -> str:
+    """A template's JSON text with sorted keys (``""`` stays empty)."""
+    return _compact(json.loads(text)) if text else ""

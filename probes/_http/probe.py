@@ -573,7 +573,7 @@ class HttpProbe(Probe):
             raise UsageError(
                 f"the calibration value {marker!r} did not come back in the response "
                 f"({reply.excerpt()[:160] or 'an empty body'}); name where it comes back with "
-                "read=..., or read it back from read_url=..."
+                "read='WHERE', or read it back from read_url='URL'"
             )
         self.read = parse_read(spec)
         self.read_found = self._calibrated = True

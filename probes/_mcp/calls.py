@@ -104,7 +104,7 @@ def choose_param(tool: McpTool, template: ArgumentTemplate | None) -> ParamPath:
         raise UsageError(
             f"tool {safe(tool.name)!r} has no free-form string parameter left for the payload "
             f"(its string parameters: {listed}); name the place with param='PATH' or put "
-            '"{payload}" in args.'
+            '"{payload}" where it goes in args={...}.'
         )
     return _ambiguous(tool, [str(p) for p in free])
 
@@ -113,7 +113,7 @@ def _ambiguous(tool: McpTool, free: list[str]) -> ParamPath:
     raise UsageError(
         f"tool {safe(tool.name)!r} has {len(free)} free-form string parameters "
         f"({_listing(free)}); name the payload's with param='PATH' (such as "
-        f'param={free[-1]!r}) or put "{{payload}}" in args.'
+        f'param={free[-1]!r}) or put "{{payload}}" where it goes in args={{...}}.'
     )
 
 

@@ -39,7 +39,7 @@ from probes._mcp.name import target_label
 from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
 from probes._mcp.template import ArgumentTemplate, steps_of
-from probes._mcp.tools import DestructiveToolRefused, McpTool, tool_records
+from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.placeholders import Filled, new_run_id
 
 if TYPE_CHECKING:
@@ -423,7 +423,7 @@ class McpProbe(Probe):
                 raise UsageError(
                     f"the calibration call (the plain value {marker!r} in place of a payload) "
                     f"failed: {reason}; check the tool's arguments, or name where the value "
-                    "comes back with read=..."
+                    "comes back with read='WHERE'"
                 )
             raise TargetError(f"the calibration call got no answer: {reason}")
         spec = locate(result, marker)
@@ -432,7 +432,7 @@ class McpProbe(Probe):
             raise UsageError(
                 f"the calibration value {marker!r} did not come back in what {source} "
                 f"answered ({result_text(result, 160) or 'no text content'}); name where "
-                "it comes back with read=..., or read it back with read_tool=..."
+                "it comes back with read='WHERE', or read it back with read_tool='NAME'"
             )
         self.reader = parse_read(spec)
         self.read_found = True
@@ -455,6 +455,8 @@ class McpProbe(Probe):
             read_found=self.read_found,
             read_tool=self.read_tool or "",
             read_args=self.read_template.to_json() if self.read_template is not None else "",
+            allow_destructive=self.allow_destructive
+            and any(consent_reason(info) for info, _ in plan.calls),
         )
 
     @property

@@ -28,7 +28,8 @@ _MAX_NODES = 10_000
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentTemplate:
-    """A JSON object with placeholders; ``source`` is its canonical JSON text."""
+    """A JSON object with placeholders; ``source`` is its JSON text, keys in the order
+    given; ``payload_paths`` are the ``"{payload}"`` places in that order."""
 
     source: str
     payload_paths: tuple[ParamPath, ...]
@@ -42,14 +43,13 @@ class ArgumentTemplate:
                 f"{where}={arguments!r} must be a mapping of argument names to values."
             )
         try:
-            source = json.dumps(
-                dict(arguments), sort_keys=True, ensure_ascii=False, allow_nan=False
-            )
+            source = json.dumps(dict(arguments), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{where} must hold JSON values only ({exc}).") from None
         payloads: list[ParamPath] = []
         names: set[str] = set()
         nodes = 0
+        # Depth first, in document order: the stack holds the later siblings reversed.
         todo: list[tuple[object, tuple[str | int, ...]]] = [(json.loads(source), ())]
         while todo:
             node, path = todo.pop()
@@ -59,9 +59,9 @@ class ArgumentTemplate:
                     f"{where} is too large to be a template (over {_MAX_NODES} values)."
                 )
             if isinstance(node, dict):
-                todo.extend((v, (*path, k)) for k, v in node.items())
+                todo.extend(reversed([(v, (*path, k)) for k, v in node.items()]))
             elif isinstance(node, list):
-                todo.extend((v, (*path, i)) for i, v in enumerate(node))
+                todo.extend(reversed([(v, (*path, i)) for i, v in enumerate(node)]))
             elif isinstance(node, str):
                 if node == PAYLOAD:
                     payloads.append(ParamPath(path))
@@ -76,7 +76,7 @@ class ArgumentTemplate:
                 names |= parsed.names
         return cls(
             source=source,
-            payload_paths=tuple(sorted(payloads, key=_order)),
+            payload_paths=tuple(payloads),
             uses_n="n" in names,
         )
 
@@ -96,12 +96,9 @@ class ArgumentTemplate:
         return filled
 
     def to_json(self) -> str:
-        """The template as compact JSON, ASCII only, keys sorted (for records and cards)."""
-        return json.dumps(self.value, sort_keys=True, ensure_ascii=True)
-
-
-def _order(path: ParamPath) -> tuple[str, ...]:
-    return tuple(f"{s:08d}" if isinstance(s, int) else s for s in path.segments)
+        """The template as JSON on one line, ASCII only, keys in the order given (for
+        records and cards)."""
+        return json.dumps(self.value, ensure_ascii=True)
 
 
 def _fill(node: Any, values: Filled) -> Any:

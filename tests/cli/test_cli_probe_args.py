@@ -52,6 +52,30 @@ def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:
         (["--mcp", "--read", "regex:(", "--", "server"], ["--read 'regex:('"]),
         (["http://127.0.0.1:9/", "--send", "path"], ["--send path", "{value}"]),
         (["http://127.0.0.1:9/\x1b[2J", "--timeout", "1"], ["the URL", "not a valid URL"]),
+        # Paths, placeholders and steps: checked before the server is started.
+        (["--mcp", "--param", "edits[0", "--", "server"], ["--param 'edits[0' is not a path"]),
+        (["--mcp", "--param", "[0].x", "--", "server"], ["must start with an argument name"]),
+        (["--mcp", "--args", '{"x": "{nope}"}', "--", "server"], ["--args", "{nope}", "{n}"]),
+        (["--mcp", "--args", '{"x": "a {payload}"}', "--", "server"], ["whole string value"]),
+        (["--mcp", "--args", '{"x": "{"}', "--", "server"], ["lone '{'", "{{"]),
+        (
+            ["--mcp", "--read-args", '{"p": "{m}"}', "--read-tool", "r", "--", "server"],
+            ["--read-args", "{m}"],
+        ),
+        (["--mcp", "--before", "git_add", "--", "server"], ["must be TOOL=JSON", "f{n}.txt"]),
+        (["--mcp", "--before", "w={bad", "--", "server"], ["--before w=...", "not valid JSON"]),
+        (["--mcp", "--before", "w=[1]", "--", "server"], ["JSON object"]),
+        (["--mcp", "--before", 'w={"p": "}{"}', "--", "server"], ["step 1", "lone"]),
+        (["--mcp", "--read", "json:a..b", "--", "server"], ["--read 'json:a..b'", "path"]),
+        (["--mcp", "--read-url", "http://h/x", "--", "server"], ["--read-url", "--read-tool"]),
+        (["http://127.0.0.1:9/", "--before", "w={}"], ["--before", "MCP targets only"]),
+        (["http://127.0.0.1:9/", "--read-url", "http://h/{payload}"], ["{payload}", "{id}"]),
+        (["http://127.0.0.1:9/", "--read-url", "http://h/{id}"], ["needs --id-from"]),
+        (["http://127.0.0.1:9/", "--id-from", "json:id"], ["add --read-url"]),
+        (
+            ["http://127.0.0.1:9/", "--read-url", "http://h/{id}", "--id-from", "body"],
+            ["json:PATH, header:NAME or regex:PATTERN"],
+        ),
     ],
 )
 def test_bad_arguments_are_one_sentence_and_exit_2(

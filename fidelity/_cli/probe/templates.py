@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fidelity._cli.probe.messages import as_options
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
@@ -66,7 +67,10 @@ def check_mcp_options(
     from probes._mcp.template import ArgumentTemplate
 
     if param is not None:
-        path = ParamPath.parse(param, what="--param")
+        try:
+            path = ParamPath.parse(param)
+        except UsageError as exc:
+            raise UsageError(as_options(str(exc))) from None
         if not isinstance(path.top, str):
             raise UsageError(f"--param {safe(param)!r} must start with an argument name.")
     if args is not None:
