@@ -560,9 +560,10 @@ class HttpProbe(Probe):
             if failure.status in (Status.REJECTED, Status.LOST):
                 raise UsageError(
                     f"the calibration request (the plain value {marker!r} in place of a "
-                    f"payload) failed: {failure.error}"
+                    f"payload) failed: {failure.error.rstrip('. ')}."
                 ) from None
-            raise TargetError(f"the calibration request got no answer: {failure.error}") from None
+            reason = failure.error.rstrip(". ")
+            raise TargetError(f"the calibration request got no answer: {reason}.") from None
         if reply.status >= 400:
             raise UsageError(
                 f"the calibration request (the plain value {marker!r} in place of a payload) "
@@ -573,7 +574,7 @@ class HttpProbe(Probe):
             raise UsageError(
                 f"the calibration value {marker!r} did not come back in the response "
                 f"({reply.excerpt()[:160] or 'an empty body'}); name where it comes back with "
-                "read='WHERE', or read it back from read_url='URL'"
+                "read='WHERE', or read it back from read_url='URL'."
             )
         self.read = parse_read(spec)
         self.read_found = self._calibrated = True

@@ -416,23 +416,23 @@ class McpProbe(Probe):
         marker = f"fidelity-marker-{self.run_id}"
         result = self._chain(marker, self._values(marker, 0))
         if isinstance(result, Observation):
-            reason = safe(result.error or result.error_type or result.status.value)
+            reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
             if result.status in (Status.REJECTED, Status.LOST) or (
                 result.status is Status.BROKEN and result.error_type == "SetupStep"
             ):
                 raise UsageError(
                     f"the calibration call (the plain value {marker!r} in place of a payload) "
                     f"failed: {reason}; check the tool's arguments, or name where the value "
-                    "comes back with read='WHERE'"
+                    "comes back with read='WHERE'."
                 )
-            raise TargetError(f"the calibration call got no answer: {reason}")
+            raise TargetError(f"the calibration call got no answer: {reason}.")
         spec = locate(result, marker)
         if spec is None:
             source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
             raise UsageError(
                 f"the calibration value {marker!r} did not come back in what {source} "
                 f"answered ({result_text(result, 160) or 'no text content'}); name where "
-                "it comes back with read='WHERE', or read it back with read_tool='NAME'"
+                "it comes back with read='WHERE', or read it back with read_tool='NAME'."
             )
         self.reader = parse_read(spec)
         self.read_found = True
