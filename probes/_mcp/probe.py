@@ -1,9 +1,12 @@
 """``probes.mcp``: push payloads through a real MCP chain with the official Python SDK.
 
 The target is a stdio server (an argv list, spawned by the SDK's stdio client) or a
-Streamable HTTP server (an ``http(s)`` URL). The value goes into ``param`` of
-``tool``; the result is read back with ``read`` (``text``, ``regex:PATTERN``,
-``structured:PATH``), or from a second call (``read_tool``) for write-then-read chains.
+Streamable HTTP server (an ``http(s)`` URL). The value goes into the arguments of
+``tool`` at ``param`` (a path) and/or where ``args`` holds ``"{payload}"``, after the
+setup calls of ``before``; the result is read back with ``read`` (``text``,
+``regex:PATTERN``, ``json:PATH``, ``structured:PATH``; located by a calibration call
+when ``None``), or from a second call (``read_tool``) for write-then-read chains. What
+each call's arguments are is worked out in :mod:`probes._mcp.calls`.
 
 One session is reused across a survey. Every call has a timeout; a call that timed
 out is never retried, and a short health check (a fraction of the timeout) decides
@@ -815,22 +818,36 @@ def _cancelled() -> tuple[type[BaseException], ...]:
 mcp = factory(
     McpProbe,
     name="mcp",
-    doc="""A probe that sends each payload as ``param`` of an MCP ``tool`` and reads it back.
+    doc="""A probe that sends each payload into the arguments of an MCP ``tool`` and reads it back.
 
     ``target``: an argv list (a stdio server the SDK spawns; its stderr is kept in a
     bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP).
-    ``args``: the tool's other arguments; without them, ``fill_args(tool, param)`` makes
-    the other required ones (the CLI fills them from the ``inputSchema`` with
+    ``param``: where the payload goes, a path into the arguments (``message``,
+    ``edits[0].oldText``, ``entities[0].observations[0]``); by default the tool's only
+    free-form string parameter (several, or none, is a ``UsageError`` listing them).
+    ``args``: the tool's arguments, a template: a string value that is exactly
+    ``"{payload}"`` becomes the payload (``param`` is then not needed), ``{n}`` in a
+    string a number unique to the payload (1, 2, 3... in the order sent; 0 for the
+    calibration call) and ``{run}`` an id unique to the run; ``{{`` and ``}}`` are
+    literal braces. Containers along ``param`` come from ``args`` or are created.
+    Without ``args``, ``fill_args(tool, key)`` makes the tool's other required
+    arguments (the CLI fills them from the ``inputSchema`` with
     ``strategies.from_schema``), and a tool that requires others is a ``UsageError``.
-    ``read``: ``text``, ``regex:PATTERN`` (one group), ``structured:PATH`` or
-    ``armored:PATH`` (armored evidence of what the tool received: the observation
-    is then of the request path); with
-    ``read_tool`` it applies to a second call, ``read_tool(**read_args)`` (by default
-    the write arguments the read tool accepts, e.g. the same ``path``).
+    ``before``: setup calls made before each payload, ``[(tool, args), ...]`` with the
+    same placeholders; one that fails makes the payload ``broken``, naming the step.
+    ``read``: ``text``, ``regex:PATTERN`` (one group), ``json:PATH`` (JSON in the text
+    content), ``structured:PATH`` or ``armored:PATH`` (armored evidence of what the
+    tool received: the observation is then of the request path); ``None``: located
+    by one calibration call with a plain marker before the first payload
+    (``calibrate()``). With ``read_tool`` it applies to a second call,
+    ``read_tool(**read_args)`` (a template too; by default the tool's arguments the
+    read tool accepts, e.g. the same ``path``). ``setup`` records the whole plan.
     ``timeout`` bounds every call (timeouts are never retried); the handshake gets
     ``max(timeout + 0.5, 2.5)`` seconds, room for a server process to start. A server
-    that stops answering is killed (stdio) or dropped (HTTP) at once. Tools annotated
-    ``destructiveHint`` are refused unless ``allow_destructive``. ``reflector`` forces
+    that stops answering is killed (stdio) or dropped (HTTP) at once. A tool is called
+    only when annotated ``readOnlyHint: true`` unless ``allow_destructive`` (every tool
+    of the run is checked before the first call; annotations are the server's hints,
+    not guarantees); a tool name listed twice is a ``TargetError``. ``reflector`` forces
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
     ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
