@@ -146,3 +146,54 @@ def test_max_requests_counts_the_calibration_call_before_sending_it(tmp_path: Pa
     assert result.returncode == 2
     assert "after the 1 of the calibration call" in _line(result)
     assert calls == []
+
+
+REJECT = {"name": "reject", "annotations": READ_ONLY, "inputSchema": {"type": "object"}}
+
+
+def test_a_failing_setup_step_breaks_the_payload_and_is_never_retried(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result, calls = _run(
+        tmp_path, "--param", "path", "--before", 'reject={"why": "{n}"}', "--read", "text",
+        "--json", str(out), tools=[EDIT, REJECT],
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "setup step 1 (reject) failed: refused" in _line(result)
+    (observation,) = json.loads(out.read_text())["observations"]
+    assert observation["status"] == "broken"
+    assert observation["error_type"] == "SetupStep"
+    assert observation["error"] == "setup step 1 (reject) failed: refused"
+    assert calls == ["reject"]  # once, and the payload's own tool was never called
+
+
+def test_a_setup_step_failing_the_calibration_call_is_exit_2(tmp_path: Path) -> None:
+    result, calls = _run(
+        tmp_path, "--param", "path", "--before", 'reject={"why": "{n}"}', "--max-requests", "6",
+        tools=[EDIT, REJECT],
+    )  # fmt: skip
+    assert result.returncode == 2
+    line = _line(result)
+    assert "the calibration call (the plain value 'fidelity-marker-" in line
+    assert "setup step 1 (reject) failed: refused" in line
+    assert calls == ["reject"]
+
+
+def test_dry_run_shows_the_steps_and_the_templates() -> None:
+    result = fidelity(
+        "probe", "--mcp", "--dry-run", "--tool", "edit_file", "--families", "quotes",
+        "--before", 'write_file={"path": "/r/f{n}.txt", "content": "{payload}"}',
+        "--args", '{"path": "/r/f{n}.txt", "edits": [{"oldText": "{payload}"}]}',
+        "--read-tool", "read_text_file", "--read-args", '{"path": "/r/f{n}.txt"}',
+        "--", "server-that-is-never-started",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()[1:6]
+    assert lines == [
+        "  target: MCP server over stdio command: server-that-is-never-started",
+        '  before each payload, step 1: write_file {"path": "/r/f{n}.txt", "content": "{payload}"}',
+        '  tool: edit_file   payload argument: where --args holds "{payload}"',
+        '  arguments: {"path": "/r/f{n}.txt", "edits": [{"oldText": "{payload}"}]}',
+        '  read back with tool: read_text_file {"path": "/r/f{n}.txt"}',
+    ]
+    assert "read: located by one calibration call" in result.stdout
+    assert "call(s) per payload" not in result.stdout  # no --max-requests: no budget to show

@@ -4,8 +4,8 @@
 answer's list, verbatim (names may repeat, annotations may be missing or odd); every
 ``tools/call`` appends its tool name and a newline to ``CALLS_FILE`` before it is
 answered: the call's first string argument as text, and all its arguments as the
-structured content. So a test can count exactly which calls a probe made, whatever
-the server claims about its tools.
+structured content (a tool named ``reject`` answers ``isError`` instead). So a test
+can count exactly which calls a probe made, whatever the server claims about its tools.
 """
 
 from __future__ import annotations
@@ -44,7 +44,13 @@ def main(calls_file: str, tools_json: str) -> int:
                 calls.write(f"{params.get('name')}\n")
             arguments = params.get("arguments") or {}
             text = next((v for v in arguments.values() if isinstance(v, str)), "")
-            result = {"content": [{"type": "text", "text": text}], "structuredContent": arguments}
+            if params.get("name") == "reject":
+                result = {"content": [{"type": "text", "text": "refused"}], "isError": True}
+            else:
+                result = {
+                    "content": [{"type": "text", "text": text}],
+                    "structuredContent": arguments,
+                }
         else:
             error = {"code": -32601, "message": f"method not found: {method}"}
             _send({"jsonrpc": "2.0", "id": mid, "error": error})
