@@ -255,3 +255,32 @@ def test_unreachable_url_is_a_target_error() -> None:
     with pytest.raises(TargetError):
         probe.open()
     probe.close()
+
+
+def test_the_library_finds_the_argument_and_the_read_back_like_the_command() -> None:
+    from _support.mcp import npm_server
+
+    with probes.mcp([npm_server("everything")], read=None) as probe:
+        assert probe.param == "message"  # echo's only free-form string parameter
+        assert probe.needs_calibration
+        assert probe.requests == 0
+        assert probe.calibrate() == r"regex:(?s)\AEcho: (.*)\Z"
+        assert probe.requests == 1
+        observation = probe.observe("a\r\n“b”\u2028")
+        setup = probe.setup
+    assert observation.status is Status.PRESERVED
+    assert (setup.tool, setup.param, setup.param_found) == ("echo", "message", True)
+    assert (setup.read, setup.read_found, setup.allow_destructive) == (
+        r"regex:(?s)\AEcho: (.*)\Z",
+        True,
+        False,
+    )
+
+
+def test_arguments_are_the_ones_sent_besides_the_payload() -> None:
+    args = {"path": "doc-{n}.txt"}
+    with probes.mcp(
+        HOSTILE, tool="store", param="content", args=args, allow_destructive=True
+    ) as probe:
+        assert probe.arguments == {"path": "doc-1.txt"}
+        assert probe.observe("x").status is Status.PRESERVED  # the server echoes content
