@@ -24,6 +24,7 @@ from typing import Any
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
 from fidelity._probe.observation import Direction, Observation
+from fidelity._probe.setup import ProbeSetup
 from fidelity._report.card_records import (
     CardFacts,
     CardObservation,
@@ -149,6 +150,7 @@ class Card:
             )
         observations = tuple(sorted({o for c in pool for o in c.observations}, key=_canonical))
         seeds = {c.facts.seed for c in pool}
+        setups = {c.facts.setup for c in pool}
         catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
         return cls(
             name=name or names[0],
@@ -161,6 +163,7 @@ class Card:
                 seed=seeds.pop() if len(seeds) == 1 else None,
                 allow=tuple(sorted({k for c in pool for k in c.facts.allow})),
                 complete=all(c.facts.complete for c in pool),
+                setup=setups.pop() if len(setups) == 1 else None,
             ),
             rows=_rows(observations),
             observations=observations,
@@ -174,6 +177,10 @@ class Card:
     def mark_incomplete(self) -> Card:
         """This card, marked as the result of an interrupted run."""
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, complete=False))
+
+    def with_setup(self, setup: ProbeSetup | None) -> Card:
+        """This card, recording how the probe sent and read back each payload."""
+        return dataclasses.replace(self, facts=dataclasses.replace(self.facts, setup=setup))
 
     def row(self, family: str, direction: str | Direction = Direction.ROUND_TRIP) -> CardRow | None:
         """The row of ``family`` in ``direction``, if the card has one."""

@@ -16,6 +16,7 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._core.text import to_utf8
 from fidelity._probe.observation import Hop, Observation
+from fidelity._probe.setup import ProbeSetup
 from fidelity._report.display import FAILURES, cut, md, shown
 from fidelity._report.json_doc import (
     Malformed,
@@ -371,7 +372,9 @@ def _hop(h: Hop) -> CardHop:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardFacts:
-    """The facts of the run: tool version, date, chain, sizes, seed, allow list, completeness."""
+    """The facts of the run: tool version, date, chain, sizes, seed, allow list,
+    completeness, and, when the run was a probe that records it, the probe's ``setup``
+    (what was sent where and read back how: enough to repeat the run)."""
 
     version: str
     date: str
@@ -381,10 +384,11 @@ class CardFacts:
     seed: int | None = None
     allow: tuple[str, ...] = ()
     complete: bool = True
+    setup: ProbeSetup | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
+        """The JSON form (``setup`` only when there is one, so older cards read the same)."""
+        out: dict[str, Any] = {
             "version": self.version,
             "date": self.date,
             "chain": self.chain,
@@ -394,6 +398,9 @@ class CardFacts:
             "allow": list(self.allow),
             "complete": self.complete,
         }
+        if self.setup is not None:
+            out["setup"] = self.setup.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, raw: object) -> CardFacts:
@@ -405,6 +412,12 @@ class CardFacts:
         complete = d.get("complete")
         if not isinstance(complete, bool):
             raise Malformed("facts.complete must be true or false")
+        setup = None
+        if d.get("setup") is not None:
+            try:
+                setup = ProbeSetup.from_dict(d["setup"])
+            except ValueError as exc:
+                raise Malformed(f"facts.setup is malformed: {exc}") from None
         return cls(
             version=str_field(d, "version"),
             date=str_field(d, "date"),
@@ -414,4 +427,5 @@ class CardFacts:
             seed=seed,
             allow=strs_field(d, "allow"),
             complete=complete,
+            setup=setup,
         )

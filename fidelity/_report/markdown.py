@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fidelity._core.render import safe
 from fidelity._report.card_records import CardExample, CardFacts, CardRow
 from fidelity._report.display import FAILURES, cut, md
 
@@ -39,7 +40,32 @@ def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str
         "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
         "",
     ]
+    if f.setup is not None:
+        lines += _setup_lines(f)
     return "\n".join(lines)
+
+
+def _setup_lines(facts: CardFacts) -> list[str]:
+    """The command that repeats the run, and what was found rather than given."""
+    setup = facts.setup
+    assert setup is not None
+    command = safe(setup.command_line())
+    fence = "`" * max(3, _longest_backticks(command) + 1)
+    found = []
+    if setup.param_found:
+        found.append(f"the payload's argument ({md(setup.param)}) from the tool's schema")
+    if setup.read_found:
+        found.append("the read-back by a calibration call")
+    note = f" (found: {'; '.join(found)})" if found else ""
+    return [f"Probed with{note}:", "", f"{fence}sh", command, fence, ""]
+
+
+def _longest_backticks(text: str) -> int:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return longest
 
 
 def outcome_text(row: CardRow) -> str:

@@ -11,13 +11,18 @@ request.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from fidelity._cli.probe.templates import (
+    check_mcp_options,
+    check_read_url,
+    parse_json_object,
+    parse_step,
+)
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 
@@ -33,7 +38,8 @@ __all__ = [
     "plan_from_args",
 ]
 
-_MCP_ONLY = ("tool", "param", "args", "read_tool", "read_args")
+_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args")
+_HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
@@ -53,19 +59,24 @@ class ProbePlan:
     """A checked ``fidelity probe`` invocation.
 
     ``target`` is the URL (HTTP and MCP over Streamable HTTP) or the argv of the
-    server command (MCP over stdio). ``send`` and ``read`` are ``None`` when the
-    user left them to the probe's defaults.
+    server command (MCP over stdio). ``send`` is ``None`` when the user left it to the
+    probe's default; ``read`` ``None`` is located by a calibration call; ``param``
+    ``None`` is taken from the tool's schema (or from ``"{payload}"`` in ``args``).
+    ``before`` lists the setup calls, ``(tool, arguments)``.
     """
 
     kind: TargetKind
     target: str | tuple[str, ...]
     tool: str
-    param: str
+    param: str | None
     args: dict[str, Any] | None
     send: str | None
     read: str | None
     read_tool: str | None
     read_args: dict[str, Any] | None
+    before: tuple[tuple[str, dict[str, Any]], ...] = ()
+    read_url: str | None = None
+    id_from: str | None = None
     families: tuple[str, ...] | None
     examples: int
     max_requests: int | None
@@ -98,10 +109,19 @@ class ProbePlan:
 
     @property
     def name(self) -> str:
-        """The card name: the tool and parameter for MCP, the send place for HTTP."""
+        """The card name as far as the options tell: the tool and parameter for MCP
+        (:func:`card_name` completes it once the probe resolved the parameter), the
+        send place for HTTP."""
         if self.is_mcp:
-            return f"{self.tool}.{self.param}"
+            return f"{self.tool}.{self.param}" if self.param else self.tool
         return f"http {self.send or 'json:text'}"
+
+    @property
+    def calls_per_payload(self) -> int:
+        """The calls one payload costs as planned: the setup steps, the call, the read."""
+        if not self.is_mcp:
+            return 2 if self.read_url else 1
+        return len(self.before) + 1 + (1 if self.read_tool else 0)
 
 
 def parse_families(value: str | None) -> tuple[str, ...] | None:
@@ -158,24 +178,6 @@ def parse_seed(value: str | None) -> int | None:
         return int(value.strip(), 10)
     except ValueError:
         raise UsageError(f"--seed {value!r} is not an integer.") from None
-
-
-def _parse_json_object(option: str, value: str | None) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    try:
-        parsed = json.loads(value)
-    except ValueError as exc:
-        raise UsageError(
-            f"{option} is not valid JSON ({exc.args[0] if exc.args else exc}); give a JSON "
-            'object such as \'{"path": "/tmp/x"}\'.'
-        ) from None
-    if not isinstance(parsed, dict):
-        raise UsageError(
-            f"{option} must be a JSON object of tool arguments, not {type(parsed).__name__}; "
-            'give e.g. \'{"path": "/tmp/x"}\'.'
-        )
-    return parsed
 
 
 def _parse_allow(values: list[str] | None) -> tuple[str, ...]:
@@ -256,6 +258,13 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
                 f"{options} appl{'ies' if len(given) + args.list_tools == 1 else 'y'} to MCP "
                 "targets only; add --mcp or use an mcp+http(s):// URL for an MCP server."
             )
+    else:
+        given = [f"--{o.replace('_', '-')}" for o in _HTTP_ONLY if getattr(args, o) is not None]
+        if given:
+            raise UsageError(
+                f"{' and '.join(given)} read an HTTP endpoint's value back; for an MCP tool "
+                "name the tool that reads it back with --read-tool (and --read-args)."
+            )
     if args.read_args is not None and args.read_tool is None:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
     examples = parse_count("--examples", args.examples, default=0, minimum=0) or 0
@@ -278,16 +287,26 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "name the argument with --param NAME (and the others with --args JSON)."
         )
     _check_places(kind, target, args.send, args.read)
+    arguments = parse_json_object("--args", args.args)
+    read_arguments = parse_json_object("--read-args", args.read_args)
+    before = tuple(parse_step(v) for v in args.before or ())
+    if kind is TargetKind.HTTP:
+        check_read_url(args.read_url, args.id_from)
+    else:
+        check_mcp_options(args.param, arguments, before, read_arguments)
     return ProbePlan(
         kind=kind,
         target=target,
         tool=args.tool or "echo",
-        param=args.param or "text",
-        args=_parse_json_object("--args", args.args),
+        param=args.param,
+        args=arguments,
         send=args.send,
         read=args.read,
         read_tool=args.read_tool,
-        read_args=_parse_json_object("--read-args", args.read_args),
+        read_args=read_arguments,
+        before=before,
+        read_url=args.read_url,
+        id_from=args.id_from,
         families=parse_families(args.families),
         examples=examples,
         max_requests=max_requests,
