@@ -4,8 +4,10 @@ Without options the card's Markdown goes to stdout. ``--update DOC.md`` rewrites
 the block between ``<!-- fidelity:begin NAME -->`` and ``<!-- fidelity:end NAME -->``
 (created at the end of the document when absent; every other byte untouched).
 ``--check DOC.md`` exits 1 and lists the changed rows when the block no longer
-matches the result. A result holding several cards (``fidelity survey --json``) is
-handled card by card, each in the block of its own name.
+matches the result. ``--describe`` prints, per parameter, the sentences for a model
+(what happens to it on the way, to paste into the tool's description). A result
+holding several cards (``fidelity survey --json``) is handled card by card, each in
+the block of its own name.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def register(sub: Any) -> None:
         "--check",
         metavar="DOC.md",
         help="exit 1 and show the changed rows when DOC.md's block no longer matches",
+    )
+    action.add_argument(
+        "--describe",
+        action="store_true",
+        help="print what happens to each parameter in a few sentences for a model, to paste "
+        "into the tool's description (nothing for a faithful parameter)",
     )
     p.add_argument(
         "--name", help="block name (default: the card's name; only for a single-card result)"
@@ -122,9 +130,26 @@ def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     return 1 if failed else 0
 
 
+def _describe(named: tuple[tuple[str, Card], ...]) -> int:
+    """The sentences of each parameter on stdout, one line each; a note on stderr for
+    the faithful ones."""
+    for _, card in named:
+        text = card.describe()
+        if text:
+            print(text)
+        else:
+            print(
+                f"fidelity: {safe(card.name)}: nothing happens to it on the way; no sentence.",
+                file=sys.stderr,
+            )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print, update or check; return the exit code."""
+    """Print, update, check or describe; return the exit code."""
     named = _cards(args)
+    if args.describe:
+        return _describe(named)
     if args.update is not None:
         return _update(args.update, named)
     if args.check is not None:

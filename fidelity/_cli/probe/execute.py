@@ -292,6 +292,7 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = _summary(survey)
     if survey.unexpected:
         line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
