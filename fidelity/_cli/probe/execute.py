@@ -318,6 +318,10 @@ def execute(plan: ProbePlan) -> int:
         return dry_run(plan, payloads)
     for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
         _check_output(option, path)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import read_document
+
+        read_document(plan.check)
 
     manager, probe = _enter(plan)
     try:
@@ -355,6 +359,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     planned = len(payloads) + plan.examples
     name = card_name(resolved, probe)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import require_block
+
+        require_block(plan.check, name)
     setup = getattr(probe, "setup", None)
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
@@ -412,7 +420,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    _write_reports(plan, _card(result, setup, complete=True), writer)
+    card = _card(result, setup, complete=True)
+    _write_reports(plan, card, writer)
     _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
@@ -427,6 +436,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
         raise TargetError("the target answered none of the payloads.")
+    if plan.check is not None:
+        from fidelity._cli.probe.check import check_card
+
+        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
 
 
