@@ -46,6 +46,7 @@ from fidelity._report.outcomes import Entry, FamilyOutcome, family_key, is_examp
 
 if TYPE_CHECKING:
     from fidelity._report.hints import Hint
+    from fidelity._report.rewrites import Rewrite
 
 __all__ = ["SCHEMA_VERSION", "Card", "cards_from_json", "cards_to_json"]
 
@@ -114,6 +115,11 @@ class Card:
     ) -> Card:
         """The card of a run: its observations, the rows they gave, and the run's facts."""
         from fidelity._core.version import __version__
+        from fidelity._report.rewrites import remember
+
+        live = tuple(observations)
+        recorded = [CardObservation.of(o) for o in live]
+        remember(zip(live, recorded, strict=True))
 
         return cls(
             name=name,
@@ -128,7 +134,7 @@ class Card:
                 complete=complete,
             ),
             rows=tuple(CardRow.of(o) for o in outcomes),
-            observations=tuple(sorted(map(CardObservation.of, observations), key=_canonical)),
+            observations=tuple(sorted(recorded, key=_canonical)),
         )
 
     @classmethod
@@ -210,18 +216,28 @@ class Card:
         paste into the tool's description): the rewrites it goes through and the
         families it refuses, at most 299 characters with its name; ``""`` when the
         parameter is faithful. The name is the probed parameter, else the card's."""
-        from fidelity._report.describe import describe
         from fidelity._report.rewrites import from_card
+
+        return self._describe(from_card(self.observations))
+
+    def _describe(self, found: tuple[Rewrite, ...]) -> str:
+        from fidelity._report.describe import describe, refused_families
+        from fidelity._report.outcomes import family_key
 
         setup = self.facts.setup
         name = setup.param if setup is not None and setup.param else self.name
-        refused = [r.family for r in self.rows if r.outcome == Status.REJECTED.value]
-        return describe(name, from_card(self.observations), refused)
+        refused = refused_families((o.families, o.status) for o in self.observations)
+        return describe(name, found, sorted(refused, key=family_key))
 
     # -- JSON ----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this card (with ``schema_version``)."""
+        """The JSON object of this card (with ``schema_version``), with its hints and the
+        sentence for the model (derived from the observations)."""
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_card
+
+        found = from_card(self.observations)
         return {
             "schema_version": SCHEMA_VERSION,
             "record": RECORD,
@@ -229,8 +245,8 @@ class Card:
             "facts": self.facts.to_dict(),
             "rows": [r.to_dict() for r in self.rows],
             "observations": [o.to_dict() for o in self.observations],
-            "hints": [h.to_dict() for h in self.hints()],
-            "describe": self.describe(),
+            "hints": [h.to_dict() for h in hints(found)],
+            "describe": self._describe(found),
         }
 
     def to_json(self) -> str:

@@ -21,7 +21,7 @@ from fidelity._core.kinds import KINDS
 from fidelity._core.render import safe
 from fidelity._report.rewrites import Rewrite, mojibake_reversed
 
-__all__ = ["LIMIT", "MODEL_SENTENCES", "describe"]
+__all__ = ["LIMIT", "MODEL_SENTENCES", "describe", "refused_families"]
 
 #: The longest description of one parameter, in characters, its name included.
 LIMIT = 299
@@ -157,7 +157,13 @@ def _shown_char(kind: str, char: str) -> bool:
 def _changed(rewrites: Sequence[Rewrite], kind: str) -> tuple[str, str]:
     """The code points of the kind that changed: ``(sent side, received side)``."""
     if kind == "type.coerced":
-        values = sorted({r.sent for r in rewrites if r.sent.isprintable() and len(r.sent) <= 8})
+        values = sorted(
+            {
+                r.sent
+                for r in rewrites
+                if r.sent.isascii() and r.sent.isprintable() and len(r.sent) <= 8
+            }
+        )
         shown = " or ".join(f'"{safe(v)}"' for v in values[:2])
         return (f" {shown}" if shown else "", "")
     sent = [c for r in rewrites for c in r.sent if c not in r.received and _shown_char(kind, c)]
@@ -184,7 +190,9 @@ def _direction(rewrites: Sequence[Rewrite]) -> str:
     return next((d for d in ("request", "response") if d in found), "round_trip")
 
 
-def _sentence(kind: str, rewrites: Sequence[Rewrite], subject: str | None = None) -> str:
+def _sentence(
+    kind: str, rewrites: Sequence[Rewrite], subject: str | None = None, *, points: bool = True
+) -> str:
     what, advice = MODEL_SENTENCES.get(kind, MODEL_SENTENCES["unknown"])
     if kind == "truncate" and all(r.detail.endswith("nul") for r in rewrites):
         what, advice = "text after U+0000 is dropped", "do not send U+0000"
@@ -194,7 +202,7 @@ def _sentence(kind: str, rewrites: Sequence[Rewrite], subject: str | None = None
         what, advice = "garbled-looking characters{sent} {to} others", "prefer ASCII"
     direction = _direction(rewrites)
     shown = [r for r in rewrites if r.direction == direction]
-    sent, received = _changed(shown, kind)
+    sent, received = _changed(shown, kind) if points else ("", "")
     text = (subject or what).format(
         to=_VERBS[direction], sent=sent, received=received, limit=_limit(shown)
     )
@@ -203,8 +211,9 @@ def _sentence(kind: str, rewrites: Sequence[Rewrite], subject: str | None = None
     return f"{text}; {advice}."
 
 
-def _sentences(rewrites: Sequence[Rewrite]) -> list[str]:
-    """One sentence per kind (CR and CRLF said together), in the order of ``KINDS``."""
+def _sentences(rewrites: Sequence[Rewrite], *, points: bool = True) -> list[str]:
+    """One sentence per kind (CR and CRLF said together), in the order of ``KINDS``;
+    ``points=False`` leaves the code points out."""
     by_kind: dict[str, list[Rewrite]] = {}
     for r in rewrites:
         by_kind.setdefault(r.kind, []).append(r)
@@ -216,7 +225,7 @@ def _sentences(rewrites: Sequence[Rewrite]) -> list[str]:
             by_kind[first] += by_kind.pop(second)
             kinds.remove(second)
             subjects[first] = subject
-    return [_sentence(kind, by_kind[kind], subjects.get(kind)) for kind in kinds]
+    return [_sentence(k, by_kind[k], subjects.get(k), points=points) for k in kinds]
 
 
 def _refusals(families: Sequence[str], room: int) -> str:
@@ -232,18 +241,38 @@ def _refusals(families: Sequence[str], room: int) -> str:
     return ""
 
 
+def refused_families(observations: Iterable[tuple[Sequence[str], str]]) -> tuple[str, ...]:
+    """The hazard families whose every payload was refused, from ``(families, status)``
+    pairs: a payload counts for the family it is filed under (its first), so a NUL
+    payload also tagged ``paths`` does not make paths look refused."""
+    statuses: dict[str, set[str]] = {}
+    for families, status in observations:
+        if families:
+            statuses.setdefault(families[0], set()).add(status)
+    return tuple(f for f, found in statuses.items() if found == {"rejected"})
+
+
 def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()) -> str:
     """The sentences for a parameter named ``name``: what its ``rewrites`` do, then the
     hazard families whose every payload it ``refused`` (``surrogates`` is left out: a
     model cannot write a lone surrogate). ``""`` when nothing happens to it.
 
     Sentences are added in order while they fit in :data:`LIMIT` characters, at most
-    four; the refusals come last and list as many families as fit.
+    four; the refusals come last and list as many families as fit. When leaving the
+    code points out says more in the room, they are left out.
     """
+    found = tuple(rewrites)
     families = [f for f in dict.fromkeys(refused) if f != "surrogates"]
+    detailed = _fitted(name, _sentences(found), families)
+    compact = _fitted(name, _sentences(found, points=False), families)
+    return detailed[1] if detailed[0] >= compact[0] else compact[1]
+
+
+def _fitted(name: str, sentences: Sequence[str], families: Sequence[str]) -> tuple[int, str]:
+    """The text of the sentences that fit, and how many they are."""
     text = f"{safe(name)}:"
     count = 0
-    for sentence in _sentences(tuple(rewrites)):
+    for sentence in sentences:
         candidate = f"{text} {_capital(sentence, count)}"
         if count < _MOST and len(candidate) <= LIMIT:
             text, count = candidate, count + 1
@@ -251,7 +280,7 @@ def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()
         refusal = _refusals(families, LIMIT - len(text) - 1)
         if refusal:
             text, count = f"{text} {_capital(refusal, count)}", count + 1
-    return text if count else ""
+    return (count, text) if count else (0, "")
 
 
 def _capital(sentence: str, position: int) -> str:

@@ -185,7 +185,7 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "encode becomes `?`); use UTF-8 end to end."
         ),
         "encoding.surrogate_split": (
-            "a layer counts in UTF-16 units (JavaScript, Java, C#) and split or cut an astral "
+            "a layer counts in UTF-16 units (JavaScript, Java, .NET) and split or cut an astral "
             "character; index and cut text by code points, not UTF-16 units."
         ),
         "bom.added": (

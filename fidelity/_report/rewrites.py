@@ -5,14 +5,16 @@ Hints (:mod:`fidelity._report.hints`) and the sentences for a model
 (:mod:`fidelity._report.describe`) are built from these :class:`Rewrite` records. Live
 observations carry their comparisons, so nothing is compared again; a card's
 observations are compared once each (cached, so a result rewritten during a run pays
-only for what is new). The hop is the first hop whose own output shows the kind: with
+only for what is new), and a card built from live observations is handed their
+comparisons (:func:`remember`). The hop is the first hop whose own output shows the kind: with
 one kind or one hop that is the observation's ``blame``; otherwise each hop's output is
 compared with its input.
 """
 
 from __future__ import annotations
 
-import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card_records import CardObservation, CardValue
 
-__all__ = ["Rewrite", "from_card", "from_observations", "mojibake_reversed"]
+__all__ = ["Rewrite", "from_card", "from_observations", "mojibake_reversed", "remember"]
 
 #: Code points of a changed segment kept per rewrite (enough to name what changed).
 _SEGMENT = 16
@@ -107,13 +109,20 @@ def from_observations(observations: Iterable[Observation]) -> tuple[Rewrite, ...
 
 
 def from_card(observations: Iterable[CardObservation]) -> tuple[Rewrite, ...]:
-    """The distinct rewrites of a card's observations (their parts included)."""
+    """The distinct rewrites of a card's observations (their parts included).
+
+    The kinds a card records are the authority: a kind the comparison of the recorded
+    values does not give again (a value of an unusual type is recorded as its repr) is
+    kept, without detail.
+    """
     seen: set[Rewrite] = set()
     for obs in observations:
         for measured in (obs, *obs.parts):
             if measured.status != _TRANSFORMED or measured.received is None:
                 continue
-            changes = _changes(measured.sent, measured.received)
+            recorded = frozenset(measured.kinds)
+            changes = [t for t in _changes(measured.sent, measured.received) if t.kind in recorded]
+            missing = recorded - {t.kind for t in changes}
             hops: dict[str, str] = {}
             if len(measured.hops) > 1 and len(measured.kinds) > 1:
                 sent = measured.sent.value()
@@ -123,15 +132,55 @@ def from_card(observations: Iterable[CardObservation]) -> tuple[Rewrite, ...]:
                 hops = _hop_kinds(sent, values)
             blame = measured.blame if measured.blame is not None else obs.blame
             seen.update(_of(changes, hops, blame, measured.direction))
+            seen.update(
+                Rewrite(kind=k, hop=hops.get(k, blame), direction=measured.direction)
+                for k in missing
+            )
     return _ordered(seen)
 
 
-@functools.lru_cache(maxsize=4096)
+#: Transformations of a card's (sent, received) values, most recently used last.
+_KNOWN: OrderedDict[tuple[CardValue, CardValue], tuple[Transformation, ...]] = OrderedDict()
+_KNOWN_LOCK = threading.Lock()
+_KNOWN_SIZE = 4096
+
+
+def _keep(key: tuple[CardValue, CardValue], changes: tuple[Transformation, ...]) -> None:
+    with _KNOWN_LOCK:
+        _KNOWN[key] = changes
+        _KNOWN.move_to_end(key)
+        while len(_KNOWN) > _KNOWN_SIZE:
+            _KNOWN.popitem(last=False)
+
+
 def _changes(sent: CardValue, received: CardValue) -> tuple[Transformation, ...]:
+    key = (sent, received)
+    with _KNOWN_LOCK:
+        found = _KNOWN.get(key)
+        if found is not None:
+            _KNOWN.move_to_end(key)
+            return found
     text = sent.value()
     if not isinstance(text, str):  # a card's sent values are text; checked when read
         return ()
-    return compare(text, received.value()).transformations
+    changes = compare(text, received.value()).transformations
+    _keep(key, changes)
+    return changes
+
+
+def remember(pairs: Iterable[tuple[Observation, CardObservation]]) -> None:
+    """Keep the comparisons live observations already made, under their card records'
+    values, so a card built from a run does not compare its values again."""
+    for live, recorded in pairs:
+        for measured, card in zip((live, *live.parts), (recorded, *recorded.parts), strict=True):
+            comparison = measured.comparison
+            if (
+                comparison is None
+                or card.received is None
+                or measured.status is not Status.TRANSFORMED
+            ):
+                continue
+            _keep((card.sent, card.received), comparison.transformations)
 
 
 def _kinds(before: object, after: object) -> frozenset[str]:
