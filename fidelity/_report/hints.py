@@ -30,8 +30,9 @@ from fidelity._report.rewrites import Rewrite, mojibake_reversed
 __all__ = ["BY_HOP", "GENERAL", "Hint", "hint_text", "hints"]
 
 _TEXT_MODE = (
-    "a layer translates line endings (text-mode I/O with universal newlines); "
-    "read and write with `newline=''` (Python) or in binary mode."
+    "a layer turns line endings into LF (text-mode I/O with universal newlines, a "
+    "normalisation of line endings); keep them: open files with `newline=''` (Python) or "
+    "in binary mode, and do not normalise."
 )
 _DRIFT_IN_FORMS = "compare both sides normalised, or stop normalising."
 
