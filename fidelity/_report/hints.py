@@ -229,7 +229,7 @@ BY_HOP: tuple[tuple[frozenset[str], str, str], ...] = (
     ),
     (
         frozenset({"newline.crlf_to_lf", "newline.cr_to_lf"}),
-        r"xml_text|xml_attr(\(.*\))?",
+        r"xml_text",
         "an XML parser turns CR and CRLF into LF (XML 1.0 end-of-line handling); write CR "
         "as the character reference `&#13;`, or keep CR out of XML.",
     ),

@@ -46,9 +46,7 @@ def chain(text: str) -> object:
 def page() -> str:
     card = fidelity.survey(chain, payloads=PAYLOADS, name="edit.old_string").card()
     html = card.to_html()
-    assert html == render_html(
-        card.name, card.facts, card.rows, card.observations, card.hints()
-    )
+    assert html == render_html(card.name, card.facts, card.rows, card.observations, card.hints())
     return html
 
 

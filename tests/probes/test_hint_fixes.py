@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 
@@ -444,6 +445,66 @@ def test_hint_applied_to_a_library_layer(
         hint = {h.kind: h.text for h in broken.hints()}[kind]
         assert hint == GENERAL[kind] or kind == "encoding.mojibake"
     _preserved(fidelity.survey(probes.function(fixed), payloads=payload))
+
+
+def _c_string(text: str) -> str:
+    """A C string API (``ctypes.c_char_p``): the value ends at the first NUL."""
+    import ctypes
+
+    value = ctypes.c_char_p(text.encode("utf-8")).value
+    return (value or b"").decode("utf-8")
+
+
+def _with_length(text: str) -> str:
+    """The same bytes passed with their length (``ctypes.string_at``), as the hint says."""
+    import ctypes
+
+    data = text.encode("utf-8")
+    buffer = ctypes.create_string_buffer(data, len(data))
+    return ctypes.string_at(buffer, len(data)).decode("utf-8")
+
+
+def test_truncation_at_nul_hint_passes_the_length() -> None:
+    payload = [fidelity.Payload(id="nul/1", text="alpha\x00beta", families=("nul",))]
+    broken = fidelity.survey(probes.function(_c_string), payloads=payload)
+    assert broken.kinds == {"truncate"}
+    assert "pass the value with its length" in _hint(broken, "truncate")
+    _preserved(fidelity.survey(probes.function(_with_length), payloads=payload))
+
+
+def _straighten_punctuation(text: str) -> str:
+    return text.replace("\u2014", "--").replace("\u2026", "...")
+
+
+@pytest.mark.parametrize(
+    ("kind", "layer", "both_sides", "family"),
+    [
+        ("unicode.nfc", lambda s: unicodedata.normalize("NFC", s), "NFC", "normalization"),
+        ("unicode.nfd", lambda s: unicodedata.normalize("NFD", s), "NFC", "diacritics"),
+        ("unicode.case", str.lower, "casefold", "case"),
+        ("punct.straighten", _straighten_punctuation, "punctuation", "punctuation"),
+        ("whitespace.collapse", lambda s: " ".join(s.split()), "collapse", "whitespace"),
+    ],
+)
+def test_compare_both_sides_hints_make_the_sides_agree(
+    kind: str, layer: Callable[[str], str], both_sides: str, family: str
+) -> None:
+    """Hints that say to compare both sides in one form: with that form applied to the
+    sent and the received value of every rewritten payload, they agree."""
+    normalise: Callable[[str], str] = {
+        "NFC": lambda s: unicodedata.normalize("NFC", s),
+        "casefold": str.casefold,
+        "punctuation": _straighten_punctuation,
+        "collapse": lambda s: " ".join(s.split()),
+    }[both_sides]
+    broken = fidelity.survey(probes.function(layer), families=[family])
+    assert kind in broken.kinds
+    hint = _hint(broken, kind)
+    assert "both sides" in hint
+    rewritten = [o for o in broken.observations if kind in o.kinds]
+    for obs in rewritten:
+        assert isinstance(obs.received, str)
+        assert fidelity.compare(normalise(obs.sent), normalise(obs.received)).faithful
 
 
 def test_replacement_hint_strict_decoding_fails_loudly() -> None:
