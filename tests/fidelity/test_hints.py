@@ -56,7 +56,8 @@ def test_hop_hints_name_known_kinds() -> None:
 )
 def test_a_hint_is_refined_by_the_whole_hop_name(hop: str | None, refined: bool) -> None:
     text, specific = hint_text(Rewrite(kind="newline.crlf_to_lf", hop=hop))
-    assert ("`newline=''`" in text and "file" in text) is refined
+    assert text.startswith("the file is read back in text mode") is refined
+    assert text == (BY_HOP[0][2] if refined else GENERAL["newline.crlf_to_lf"])
     assert specific == (2 if refined else 0)
 
 
