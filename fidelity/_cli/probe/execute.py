@@ -130,6 +130,7 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
         from probes._http.probe import http
 
         kwargs: dict[str, Any] = {"timeout": plan.timeout, "concurrency": plan.concurrency}
+        kwargs["max_body"] = plan.max_reply
         if plan.send is not None:
             kwargs["send"] = plan.send
         if plan.read is not None:
@@ -152,6 +153,7 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
         timeout=plan.timeout,
         allow_destructive=plan.yes,
         fill_args=plain_arguments,
+        max_reply=plan.max_reply,
     )
 
 
