@@ -639,6 +639,8 @@ class McpSession:
             ) from None
         except BaseException as exc:
             self.abandon()
+            if isinstance(exc, KeyboardInterrupt):  # Ctrl-C, or a signal that ends us
+                raise
             error_type, message, _ = describe_failure(exc)
             raise TargetError(f"could not open an MCP session ({error_type}: {message}).") from None
 
