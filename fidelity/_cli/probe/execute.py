@@ -13,7 +13,6 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
@@ -36,8 +35,6 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
 _CONSECUTIVE = 3
-#: Largest document --card rewrites (a card block is a few KiB).
-_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 
 
 class _Stopped(TargetError):
@@ -175,16 +172,6 @@ def _enter(plan: ProbePlan) -> tuple[AbstractContextManager[Any], Any]:
 # -- outputs ----------------------------------------------------------------------
 
 
-def _check_output(option: str, path: str | None) -> None:
-    if path is None or path == "-":
-        return
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise UsageError(f"{option} {path}: the directory {parent} does not exist.")
-    if Path(path).is_dir():
-        raise UsageError(f"{option} {path} is a directory; give a file name.")
-
-
 def _survey_of(
     plan: ProbePlan, probe_name: str, observations: Sequence[Observation], examples: int = 0
 ) -> Survey:
@@ -206,16 +193,9 @@ def _card(survey: Survey, plan: ProbePlan, *, complete: bool) -> Card:
 
 
 def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    from fidelity._cli.probe.outputs import write_reports
 
-    if writer is not None:
-        writer.finish(card.to_json())
-    if plan.card is not None:
-        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
-        write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()))
-    if plan.html is not None:
-        write_atomic(plan.html, card.to_html())
+    write_reports(plan, card, writer)
 
 
 def _summary(survey: Survey) -> str:
@@ -257,8 +237,9 @@ def execute(plan: ProbePlan) -> int:
         from fidelity._cli.probe.listing import dry_run
 
         return dry_run(plan, payloads)
-    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
-        _check_output(option, path)
+    from fidelity._cli.probe.outputs import check_outputs
+
+    check_outputs(plan)
 
     manager, probe = _enter(plan)
     try:
