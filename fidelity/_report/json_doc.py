@@ -77,9 +77,7 @@ def load(text: str | bytes) -> object:
     except (ValueError, TypeError) as exc:
         raise UsageError(f"the card is not valid JSON ({exc}).") from None
     except RecursionError:
-        raise UsageError(
-            "not a contract card: its JSON is nested too deeply to be read."
-        ) from None
+        raise UsageError("not a contract card: its JSON is nested too deeply to be read.") from None
 
 
 def check_version(raw: object) -> None:
