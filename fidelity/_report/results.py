@@ -172,7 +172,8 @@ def read_limited(
             data = sys.stdin.buffer.read(limit + 1)
         else:
             # Non-blocking: opening a FIFO must not wait for a writer that never comes.
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            nonblocking = getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(path, os.O_RDONLY | nonblocking)
             with open(fd, "rb") as handle:
                 info = os.fstat(fd)
                 kind = _not_regular(info.st_mode)
@@ -182,7 +183,8 @@ def read_limited(
                     raise UsageError(f"{shown} is {kind}, not a regular file; give a file.")
                 if info.st_size > limit:
                     raise UsageError(too_large)
-                os.set_blocking(fd, True)
+                if nonblocking:
+                    os.set_blocking(fd, True)
                 data = handle.read(limit + 1)
     except FileNotFoundError:
         if missing is not None:
