@@ -53,8 +53,9 @@ COLLECTION = "param-fidelity.cards"
 _OUTCOMES = frozenset({*(s.value for s in Status), "mixed"})
 _FAILURES = frozenset(s.value for s in Status) - {"preserved", "transformed"}
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: The longest card name read (a block name in a document is one line).
-_NAME_CHARS = 200
+_NAME_CHARS = 1000
 
 
 class Malformed(Exception):
@@ -174,8 +175,10 @@ def families_field(d: Mapping[str, Any], key: str) -> tuple[str, ...]:
 
 
 def family(value: str) -> str:
-    """One hazard family id."""
-    if value not in FAMILIES:
+    """One hazard family id (``fidelity.FAMILIES``), or the plain word of a family that a
+    user's own payloads were tagged with (letters, digits, ``_ . -``): either way it
+    cannot carry markup, a line break or a marker into a report."""
+    if value not in FAMILIES and not _WORD.fullmatch(value):
         raise Malformed(f"unknown family {_shown(value)}")
     return value
 
