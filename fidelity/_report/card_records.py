@@ -47,8 +47,6 @@ __all__ = [
 #: In an observation's JSON, a value identical to the sent value is written as this string.
 _SAME = "sent"
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-#: The name of any other type of value (``type(value).__name__``).
-_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 #: The data of a number as ``CardValue.of`` writes it (within int's digit limit).
 _INT = re.compile(r"-?[0-9]{1,4300}")
 
@@ -117,7 +115,9 @@ class CardValue:
             more = f" … ({len(data)} bytes)" if len(data) > limit else ""
             return f"bytes {head}{more}"
         clipped = cut(self.data, limit)
-        return f"{self.type} {md(clipped) if markdown else safe(clipped)}"
+        if markdown:
+            return f"{md(self.type)} {md(clipped)}"
+        return f"{safe(self.type)} {safe(clipped)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -128,7 +128,7 @@ class CardValue:
         """Read the JSON form."""
         d = object_value(raw, "value")
         value = cls(type=str_field(d, "type"), data=str_field(d, "data"))
-        if not _TYPE_NAME.fullmatch(value.type):
+        if not value.type.isidentifier() or len(value.type) > 100:
             raise Malformed("a value's type must be the name of a type")
         if not _data_fits(value.type, value.data):
             raise Malformed(f"a value of type {value.type} has data it cannot hold")
