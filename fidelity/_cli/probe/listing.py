@@ -89,7 +89,7 @@ def list_tools(plan: ProbePlan) -> int:
         raw = schema.get("properties")
         props: dict[str, Any] = raw if isinstance(raw, dict) else {}
         listed = schema.get("required")
-        required = set(listed) if isinstance(listed, list) else set()
+        required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
         args = _arguments(props, required)
         flags = []
         if tool.destructive:
