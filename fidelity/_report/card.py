@@ -35,6 +35,7 @@ from fidelity._report.json_doc import (
     RECORD,
     SCHEMA_VERSION,
     Malformed,
+    card_name,
     check_version,
     dump,
     list_field,
@@ -218,7 +219,7 @@ class Card:
             if raw.get("record", RECORD) != RECORD:
                 raise Malformed(f"record is {raw.get('record')!r}, not {RECORD!r}")
             return cls(
-                name=str_field(raw, "name"),
+                name=card_name(str_field(raw, "name")),
                 facts=CardFacts.from_dict(raw.get("facts")),
                 rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
                 observations=tuple(
