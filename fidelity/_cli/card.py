@@ -84,14 +84,15 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    from fidelity._report.results import read_limited, writable, write_atomic
 
+    writable(path, "document")  # before reading: a FIFO, a link out, a read-only file
     document = read_limited(path, "document", limit=MAX_RESULT_BYTES, missing=b"")
     updated = document
     for name, card in named:
         updated = replace_block(updated, name, card.to_markdown())
     if updated != document or not Path(path).exists():
-        write_atomic(path, updated)
+        write_atomic(path, updated, "document")
     names = ", ".join(safe(n) for n, _ in named)
     print(f"updated block {names} in {safe(path)}.", file=sys.stderr)
     return 0

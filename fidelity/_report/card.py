@@ -35,6 +35,7 @@ from fidelity._report.json_doc import (
     RECORD,
     SCHEMA_VERSION,
     Malformed,
+    card_name,
     check_derived,
     check_version,
     dump,
@@ -264,7 +265,7 @@ class Card:
             # Derived from the observations, so computed again rather than trusted.
             check_derived(raw)
             return cls(
-                name=str_field(raw, "name"),
+                name=card_name(str_field(raw, "name")),
                 facts=CardFacts.from_dict(raw.get("facts")),
                 rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
                 observations=tuple(

@@ -41,6 +41,7 @@ from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_call
 from probes._mcp.name import target_label
 from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.placeholders import Filled, new_run_id
@@ -122,6 +123,7 @@ class McpProbe(Probe):
         reflector: bool | None = None,
         mode: str = "auto",
         fill_args: ArgumentFiller | None = None,
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
@@ -143,6 +145,12 @@ class McpProbe(Probe):
             raise UsageError(f"timeout={timeout!r} must be a number of seconds in (0, 3600].")
         if mode not in ("auto", "legacy") and not str(mode)[:1].isdigit():
             raise UsageError(f"mode={mode!r} must be 'auto', 'legacy' or a protocol version.")
+        if type(max_reply) is not int or max_reply < MIN_MAX_REPLY:
+            raise UsageError(
+                f"max_reply={max_reply!r} must be a whole number of bytes, "
+                f"at least {MIN_MAX_REPLY}."
+            )
+        self.max_reply = max_reply
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -238,7 +246,9 @@ class McpProbe(Probe):
         from probes._mcp.session import McpSession
 
         assert self._loop is not None
-        session = McpSession(self._loop, self._make_client, timeout=self.timeout)
+        session = McpSession(
+            self._loop, self._make_client, timeout=self.timeout, max_reply=self.max_reply
+        )
         try:
             session.start()
         except TargetError as exc:
@@ -252,16 +262,15 @@ class McpProbe(Probe):
     ) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
-        from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
         from fidelity._core.version import __version__
-        from probes._mcp.session import guard_transport
+        from probes._mcp.session import guard_transport, streamable_http
 
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                guard_transport(streamable_http_client(self.target), close_within),
+                guard_transport(streamable_http(self.target), close_within),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -666,7 +675,7 @@ class McpProbe(Probe):
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-        from probes._mcp.session import UnencodableRequest, UnparsableReply
+        from probes._mcp.session import ReplyTooLarge, UnencodableRequest, UnparsableReply
 
         session = self._session_for_call(text, direction)
         if isinstance(session, Observation):
@@ -693,6 +702,15 @@ class McpProbe(Probe):
                 ),
                 direction=direction,
                 client_side=True,
+            )
+        except ReplyTooLarge as exc:
+            session.abandon()
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="ReplyTooLarge",
+                error=str(exc),
+                direction=direction,
             )
         except UnparsableReply as exc:
             return Observation(
@@ -851,6 +869,9 @@ mcp = factory(
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
     ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
+    ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
+    a stdio line, an HTTP body or server-sent event); a longer one is not read
+    further, its call is ``broken`` and the server is let go.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

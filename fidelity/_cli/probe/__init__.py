@@ -142,6 +142,12 @@ def register(sub: Any) -> None:
     budget.add_argument("--concurrency", metavar="N", help="HTTP requests in flight (default 1)")
     budget.add_argument("--timeout", metavar="S", help="seconds per request (default 10)")
     budget.add_argument("--seed", metavar="N", help="seed for generated payloads")
+    budget.add_argument(
+        "--max-reply",
+        metavar="BYTES",
+        help="largest reply read, e.g. 65536, 512KiB, 8MiB (default 8MiB); a longer one is "
+        "not read further and its payload is broken",
+    )
     report = p.add_argument_group("report")
     report.add_argument(
         "--allow",
