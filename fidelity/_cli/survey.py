@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import re
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -392,6 +393,9 @@ def _print_card(out: TextIO, number: str, card: Card) -> None:
     kept = sum(1 for r in card.rows if r.outcome == "preserved" and r.direction == "round_trip")
     if kept:
         print(f"   {'':<14} {kept} other families preserved", file=out)
+    for hint in card.hints():
+        print(textwrap.fill(hint.line(), _WIDTH, initial_indent="   ",
+                            subsequent_indent="         "), file=out)  # fmt: skip
 
 
 def _outcome(row: CardRow) -> str:

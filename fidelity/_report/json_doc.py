@@ -25,6 +25,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Malformed",
     "card_name",
+    "check_derived",
     "check_version",
     "date",
     "direction",
@@ -89,6 +90,47 @@ def check_version(raw: object) -> None:
         raise UsageError(
             f"unsupported card schema_version {version!r}; "
             f"this param-fidelity reads version {SCHEMA_VERSION}."
+        )
+
+
+#: The longest hint text, hop name and description a card document may hold.
+_HINT_CHARS = 400
+_HOP_CHARS = 200
+_DESCRIBE_CHARS = 299
+
+
+def _printable(value: object, limit: int) -> bool:
+    """One line of at most ``limit`` characters, with nothing a terminal would act on."""
+    return isinstance(value, str) and len(value) <= limit and safe(value) == value
+
+
+def check_derived(d: Mapping[str, Any]) -> None:
+    """Check a card's derived fields, ``hints`` and ``describe`` (both optional; cards
+    compute them again from their observations): each hint names a known kind, its
+    text and hop are printable one-liners, its directions are split directions."""
+    hints = d.get("hints", [])
+    if not isinstance(hints, list):
+        raise Malformed("field 'hints' must be a list")
+    for hint in hints:
+        h = object_value(hint, "hint")
+        if h.get("kind") not in KINDS:
+            raise Malformed("a hint must name a known kind id")
+        if not _printable(h.get("text"), _HINT_CHARS):
+            raise Malformed(f"a hint's text must be printable text of at most {_HINT_CHARS} "
+                            "characters")  # fmt: skip
+        hop = h.get("hop")
+        if hop is not None and not _printable(hop, _HOP_CHARS):
+            raise Malformed(f"a hint's hop must be null or printable text of at most "
+                            f"{_HOP_CHARS} characters")  # fmt: skip
+        directions = h.get("directions", [])
+        if not isinstance(directions, list) or not all(
+            x in (Direction.REQUEST.value, Direction.RESPONSE.value) for x in directions
+        ):
+            raise Malformed("a hint's directions must be a list of 'request' or 'response'")
+    described = d.get("describe", "")
+    if not _printable(described, _DESCRIBE_CHARS):
+        raise Malformed(
+            f"field 'describe' must be printable text of at most {_DESCRIBE_CHARS} characters"
         )
 
 

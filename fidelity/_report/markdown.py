@@ -7,19 +7,26 @@ a card read from a forged file can add no line, marker or markup to a document.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
 from fidelity._report.card_records import CardExample, CardFacts, CardRow
 from fidelity._report.display import FAILURES, code_span, cut, md
 
-__all__ = ["INCOMPLETE", "is_incomplete", "outcome_text", "render_markdown"]
+if TYPE_CHECKING:
+    from fidelity._report.hints import Hint
+
+__all__ = ["INCOMPLETE", "hint_lines", "is_incomplete", "outcome_text", "render_markdown"]
 
 #: How the facts line marks a card of a run that did not complete.
 INCOMPLETE = "**incomplete run** (interrupted)"
 
 
-def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str:
-    """A Markdown section for a tool's contract card: the table and the facts."""
+def render_markdown(
+    name: str, rows: Sequence[CardRow], facts: CardFacts, hints: Sequence[Hint] = ()
+) -> str:
+    """A Markdown section for a tool's contract card: the table, a hint per kind, the
+    facts."""
     lines = [
         f"#### Parameter transformations: {md(name)}",
         "",
@@ -35,6 +42,7 @@ def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str
         )
     if not rows:
         lines.append("| — | — | no payloads observed | — | — |")
+    lines += hint_lines(hints)
     f = facts
     allow = ", ".join(_id(k) for k in f.allow) or "none"
     seed = "none" if f.seed is None else str(f.seed)
@@ -50,6 +58,21 @@ def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str
     if f.setup is not None:
         lines += _setup_lines(f)
     return "\n".join(lines)
+
+
+def hint_lines(hints: Sequence[Hint]) -> list[str]:
+    """The hints as a Markdown list after the table (nothing when there are none).
+
+    The texts are the project's own (plain ASCII, code in backticks) and are kept as
+    they are; where the rewrite happened comes from the observations and is escaped.
+    """
+    if not hints:
+        return []
+    lines = ["", "How to fix each rewrite:", ""]
+    for hint in hints:
+        where = f" ({md(hint.where)})" if hint.where else ""
+        lines.append(f"- {_id(hint.kind)}{where}: {hint.text}")
+    return lines
 
 
 def _setup_lines(facts: CardFacts) -> list[str]:

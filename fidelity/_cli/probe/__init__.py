@@ -44,7 +44,7 @@ examples (npx fetches each server unless it is installed where you run the comma
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
 exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow, 2 usage error,
-3 target unreachable or protocol failure.
+3 target unreachable or protocol failure; with --check: 0 as the card says, 1 drift.
 """  # noqa: E501
 
 
@@ -157,6 +157,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument(
         "--card", metavar="FILE.md", help="write (or update the block of) a contract card"
+    )
+    report.add_argument(
+        "--check",
+        metavar="DOC.md",
+        help="compare the run with the card block of the same name in DOC.md (as fidelity "
+        "card --check does): exit 1 on drift, 0 when the endpoint still behaves as its card "
+        "says, rewrites it documents included; DOC.md is not rewritten",
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

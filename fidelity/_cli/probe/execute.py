@@ -274,6 +274,7 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = _summary(survey)
     if survey.unexpected:
         line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
@@ -300,6 +301,10 @@ def execute(plan: ProbePlan) -> int:
     from fidelity._cli.probe.outputs import check_outputs
 
     check_outputs(plan)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import read_document
+
+        read_document(plan.check)
 
     manager, probe = _enter(plan)
     try:
@@ -341,6 +346,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     planned = len(payloads) + plan.examples
     name = card_name(resolved, probe)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import require_block
+
+        require_block(plan.check, name)
     setup = getattr(probe, "setup", None)
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
@@ -398,7 +407,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    _write_reports(plan, _card(result, setup, complete=True), writer)
+    card = _card(result, setup, complete=True)
+    _write_reports(plan, card, writer)
     _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
@@ -413,6 +423,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
         raise TargetError("the target answered none of the payloads.")
+    if plan.check is not None:
+        from fidelity._cli.probe.check import check_card
+
+        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
 
 

@@ -92,6 +92,7 @@ class ProbePlan:
     seed: int | None
     allow: tuple[str, ...]
     card: str | None
+    check: str | None = None
     json: str | None
     html: str | None
     yes: bool
@@ -269,6 +270,23 @@ def _check_places(
             )
 
 
+def _check_option(args: argparse.Namespace) -> str | None:
+    """``--check DOC.md``: a file the run reads and never writes."""
+    check: str | None = getattr(args, "check", None)
+    if check is None:
+        return None
+    if check == "-":
+        raise UsageError("--check needs a file name: the document that holds the card block.")
+    import os
+
+    if args.card is not None and os.path.abspath(args.card) == os.path.abspath(check):
+        raise UsageError(
+            f"--card and --check name the same document ({check}); --check compares with "
+            "the committed card and never rewrites it: give one of them."
+        )
+    return check
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -338,6 +356,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         seed=seed,
         allow=_parse_allow(args.allow),
         card=args.card,
+        check=_check_option(args),
         json=args.json,
         html=args.html,
         yes=args.yes,
