@@ -60,6 +60,7 @@ _OPPOSITES = (
     ("escape.json", "unescape.json"),
     ("escape.html", "unescape.html"),
     ("escape.url", "unescape.url"),
+    ("escape.backslash", "unescape.backslash"),
     ("path.backslash_to_slash", "path.slash_to_backslash"),
     ("newline.crlf_to_lf", "newline.lf_to_crlf"),
 )
