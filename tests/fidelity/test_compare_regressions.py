@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import io
+import subprocess
+from pathlib import Path
 
 import pytest
+from _needs import need_executable
 
 import fidelity
 
@@ -55,3 +59,72 @@ def test_a_bom_dropped_beside_other_rewrites_is_still_bom_removed() -> None:
         sent.encode("utf-8").decode("utf-8-sig").replace("\u201c", '"').replace("\u201d", '"')
     )
     assert fidelity.compare(sent, received).kinds == {"bom.removed", "quote.straighten"}
+
+
+# -- a character split across a chunk boundary ------------------------------------------
+
+
+def _decoded_per_chunk(data: bytes, size: int) -> str:
+    """A stream read ``size`` bytes at a time, each chunk decoded on its own.
+
+    The mistake of decoding every chunk with a fresh decoder (``errors="replace"``):
+    a character whose bytes straddle a boundary becomes one U+FFFD for the piece
+    before it and one for each byte after it.
+    """
+    stream = io.BufferedReader(io.BytesIO(data), buffer_size=size)
+    out = []
+    while chunk := stream.read(size):
+        out.append(codecs.getincrementaldecoder("utf-8")("replace").decode(chunk, final=True))
+    return "".join(out)
+
+
+def _node_read_stream(data: bytes, size: int, tmp_path: Path) -> str:
+    """Node's ``s += chunk.toString()`` over ``fs.createReadStream`` (``highWaterMark``)."""
+    node = need_executable("node")
+    source = tmp_path / "sent.txt"
+    source.write_bytes(data)
+    script = (
+        "const fs = require('fs'); let s = '';"
+        "fs.createReadStream(process.argv[1], {highWaterMark: Number(process.argv[2])})"
+        ".on('data', (chunk) => { s += chunk.toString(); })"
+        ".on('end', () => process.stdout.write(s));"
+    )
+    done = subprocess.run(
+        [node, "-e", script, str(source), str(size)],
+        capture_output=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.decode("utf-8")
+
+
+# (text, chunk size): 'alpha' + E2 80 | AF; 'emoji ' + F0 9F | 98 80; two fullwidth
+# letters cut (EF | BC A1 and EF BC | A1).
+SPLITS = [
+    ("alpha\u202fbeta", 7),
+    ("alpha\u202fbeta", 6),
+    ("emoji \U0001f600 here", 8),
+    ("emoji \U0001f600 here", 9),
+    ("alpha \uff21\uff22\uff23 beta", 7),
+    ("\u201cquoted\u201d caf\u00e9", 5),
+]
+
+
+@pytest.mark.parametrize(("text", "size"), SPLITS)
+def test_a_character_split_by_a_python_chunked_decoder_is_replacement(text: str, size: int) -> None:
+    received = _decoded_per_chunk(text.encode("utf-8"), size)
+    assert "\ufffd" in received
+    comparison = fidelity.compare(text, received)
+    assert comparison.kinds == {"encoding.replacement"}, comparison.render()
+    assert comparison.explained
+
+
+@pytest.mark.parametrize(("text", "size"), SPLITS)
+def test_a_character_split_by_node_chunk_to_string_is_replacement(
+    text: str, size: int, tmp_path: Path
+) -> None:
+    received = _node_read_stream(text.encode("utf-8"), size, tmp_path)
+    assert "\ufffd" in received
+    comparison = fidelity.compare(text, received)
+    assert comparison.kinds == {"encoding.replacement"}, comparison.render()
+    assert comparison.explained
