@@ -413,10 +413,25 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     # The BOM may be part of a wider rewrite (a whole value read as latin-1 turns
     # U+FEFF into "ï»¿"): keep the reading that explains everything, if one does.
     whole = _classify(a, b, escapes, None, reread=reread)
-    if all(f.explained for f in whole) or not reread:
-        return whole if all(f.explained for f in whole) else split
-    reread_split = _classify(a, b, escapes, bom, reread=True)
-    return reread_split if all(f.explained for f in reread_split) else split
+    if all(f.explained for f in whole):
+        return whole
+    if reread:
+        reread_split = _classify(a, b, escapes, bom, reread=True)
+        if all(f.explained for f in reread_split):
+            return reread_split
+    # Neither explains everything: the reading that leaves less unexplained wins (text
+    # put before a leading BOM leaves the BOM where it was: only the insertion is
+    # unknown), the BOM's own reading on a tie.
+    return whole if _unexplained(whole) < _unexplained(split) else split
+
+
+def _unexplained(findings: list[Finding]) -> int:
+    """Code points (both sides) that the findings leave unexplained."""
+    return sum(
+        f.sent_end - f.sent_start + f.received_end - f.received_start
+        for f in findings
+        if not f.explained
+    )
 
 
 def _classify(

@@ -128,3 +128,35 @@ def test_a_character_split_by_node_chunk_to_string_is_replacement(
     comparison = fidelity.compare(text, received)
     assert comparison.kinds == {"encoding.replacement"}, comparison.render()
     assert comparison.explained
+
+
+# -- a leading byte order mark ----------------------------------------------------------
+
+
+def _echoed(text: str, template: str) -> str:
+    """``printf TEMPLATE TEXT`` in a real shell (an echo tool's answer around the value)."""
+    done = subprocess.run(
+        ["sh", "-c", 'printf "$1" "$2"', "sh", template, text],
+        capture_output=True,
+        timeout=10,
+        check=True,
+    )
+    return done.stdout.decode("utf-8")
+
+
+def test_a_prefix_before_a_leading_bom_is_only_the_insertion() -> None:
+    sent = "\ufeffbeta"
+    received = _echoed(sent, "Echo: %s")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    (unknown,) = comparison.transformations
+    assert (unknown.sent, unknown.received) == ("", "Echo: ")
+
+
+def test_a_bom_kept_after_a_removed_prefix_is_not_bom_added() -> None:
+    sent = "Echo: \ufeffbeta"
+    received = sent.removeprefix("Echo: ")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    (unknown,) = comparison.transformations
+    assert (unknown.sent, unknown.received) == ("Echo: ", "")
