@@ -160,3 +160,25 @@ def test_a_bom_kept_after_a_removed_prefix_is_not_bom_added() -> None:
     assert comparison.kinds == {"unknown"}, comparison.render()
     (unknown,) = comparison.transformations
     assert (unknown.sent, unknown.received) == ("Echo: ", "")
+
+
+# -- bytes that are not UTF-8, on the sent side ------------------------------------------
+
+
+def test_sent_bytes_in_a_legacy_codec_are_named_and_shown_as_bytes() -> None:
+    sent = "na\u00efve \u201cquote\u201d".encode("cp1252")
+    received = sent.decode("cp1252").encode("utf-8")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"encoding.mojibake"}, comparison.render()
+    assert {t.detail for t in comparison.transformations} == {"cp1252, reversed"}
+    shown = comparison.render()
+    assert "[byte 0x93]" in shown
+    assert "SURROGATE" not in shown
+
+
+def test_an_unknown_edit_of_sent_bytes_names_the_bytes() -> None:
+    sent = "caf\u00e9".encode("latin-1")
+    comparison = fidelity.compare(sent, b"cafe!")
+    assert comparison.kinds == {"unknown"}
+    assert "0xE9" in comparison.transformations[0].detail
+    assert "U+DC" not in comparison.render()

@@ -109,6 +109,14 @@ def _mojibake_match_codecs(s: str, r: str, codecs: Iterable[str], ctx: Context) 
                 return f"{codec}, reversed"
         except (UnicodeError, LookupError):
             pass
+        if ctx.escapes:
+            # The reverse of bytes in another codec: the sent bytes were the received
+            # text in this codec, and a chain decoded them with it.
+            try:
+                if bytes_of(s) == r.encode(codec):
+                    return f"{codec}, reversed"
+            except (UnicodeError, LookupError):
+                pass
     return None
 
 
