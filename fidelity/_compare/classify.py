@@ -20,6 +20,7 @@ from fidelity._compare.coerce import rendered_coercion
 from fidelity._compare.decoding import encode as bytes_of
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.diff import Hunk, hunks
+from fidelity._compare.realign import realign
 from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
@@ -42,6 +43,9 @@ _COMPOSE_CONTEXTS = ((0, 0), (1, 1))
 _CONTEXT_MAX = 8
 _COMPOSE_MAX = 256  # longest segment (code points) tried with two composed rules
 _COMPOSE_BUDGET = 400  # composition attempts per comparison (unrelated texts stay fast)
+_REALIGN_MAX = 256  # longest region (code points, each side) realigned around an unknown
+_REALIGN_BUDGET = 256  # realignments per comparison
+_REALIGN_PAD = 8  # equal code points on each side of the region that may be realigned too
 _MERGE_GAP = 8  # neighbours this close are tried together when one is unexplained
 # Rewrites whose output is never rewritten again in a way worth naming.
 _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
@@ -171,6 +175,7 @@ class _Classifier:
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
         self.verdicts: dict[tuple[object, ...], str | None] = {}
         self.compose_budget = _COMPOSE_BUDGET
+        self.realign_budget = _REALIGN_BUDGET
 
     def _context(self, j: int) -> Context:
         line_start = self.b.rfind("\n", 0, j) + 1
@@ -794,7 +799,13 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
                 hs.pop(0)
                 lo = ie
     hs = _widen(a, b, hs, lo, hi)
-    body = _tab_stops(clf, _unify(clf, _classify_hunks(clf, hs, lo=lo, hi=hi)))
+    body = _classify_hunks(clf, hs, lo=lo, hi=hi)
+    if any(not f.explained for f in body):
+        # The tail (a strip, a final line break) may be part of the region realigned.
+        both = _realigned(clf, body + tail, lo=lo, hi=len(a))
+        tail = [f for f in both if any(f is t for t in tail)]
+        body = [f for f in both if not any(f is t for t in tail)]
+    body = _tab_stops(clf, _unify(clf, body))
     if tail and tail[0].kinds[0][0] == "truncate" and any(not f.explained for f in body):
         f = tail[0]
         if f.sent_end - f.sent_start <= _TRUNCATED_RESIDUE:
@@ -1008,4 +1019,98 @@ def _classify_hunks(clf: _Classifier, hs: list[Hunk], *, lo: int, hi: int) -> li
             )
         )
         k += 1
+    return out
+
+
+def _realigned(clf: _Classifier, findings: list[Finding], *, lo: int, hi: int) -> list[Finding]:
+    """Each unknown finding and its close neighbours, realigned by the rules' tokens.
+
+    A run of repeated or look-alike characters aligns in several ways of equal cost,
+    and the diff's choice may leave edits no kind explains (a tab that survived paired
+    with the tab that became a space). The region around an unknown finding, with its
+    neighbours closer than ``_MERGE_GAP`` and a little equal text on each side, is
+    aligned again by :func:`fidelity._compare.realign.realign`; its hunks replace the
+    region's findings when every one of them replays.
+    """
+    out = list(findings)
+    k = 0
+    while k < len(out):
+        if out[k].explained or clf.realign_budget <= 0:
+            k += 1
+            continue
+        first = last = k
+        while first > 0 and _close(out[first - 1], out[first], out[last]):
+            first -= 1
+        while last + 1 < len(out) and _close(out[last], out[last + 1], out[first]):
+            last += 1
+        floor = out[first - 1].sent_end if first else lo
+        found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
+        if found is None:
+            # A shift spans two unknown findings further apart (a word that moved
+            # between look-alike neighbours): the region up to the next unknown one.
+            nxt = next((q for q in range(last + 1, len(out)) if not out[q].explained), None)
+            if nxt is not None and out[nxt].sent_end - out[first].sent_start <= _REALIGN_MAX:
+                last = nxt
+                while last + 1 < len(out) and _close(out[last], out[last + 1], out[first]):
+                    last += 1
+                found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
+        if found is None:
+            k = last + 1
+            continue
+        out[first : last + 1] = found
+        k = first + len(found)
+    return out
+
+
+def _ceil(findings: list[Finding], last: int, hi: int) -> int:
+    return findings[last + 1].sent_start if last + 1 < len(findings) else hi
+
+
+def _close(left: Finding, right: Finding, other_end: Finding) -> bool:
+    """True when ``left`` and ``right`` are close and the region stays small enough."""
+    if right.sent_start - left.sent_end > _MERGE_GAP:
+        return False
+    start = min(left.sent_start, other_end.sent_start)
+    end = max(right.sent_end, other_end.sent_end)
+    return end - start <= _REALIGN_MAX
+
+
+def _realign_region(
+    clf: _Classifier, first: Finding, last: Finding, floor: int, ceil: int
+) -> list[Finding] | None:
+    """Findings for the region from ``first`` to ``last``, realigned; None if one stays unknown."""
+    a, b = clf.a, clf.b
+    left = min(_REALIGN_PAD, first.sent_start - floor)
+    right = min(_REALIGN_PAD, ceil - last.sent_end)
+    x0, x1 = first.sent_start - left, last.sent_end + right
+    y0, y1 = first.received_start - left, last.received_end + right
+    if x1 - x0 > _REALIGN_MAX + 2 * _REALIGN_PAD or y1 - y0 > _REALIGN_MAX + 2 * _REALIGN_PAD:
+        return None
+    seg_a, seg_b = a[x0:x1], b[y0:y1]
+    rules = [rule for rule in RULES if rule.alts is not None and rule.gate(seg_a, seg_b)]
+    if not rules:
+        return None
+    clf.realign_budget -= 1
+    found = realign(seg_a, seg_b, rules, clf._context(y0))
+    if not found:
+        return None
+    hs = _widen(a, b, [(i + x0, ie + x0, j + y0, je + y0) for i, ie, j, je in found], x0, x1)
+    out: list[Finding] = []
+    for n, h in enumerate(hs):
+        lower = out[-1].sent_end if out else x0
+        upper = hs[n + 1][0] if n + 1 < len(hs) else x1
+        kinds, lc, rc = clf.hunk(h, lower, upper)
+        if not kinds:
+            return None
+        i, ie, j, je = h
+        out.append(
+            Finding(
+                kinds=kinds,
+                sent_start=i - lc,
+                sent_end=ie + rc,
+                received_start=j - lc,
+                received_end=je + rc,
+                explained=True,
+            )
+        )
     return out

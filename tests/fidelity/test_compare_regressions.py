@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import subprocess
 from pathlib import Path
 
@@ -182,3 +183,33 @@ def test_an_unknown_edit_of_sent_bytes_names_the_bytes() -> None:
     assert comparison.kinds == {"unknown"}
     assert "0xE9" in comparison.transformations[0].detail
     assert "U+DC" not in comparison.render()
+
+
+# -- whitespace that shifts ---------------------------------------------------------------
+
+
+def _retyped(text: str, *, tab: int, upper: set[str]) -> str:
+    """The ``tab``-th tab became a space, the words in ``upper`` upper-cased, NBSP a space."""
+    tabs = iter(range(text.count("\t")))
+    out = re.sub("\t", lambda m: " " if next(tabs) == tab else "\t", text)
+    out = re.sub(r"\w+", lambda m: m.group().upper() if m.group() in upper else m.group(), out)
+    return out.replace("\u00a0", " ")
+
+
+@pytest.mark.parametrize(
+    ("sent", "tab", "upper"),
+    [
+        ("caf\u00e9 \t\tas \u00a0have", 0, {"as"}),
+        ("the\tthe\t\tas\tthe", 2, {"the"}),
+        ("caf\u00e9\t have\u00a0 caf\u00e9 \tof", 1, {"caf\u00e9", "of"}),
+        ("have\t\thave \u00a0as\t\thave", 1, {"have"}),
+    ],
+)
+def test_whitespace_that_shifts_is_realigned_by_the_rules(
+    sent: str, tab: int, upper: set[str]
+) -> None:
+    # A tab that survived next to one that became a space can be paired with either.
+    received = _retyped(sent, tab=tab, upper=upper)
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unicode.case", "whitespace.to_space"}, comparison.render()
+    assert comparison.explained

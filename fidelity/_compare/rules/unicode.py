@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from fidelity._compare.rules.base import Context, Rule, alts_rule, function_rule
+from fidelity._compare.rules.base import Alternatives, Context, Rule, alts_rule, function_rule
 
 __all__ = ["RULES", "TRANSLITERATIONS"]
 
@@ -165,11 +165,37 @@ def _normalizer(form: str) -> Callable[[str], str]:
     return run
 
 
+def _normal_alts(form: str) -> Alternatives:
+    """A character, or a character and the marks after it, in normalization ``form``."""
+    run = _normalizer(form)
+
+    def alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+        if s[i] < "\xa0" and not (i + 1 < len(s) and unicodedata.combining(s[i + 1])):
+            return ()
+        end = i + 1
+        while end < len(s) and unicodedata.combining(s[end]):
+            end += 1
+        out = []
+        for k in dict.fromkeys((i + 1, end)):
+            rep = run(s[i:k])
+            if rep != s[i:k]:
+                out.append((k - i, rep))
+        return out
+
+    return alts
+
+
 RULES: tuple[Rule, ...] = (
-    function_rule("unicode.nfc", (("", _normalizer("NFC")),)),
-    function_rule("unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII),
-    function_rule("unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII),
-    function_rule("unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII),
+    function_rule("unicode.nfc", (("", _normalizer("NFC")),), alts=_normal_alts("NFC")),
+    function_rule(
+        "unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII, alts=_normal_alts("NFD")
+    ),
+    function_rule(
+        "unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII, alts=_normal_alts("NFKC")
+    ),
+    function_rule(
+        "unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII, alts=_normal_alts("NFKD")
+    ),
     # A fold before case: ``ß`` -> ``ss`` keeps the letters' case (transliteration),
     # although ``casefold`` gives it too.
     alts_rule(
