@@ -87,6 +87,8 @@ def _compiled(a: str, b: str, h: Hunk, out: list[Hunk], time_limit: float) -> No
     x, y = i, j
     start: tuple[int, int] | None = None
     for op, count in ops:
+        if not count:
+            continue  # the compiled diff may report an empty insertion
         if op == "=":
             if start is not None:
                 out.append((start[0], x, start[1], y))

@@ -213,3 +213,22 @@ def test_whitespace_that_shifts_is_realigned_by_the_rules(
     comparison = fidelity.compare(sent, received)
     assert comparison.kinds == {"unicode.case", "whitespace.to_space"}, comparison.render()
     assert comparison.explained
+
+
+# -- the compiled diff ----------------------------------------------------------------------
+
+
+def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
+    # fast_diff_match_patch reports ('+', 0) and ('-', 0) between these windows; an
+    # empty hunk used to be named unicode.nfc (normalizing "" gives "").
+    from fidelity._compare.diff import _compiled
+
+    middle = (
+        ".\n around go come could then than your do very my but take to take.\n out said take ha"
+    )
+    sent = "new our had does" + middle
+    received = middle + "s had through mo"
+    found: list[tuple[int, int, int, int]] = []
+    _compiled(sent, received, (0, len(sent), 0, len(received)), found, 0.0)
+    assert found
+    assert all(i < ie or j < je for i, ie, j, je in found)
