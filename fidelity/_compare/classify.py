@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from fidelity._compare.coerce import rendered_coercion
 from fidelity._compare.decoding import encode as bytes_of
 from fidelity._compare.decoding import is_escape
-from fidelity._compare.diff import Hunk, hunks
+from fidelity._compare.diff import Hunk, common_prefix, common_suffix, hunks
 from fidelity._compare.realign import realign
 from fidelity._compare.rules import (
     LINE_BREAKS,
@@ -27,12 +27,15 @@ from fidelity._compare.rules import (
     RULES_BY_KIND,
     TAB_BY_EIGHT,
     Context,
+    Rule,
     expands_tabs,
-    rereadings,
+    reread,
+    reread_codecs,
     rewrite_as,
     tab_expansions,
     whole_rewrites,
 )
+from fidelity._compare.windows import Window, windows
 from fidelity._core.render import grapheme_pattern
 from fidelity._core.text import to_utf8
 
@@ -51,6 +54,7 @@ _MERGE_GAP = 8  # neighbours this close are tried together when one is unexplain
 _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
 _DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
+_WINDOWED_MIN = 1 << 14  # values this long try a whole-value rewrite on windows first
 _WHOLE_COMPOSE_MAX = 2048  # longest value tried with two whole-value rewrites composed
 _AS_ONE_MAX = 4096  # longest differing span (both sides) replayed as one finding
 _TRUNCATED_RESIDUE = 16  # longest short tail that may be called a truncation on its own
@@ -182,10 +186,12 @@ class _Classifier:
         line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
         return Context(column=j - line_start, escapes=self.escapes)
 
-    def single(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
+    def single(
+        self, s: str, r: str, ctx: Context, rules: tuple[Rule, ...] = RULES
+    ) -> tuple[tuple[str, str], ...] | None:
         if len(s) + len(r) > _MATCH_MAX:
             return None
-        for rule in RULES:
+        for rule in rules:
             if rule.gate(s, r):
                 detail = rule.match(s, r, ctx)
                 if detail is not None:
@@ -260,18 +266,28 @@ class _Classifier:
         if hit is not None:
             return hit
         result: tuple[tuple[tuple[str, str], ...], int, int] = ((), 0, 0)
-        for attempt, contexts in ((self.single, _CONTEXTS), (self.composed, _COMPOSE_CONTEXTS)):
-            for lc, rc in contexts:
+        # A rule whose gate fails with the widest context fails with every narrower one.
+        widest = (a[i - left : ie + right], b[j - left : je + right])
+        rules = tuple(rule for rule in RULES if rule.gate(*widest))
+        for lc, rc in _CONTEXTS:
+            if lc > left or rc > right:
+                continue
+            found = self.single(
+                a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc), rules
+            )
+            if found is not None:
+                result = (found, lc, rc)
+                break
+        else:
+            for lc, rc in _COMPOSE_CONTEXTS:
                 if lc > left or rc > right:
                     continue
-                s = a[i - lc : ie + rc]
-                r = b[j - lc : je + rc]
-                found = attempt(s, r, self._context(j - lc))
+                found = self.composed(
+                    a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc)
+                )
                 if found is not None:
                     result = (found, lc, rc)
                     break
-            if result[0]:
-                break
         # A verdict without context holds wherever the same edit appears again.
         if result[0] and result[1:] == (0, 0):
             by_eight = not column or all(
@@ -454,13 +470,12 @@ def _classify(
     if wide is None:
         wide = _stripped(core_a, core_b, escapes)
     if any(not f.explained for f in wide):
-        whole = _whole_value(core_a, core_b, escapes)
+        ws = _windows(core_a, core_b, wide)
+        whole = _whole_value(core_a, core_b, escapes, ws)
+        if whole is None and reread:
+            whole = _reread(core_a, core_b, escapes, ws) or _wrapped(core_a, core_b, escapes)
         if whole is not None:
             wide = whole
-    if reread and any(not f.explained for f in wide):
-        found = _reread(core_a, core_b, escapes) or _wrapped(core_a, core_b, escapes)
-        if found is not None:
-            wide = found
     for f in wide:
         findings.append(
             Finding(
@@ -475,14 +490,33 @@ def _classify(
     return findings
 
 
-def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
+def _windows(a: str, b: str, found: list[Finding]) -> list[Window]:
+    """Windows around the unexplained findings of a long value (none for a short one)."""
+    if len(a) + len(b) <= _WINDOWED_MIN:
+        return []
+    regions = [(f.sent_start, f.sent_end, f.received_start, f.received_end) for f in found]
+    unexplained = [n for n, f in enumerate(found) if not f.explained]
+    return windows(regions, unexplained, len(a), len(b))
+
+
+def _reread(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | None:
     """The whole value as one finding when ``b`` is another codec's view of a rewrite of ``a``.
 
     A dense rewrite (every CRLF became LF) next to text written in latin-1 leaves no
     place where the two values align; reading ``b`` back in the codec that wrote it
     and classifying that reading separates the two: the kinds it needs, then
-    ``encoding.mojibake`` with the codec, replay ``a`` into ``b``.
+    ``encoding.mojibake`` with the codec, replay ``a`` into ``b``. In a long value, a
+    codec is first tried on the windows around the unexplained findings (``ws``).
     """
+    readings = []
+    for codec in reread_codecs(b, escapes=escapes):
+        if ws and not all(_reads_in(a, b, w, codec, escapes) for w in ws):
+            continue
+        text = reread(b, codec, escapes=escapes)
+        if text is not None:
+            readings.append((text, codec))
+    if not readings:
+        return None
     sent_chars = set(a)
 
     def overlap(reading: tuple[str, str]) -> float:
@@ -490,7 +524,7 @@ def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
         chars = set(reading[0])
         return -len(chars & sent_chars) / (len(chars) or 1)
 
-    for text, codec in sorted(rereadings(b, escapes=escapes), key=overlap):
+    for text, codec in sorted(readings, key=overlap):
         found = classify(a, text, reread=False)
         if not all(f.explained for f in found):
             continue
@@ -498,6 +532,15 @@ def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
         kinds.append(("encoding.mojibake", codec))
         return [replace(_whole(*kinds[0], a, b), kinds=tuple(kinds))]
     return None
+
+
+def _reads_in(a: str, b: str, w: Window, codec: str, escapes: bool) -> bool:
+    """True when window ``w`` of ``b``, read through ``codec``, is a rewrite of ``a``'s."""
+    text = reread(b[w.received_start : w.received_end], codec, escapes=escapes)
+    if text is None:
+        return False
+    found = classify(a[w.sent_start : w.sent_end], text, reread=False)
+    return all(f.explained for f in found)
 
 
 def _wrapped(a: str, b: str, escapes: bool) -> list[Finding] | None:
@@ -614,22 +657,31 @@ def _strip_finding(kind: tuple[str, str], s0: int, s1: int, r: int) -> Finding:
     )
 
 
-def _whole_value(a: str, b: str, escapes: bool) -> list[Finding] | None:
+def _whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | None:
     """Findings when one rewrite of the whole value (or two composed) gives ``b``.
 
     The fallback for dense rewrites, where alignment finds no anchors (every line's CRLF
     became LF, every letter changed case, a value misread in another codec) or aligns
     the output of a rewrite with look-alike sent characters: each rule's concrete
     rewrites run on the whole of ``a``; a result that ``b`` is a truncation of counts
-    too (a value misread in another codec and cut).
+    too (a value misread in another codec and cut). In a long value, a rewrite runs on
+    the whole only when it fits the windows around the unexplained findings (``ws``).
     """
     ctx = Context(escapes=escapes)
     small = len(a) + len(b) <= _WHOLE_COMPOSE_MAX
     outs: list[tuple[str, str, str]] = []
     for rule in RULES:
-        if rule.src is not None and rule.src.search(a) is None:
+        if ws:
+            rewrites = [
+                (out, detail)
+                for detail in _fitting(rule, a, b, ws, ctx)
+                for out in rewrite_as(rule, detail, a, ctx)
+            ]
+        elif rule.src is not None and rule.src.search(a) is None:
             continue
-        for out, detail in whole_rewrites(rule, a, b, ctx):
+        else:
+            rewrites = whole_rewrites(rule, a, b, ctx)
+        for out, detail in rewrites:
             if out == b:
                 return [_whole(rule.kind, detail, a, b)]
             if out != a:
@@ -653,6 +705,21 @@ def _whole_value(a: str, b: str, escapes: bool) -> list[Finding] | None:
                     f = _whole(kind, detail, a, b)
                     return [replace(f, kinds=((kind, detail), (second.kind, detail2)))]
     return None
+
+
+def _fitting(rule: Rule, a: str, b: str, ws: list[Window], ctx: Context) -> list[str]:
+    """The details of ``rule``'s whole-value rewrites whose output fits every window."""
+    details: dict[str, None] | None = None
+    for w in ws:
+        text = a[w.sent_start : w.sent_end]
+        if rule.src is not None and rule.src.search(text) is None:
+            fits: dict[str, None] = {}  # the rewrite leaves this window as it is
+        else:
+            fits = {d: None for out, d in whole_rewrites(rule, text, b, ctx) if w.holds(out, b)}
+        details = fits if details is None else {d: None for d in details if d in fits}
+        if not details:
+            return []
+    return list(details or ())
 
 
 def _dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
@@ -849,15 +916,12 @@ def _as_one(clf: _Classifier, lo: int) -> Finding | None:
     the common suffix, replayed as a whole, is the fallback.
     """
     a, b = clf.a, clf.b
-    i = lo
+    i = j = lo
     ie, je = len(a), len(b)
-    while ie > i and je > 0 and a[ie - 1] == b[je - 1]:
-        ie -= 1
-        je -= 1
-    j = i
-    while i < ie and j < je and a[i] == b[j]:
-        i += 1
-        j += 1
+    tail = common_suffix(a, i, ie, b, j=0, je=je)
+    ie, je = ie - tail, je - tail
+    head = common_prefix(a, i, ie, b, j=j, je=je)
+    i, j = i + head, j + head
     if (ie - i) + (je - j) > _AS_ONE_MAX:
         return None
     ((i, ie, j, je),) = _widen(a, b, [(i, ie, j, je)], 0, len(a))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -17,6 +18,8 @@ __all__ = [
     "misreadings",
     "mojibake_apply",
     "repair",
+    "reread",
+    "reread_codecs",
     "rereadings",
 ]
 
@@ -120,7 +123,8 @@ def _mojibake_match_codecs(s: str, r: str, codecs: Iterable[str], ctx: Context) 
     return None
 
 
-def chardet_codecs(r: str, ctx: Context) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def chardet_codecs(r: str, ctx: Context) -> tuple[str, ...]:
     """Codecs ``chardet`` proposes for the received segment's bytes."""
     import chardet
 
@@ -130,20 +134,34 @@ def chardet_codecs(r: str, ctx: Context) -> list[str]:
         try:
             data = r.encode("cp1252")
         except UnicodeError:
-            return []
+            return ()
     out = []
     for guess in chardet.detect_all(data)[:4]:
         name = guess.get("encoding")
         if isinstance(name, str):
             out.append(name.lower())
-    return out
+    return tuple(out)
 
 
 #: Codecs that garble ASCII too (two bytes a character).
 WIDE_CODECS: tuple[str, ...] = ("utf-16-le", "utf-16-be", "utf-16")
 
 
+#: Characters without which a 7-bit codec (UTF-7, HZ, ISO-2022) writes only ASCII.
+_SEVEN_BIT_SHIFTS = re.compile("[+~\x1b]")
+
+
 def _mojibake_match(s: str, r: str, ctx: Context) -> str | None:
+    if not ctx.escapes and r.isascii() and "\x00" not in r:
+        # Every 8-bit codec reads ASCII as ASCII and writes or misreads anything else
+        # as something that is not ASCII: only UTF-16 (two bytes a character), or a
+        # 7-bit codec where its shift characters appear, can give an ASCII ``r``.
+        if s.isascii() and "\x00" not in s:
+            return None
+        found = _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
+        if found is None and len(r) >= 2 and _SEVEN_BIT_SHIFTS.search(r):
+            found = _mojibake_match_codecs(s, r, chardet_codecs(r, ctx), ctx)
+        return found
     if s.isascii() and not ctx.escapes:
         return _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
     found = _mojibake_match_codecs(s, r, MOJIBAKE_CODECS, ctx)
@@ -222,37 +240,54 @@ def _continuations() -> str:
 _MISREAD_PAIR = re.compile("[\u00c2-\u00f4][" + re.escape(_continuations()) + "]")
 
 
+def reread_codecs(received: str, *, escapes: bool) -> list[str]:
+    """The codecs that could have made ``received`` from UTF-8 text (see :func:`reread`).
+
+    With ``escapes`` (the received bytes are not UTF-8): cp1252, latin-1 and the codecs
+    ``chardet`` proposes; otherwise cp1252 and latin-1, when the value looks misread (a
+    UTF-8 lead byte followed by a continuation byte, as those codecs show them).
+    """
+    if escapes:
+        guessed = chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True))
+        return list(dict.fromkeys((*_REREAD_CODECS, *guessed)))
+    if _MISREAD_PAIR.search(received) is None:
+        return []
+    return list(_REREAD_CODECS)
+
+
+def reread(received: str, codec: str, *, escapes: bool) -> str | None:
+    """The received value read back as UTF-8 text through ``codec``, or None.
+
+    With ``escapes`` the bytes are decoded with ``codec``, as if the far side wrote its
+    text in that codec; otherwise the misread value is repaired. None when the codec
+    cannot read it, or the reading changes nothing.
+    """
+    if escapes:
+        data = bytes_of(received)
+        table = _byte_table(codec, True)
+        try:
+            text = "".join([table[b] for b in data]) if table else data.decode(codec)
+        except (UnicodeError, LookupError):
+            return None
+    else:
+        repaired = repair(received, codec)
+        if repaired is None:
+            return None
+        text = repaired
+    return None if text == received else text
+
+
 def rereadings(received: str, *, escapes: bool) -> list[tuple[str, str]]:
     """The received value read back as UTF-8 text, for each codec that could have made it.
 
-    With ``escapes`` (the received bytes are not UTF-8) the bytes are decoded with each
-    codec, as if the far side wrote its text in that codec; otherwise a value that
-    looks misread (a UTF-8 lead byte followed by a continuation byte, as cp1252 or
-    latin-1 show them) is repaired. Each reading comes with the codec that explains
-    it; readings equal to ``received`` are left out.
+    Each reading (:func:`reread`) comes with the codec that explains it; readings equal
+    to ``received`` are left out.
     """
     out: list[tuple[str, str]] = []
-    if escapes:
-        data = bytes_of(received)
-        codecs = (
-            *_REREAD_CODECS,
-            *chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True)),
-        )
-        for codec in dict.fromkeys(codecs):
-            table = _byte_table(codec, True)
-            try:
-                text = "".join([table[b] for b in data]) if table else data.decode(codec)
-            except (UnicodeError, LookupError):
-                continue
-            if text != received:
-                out.append((text, codec))
-        return out
-    if _MISREAD_PAIR.search(received) is None:
-        return out
-    for codec in _REREAD_CODECS:
-        repaired = repair(received, codec)
-        if repaired is not None and repaired != received:
-            out.append((repaired, codec))
+    for codec in reread_codecs(received, escapes=escapes):
+        text = reread(received, codec, escapes=escapes)
+        if text is not None:
+            out.append((text, codec))
     return out
 
 
