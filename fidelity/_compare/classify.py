@@ -55,6 +55,7 @@ _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
 _DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
 _WINDOWED_MIN = 1 << 14  # values this long try a whole-value rewrite on windows first
+_READING_SAMPLE = 1 << 16  # code points whose characters rank the readings of a value
 _WHOLE_COMPOSE_MAX = 2048  # longest value tried with two whole-value rewrites composed
 _AS_ONE_MAX = 4096  # longest differing span (both sides) replayed as one finding
 _TRUNCATED_RESIDUE = 16  # longest short tail that may be called a truncation on its own
@@ -508,23 +509,21 @@ def _reread(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | 
     ``encoding.mojibake`` with the codec, replay ``a`` into ``b``. In a long value, a
     codec is first tried on the windows around the unexplained findings (``ws``).
     """
-    readings = []
+    # Each reading is as long as the value: read one at a time, and again when tried.
+    ranked: list[tuple[float, int, str]] = []
+    sample = set(a[:_READING_SAMPLE])
     for codec in reread_codecs(b, escapes=escapes):
         if ws and not all(_reads_in(a, b, w, codec, escapes) for w in ws):
             continue
         text = reread(b, codec, escapes=escapes)
         if text is not None:
-            readings.append((text, codec))
-    if not readings:
-        return None
-    sent_chars = set(a)
-
-    def overlap(reading: tuple[str, str]) -> float:
-        # The reading that shares most characters with the sent value goes first.
-        chars = set(reading[0])
-        return -len(chars & sent_chars) / (len(chars) or 1)
-
-    for text, codec in sorted(readings, key=overlap):
+            # The reading that shares most characters with the sent value goes first.
+            chars = set(text[:_READING_SAMPLE])
+            ranked.append((-len(chars & sample) / (len(chars) or 1), len(ranked), codec))
+        del text
+    for _, _, codec in sorted(ranked):
+        text = reread(b, codec, escapes=escapes)
+        assert text is not None
         found = classify(a, text, reread=False)
         if not all(f.explained for f in found):
             continue
@@ -535,7 +534,13 @@ def _reread(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | 
 
 
 def _reads_in(a: str, b: str, w: Window, codec: str, escapes: bool) -> bool:
-    """True when window ``w`` of ``b``, read through ``codec``, is a rewrite of ``a``'s."""
+    """True when window ``w`` of ``b``, read through ``codec``, is a rewrite of ``a``'s.
+
+    A prefix window (a region too long for a window) tells nothing here: the reading
+    may explain it with several kinds, whose lengths no prefix can follow.
+    """
+    if w.prefix:
+        return True
     text = reread(b[w.received_start : w.received_end], codec, escapes=escapes)
     if text is None:
         return False
@@ -734,12 +739,17 @@ def _dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
     for rule in RULES:
         if rule.src is not None and rule.src.search(head) is None:
             continue
-        for out, _ in whole_rewrites(rule, head, b[:4096], ctx):
-            if out != head and len(out) > 16 and b.startswith(out[:-16]):
-                for whole, detail in whole_rewrites(rule, a, b[:4096], ctx):
-                    if whole == b:
-                        return [_whole(rule.kind, detail, a, b)]
-                break
+        # Only the rewrites whose output for the head is how ``b`` starts run on the
+        # whole value (each output of a long value is as long as the value).
+        details = {
+            detail: None
+            for out, detail in whole_rewrites(rule, head, b[:4096], ctx)
+            if out != head and len(out) > 16 and b.startswith(out[:-16])
+        }
+        for detail in details:
+            for whole in rewrite_as(rule, detail, a, ctx):
+                if whole == b:
+                    return [_whole(rule.kind, detail, a, b)]
     return None
 
 

@@ -34,6 +34,9 @@ class Window:
     ``sent_start``/``sent_end`` and ``received_start``/``received_end`` lie in equal
     text (or at the ends of the values), so a rewrite of the whole value gives, for
     ``sent[sent_start:sent_end]``, a text that holds ``received[core_start:core_end]``.
+    A ``prefix`` window starts in equal text but ends inside a region too long for a
+    window: the rewritten stretch, but for its last few code points, is what the
+    received value holds from ``received_start`` on.
     """
 
     sent_start: int
@@ -42,9 +45,13 @@ class Window:
     received_end: int
     core_start: int
     core_end: int
+    prefix: bool = False
 
     def holds(self, rewritten: str, received: str) -> bool:
         """True when ``rewritten`` (the window's sent text, rewritten) fits the received one."""
+        if self.prefix:
+            keep = len(rewritten) - _CONTEXT
+            return keep <= 0 or received.startswith(rewritten[:keep], self.received_start)
         return received[self.core_start : self.core_end] in rewritten
 
 
@@ -55,7 +62,7 @@ def windows(
 
     ``regions`` are the differing regions of the two values in order; between two of
     them, and before the first and after the last, the values are equal. A region whose
-    window would be longer than a few KiB gets none.
+    window would be longer than a few KiB gets a prefix window.
     """
     out: list[Window] = []
     for k in unexplained:
@@ -88,8 +95,18 @@ def _window(regions: Sequence[Region], k: int, sent_len: int, received_len: int)
         x1, y1 = sent_len, received_len
     else:
         y1 = x1 + regions[last][3] - regions[last][1]
-    if x1 - x0 > _LONGEST or not 0 <= y0 <= y1 <= received_len:
+    if not 0 <= y0 <= y1 <= received_len:
         return None
+    if x1 - x0 > _LONGEST:
+        return Window(
+            sent_start=x0,
+            sent_end=x0 + _LONGEST,
+            received_start=y0,
+            received_end=min(received_len, y0 + 2 * _LONGEST),
+            core_start=y0,
+            core_end=y0,
+            prefix=True,
+        )
     c0 = max(y0, r0 - _KEEP)
     c1 = min(y1, r1 + _KEEP)
     if y1 == received_len:

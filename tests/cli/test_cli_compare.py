@@ -93,3 +93,24 @@ def test_bytes_that_are_not_utf8_read_the_same_on_either_side(
     )
     assert expected in done.stdout
     assert "unknown" not in done.stdout
+
+
+def test_help_says_how_large_a_file_may_be() -> None:
+    done = fidelity("compare", "--help")
+    assert done.returncode == 0
+    assert "up to 64 MiB" in " ".join(done.stdout.split())
+
+
+def test_a_file_over_the_limit_is_one_sentence_exit_2(tmp_path: Path) -> None:
+    from fidelity._cli.compare import MAX_BYTES
+
+    small = tmp_path / "small.txt"
+    small.write_text("x")
+    large = tmp_path / "large.txt"
+    with large.open("wb") as handle:
+        handle.truncate(MAX_BYTES + 1)  # sparse: nothing is written
+    done = fidelity("compare", str(small), str(large))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "is larger than 64 MiB" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from codecs import charmap_decode
 from collections.abc import Iterable
 
 from fidelity._compare.decoding import encode as bytes_of
@@ -52,11 +53,12 @@ MOJIBAKE_CODECS: tuple[str, ...] = (
     "utf-16",
 )
 
-_SINGLE_BYTE: dict[tuple[str, bool], tuple[str, ...] | None] = {}
+_SINGLE_BYTE: dict[tuple[str, bool], str | None] = {}
 
 
-def _byte_table(codec: str, sloppy: bool) -> tuple[str, ...] | None:
-    """256 decodings of single bytes, or None for a multi-byte codec.
+def _byte_table(codec: str, sloppy: bool) -> str | None:
+    """The 256 decodings of single bytes (character N for byte N), or None for a
+    multi-byte codec.
 
     Bytes the codec leaves undefined become U+FFFD, or with ``sloppy`` the code point
     of the same number (as the "sloppy" decoders of browsers and ftfy do).
@@ -68,11 +70,16 @@ def _byte_table(codec: str, sloppy: bool) -> tuple[str, ...] | None:
         probe = bytes(range(256)).decode(codec, "replace")
     except LookupError:
         probe = ""
-    table: tuple[str, ...] | None = None
+    table: str | None = None
     if len(probe) == 256:
-        table = tuple(chr(b) if sloppy and ch == "\ufffd" else ch for b, ch in enumerate(probe))
+        table = "".join(chr(b) if sloppy and ch == "\ufffd" else ch for b, ch in enumerate(probe))
     _SINGLE_BYTE[key] = table
     return table
+
+
+def _decode_table(data: bytes, table: str) -> str:
+    """``data`` read one byte a character through a 256-character table."""
+    return charmap_decode(data, "strict", table)[0]
 
 
 def misread(text: str, codec: str, *, sloppy: bool = False) -> str:
@@ -84,7 +91,7 @@ def misread(text: str, codec: str, *, sloppy: bool = False) -> str:
     data = to_utf8(text)
     table = _byte_table(codec, sloppy)
     if table is not None:
-        return "".join([table[b] for b in data])
+        return _decode_table(data, table)
     return data.decode(codec, "replace")
 
 
@@ -266,7 +273,7 @@ def reread(received: str, codec: str, *, escapes: bool) -> str | None:
         data = bytes_of(received)
         table = _byte_table(codec, True)
         try:
-            text = "".join([table[b] for b in data]) if table else data.decode(codec)
+            text = _decode_table(data, table) if table else data.decode(codec)
         except (UnicodeError, LookupError):
             return None
     else:
