@@ -267,6 +267,8 @@ class _Classifier:
         if hit is not None:
             return hit
         result: tuple[tuple[tuple[str, str], ...], int, int] = ((), 0, 0)
+        if len(core_s) + len(core_r) > _MATCH_MAX:
+            return result  # too long to replay token by token, with or without context
         # A rule whose gate fails with the widest context fails with every narrower one.
         widest = (a[i - left : ie + right], b[j - left : je + right])
         rules = tuple(rule for rule in RULES if rule.gate(*widest))
