@@ -47,7 +47,8 @@ _CONTEXT_MAX = 8
 _COMPOSE_MAX = 256  # longest segment (code points) tried with two composed rules
 _COMPOSE_BUDGET = 400  # composition attempts per comparison (unrelated texts stay fast)
 _REALIGN_MAX = 256  # longest region (code points, each side) realigned around an unknown
-_REALIGN_BUDGET = 256  # realignments per comparison
+_REALIGN_STATES = 1 << 16  # states realignments may take per comparison, and as many
+_REALIGN_PER_CHAR = 16  # more per code point of sent text (the work stays linear)
 _REALIGN_PAD = 8  # equal code points on each side of the region that may be realigned too
 _MERGE_GAP = 8  # neighbours this close are tried together when one is unexplained
 # Rewrites whose output is never rewritten again in a way worth naming.
@@ -180,7 +181,7 @@ class _Classifier:
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
         self.verdicts: dict[tuple[object, ...], str | None] = {}
         self.compose_budget = _COMPOSE_BUDGET
-        self.realign_budget = _REALIGN_BUDGET
+        self.realign_budget = _REALIGN_STATES + _REALIGN_PER_CHAR * len(a)
 
     def _context(self, j: int) -> Context:
         line_start = self.b.rfind("\n", 0, j) + 1
@@ -1121,6 +1122,7 @@ def _realigned(clf: _Classifier, findings: list[Finding], *, lo: int, hi: int) -
             last += 1
         floor = out[first - 1].sent_end if first else lo
         found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
+        tight = last
         if found is None:
             # A shift spans two unknown findings further apart (a word that moved
             # between look-alike neighbours): the region up to the next unknown one.
@@ -1131,7 +1133,7 @@ def _realigned(clf: _Classifier, findings: list[Finding], *, lo: int, hi: int) -
                     last += 1
                 found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
         if found is None:
-            k = last + 1
+            k = tight + 1  # the next unknown finding gets its own region
             continue
         out[first : last + 1] = found
         k = first + len(found)
@@ -1166,8 +1168,8 @@ def _realign_region(
     rules = [rule for rule in RULES if rule.alts is not None and rule.gate(seg_a, seg_b)]
     if not rules:
         return None
-    clf.realign_budget -= 1
-    found = realign(seg_a, seg_b, rules, clf._context(y0))
+    found, used = realign(seg_a, seg_b, rules, clf._context(y0), limit=clf.realign_budget)
+    clf.realign_budget -= used
     if not found:
         return None
     hs = _widen(a, b, [(i + x0, ie + x0, j + y0, je + y0) for i, ie, j, je in found], x0, x1)

@@ -23,12 +23,16 @@ _COPY = -1
 _STATES_PER_CHAR = 16  # reachable received positions kept per sent position, on average
 
 
-def realign(sent: str, received: str, rules: Sequence[Rule], ctx: Context) -> list[Hunk] | None:
+def realign(
+    sent: str, received: str, rules: Sequence[Rule], ctx: Context, *, limit: int
+) -> tuple[list[Hunk] | None, int]:
     """Hunks of an alignment of ``sent`` with ``received`` made of the rules' tokens.
 
     Every sent token is copied or replaced by one of the outputs ``rules`` give it
-    (``Rule.alts``); a copy is preferred where both reach the same place. None when no
-    such alignment covers both texts exactly.
+    (``Rule.alts``); a copy is preferred where both reach the same place. The hunks are
+    None when no such alignment covers both texts exactly, or when finding one would
+    take more than ``limit`` states (positions reached); the second value is the number
+    of states the search took.
     """
     n, m = len(sent), len(received)
     alts = [(index, rule.alts) for index, rule in enumerate(rules) if rule.alts is not None]
@@ -36,7 +40,7 @@ def realign(sent: str, received: str, rules: Sequence[Rule], ctx: Context) -> li
     # consumed: (previous i, previous j, rule index or _COPY).
     back: list[dict[int, tuple[int, int, int]] | None] = [None] * (n + 1)
     back[0] = {0: (0, 0, _COPY)}
-    budget = _STATES_PER_CHAR * (n + 1)
+    budget = limit = min(limit, _STATES_PER_CHAR * (n + 1))
     for i in range(n):
         states = back[i]
         if not states:
@@ -63,10 +67,11 @@ def realign(sent: str, received: str, rules: Sequence[Rule], ctx: Context) -> li
                         target[jj] = (i, j, _COPY if same else index)
                         budget -= 1
         if budget < 0:
-            return None
+            return None, limit - budget
+    used = limit - budget
     final = back[n]
     if final is None or m not in final:
-        return None
+        return None, used
     steps: list[tuple[int, int, int, int, int]] = []
     i, j = n, m
     while i > 0:
@@ -87,4 +92,4 @@ def realign(sent: str, received: str, rules: Sequence[Rule], ctx: Context) -> li
         else:
             out.append((i0, i1, j0, j1))
         last_rule = how
-    return out
+    return out, used

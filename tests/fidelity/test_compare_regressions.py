@@ -232,3 +232,20 @@ def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
     _compiled(sent, received, (0, len(sent), 0, len(received)), found, 0.0)
     assert found
     assert all(i < ie or j < je for i, ie, j, je in found)
+
+
+def test_whitespace_that_shifts_is_realigned_after_many_unknown_edits() -> None:
+    # Hundreds of words replaced before the shift (each unknown, each tried) leave its
+    # realignment its turn, and the last of them next to it does not hide it.
+    words = " ".join(f"line {n} of the words that stay as they are" for n in range(400))
+    shifted = "caf\u00e9\t have\u00a0 caf\u00e9 \tof"
+    sent = words + " . " + shifted
+    received = (
+        words.replace(" the ", " zebra ")
+        + " . "
+        + _retyped(shifted, tab=1, upper={"caf\u00e9", "of"})
+    )
+    comparison = fidelity.compare(sent, received)
+    tail = [t for t in comparison.transformations if t.sent_start >= len(words)]
+    assert {t.kind for t in tail} == {"unicode.case", "whitespace.to_space"}, comparison.render()
+    assert {t.kind for t in comparison.transformations} - {t.kind for t in tail} == {"unknown"}
