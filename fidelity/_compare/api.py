@@ -6,7 +6,7 @@ their undecodable bytes as escape code points (:mod:`fidelity._compare.decoding`
 engine aligns the two texts by code point, classifies each difference into a kind
 of the public vocabulary (``fidelity.KINDS``) and keeps a kind only when replaying its
 rewrite on the sent segment reproduces the received segment
-(:mod:`fidelity._compare.classify`, :mod:`fidelity._compare.replay`).
+(:mod:`fidelity._compare.classify`, :mod:`fidelity._compare.rules`).
 """
 
 from __future__ import annotations

@@ -3,11 +3,15 @@
 The texts are aligned (:mod:`fidelity._compare.diff`), hunks are widened to whole grapheme
 clusters, and value-wide kinds are recognised first (a byte order mark, a truncated
 tail, stripped ends, a trailing line break, a scalar rewritten through a number). Every
-remaining hunk is offered to the rules of :mod:`fidelity._compare.replay` in order of
+remaining hunk is offered to the rules of :mod:`fidelity._compare.rules` in order of
 preference, with a little common context when a rewrite needs it (``&amp;`` -> ``&``
 aligns as the deletion of ``amp;``); a rule is kept only when its replay on the sent
 segment reproduces the received segment. A hunk no single rule explains is tried with
-two rules composed, then merged with a close neighbour, and is otherwise ``unknown``.
+two rules composed, then merged with a close neighbour, then realigned with its
+neighbours by the rules' tokens (:mod:`fidelity._compare.realign`), and is otherwise
+``unknown``. What stays unknown is last tried as one rewrite of the whole value, or the
+received value read in another codec; in a long value such a rewrite is first tried on
+windows around the unknown regions (:mod:`fidelity._compare.windows`).
 """
 
 from __future__ import annotations
