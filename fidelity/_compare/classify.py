@@ -1113,35 +1113,57 @@ def _realigned(clf: _Classifier, findings: list[Finding], *, lo: int, hi: int) -
     aligned again by :func:`fidelity._compare.realign.realign`; its hunks replace the
     region's findings when every one of them replays.
     """
-    out = list(findings)
+    out: list[Finding] = []  # the findings so far, realigned where it helped
     k = 0
-    while k < len(out):
-        if out[k].explained or clf.realign_budget <= 0:
+    while k < len(findings):
+        f = findings[k]
+        if f.explained or clf.realign_budget <= 0:
+            out.append(f)
             k += 1
             continue
-        first = last = k
-        while first > 0 and _close(out[first - 1], out[first], out[last]):
-            first -= 1
-        while last + 1 < len(out) and _close(out[last], out[last + 1], out[first]):
+        last = k
+        while last + 1 < len(findings) and _close(findings[last], findings[last + 1], f):
             last += 1
-        floor = out[first - 1].sent_end if first else lo
-        found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
+        left = len(out)  # the close neighbours on the left are the last ones kept
+        while left > 0 and _close(
+            out[left - 1], out[left] if left < len(out) else f, findings[last]
+        ):
+            left -= 1
+        first = out[left] if left < len(out) else f
+        floor = out[left - 1].sent_end if left else lo
+        found = _realign_region(clf, first, findings[last], floor, _ceil(findings, last, hi))
         tight = last
         if found is None:
             # A shift spans two unknown findings further apart (a word that moved
             # between look-alike neighbours): the region up to the next unknown one.
-            nxt = next((q for q in range(last + 1, len(out)) if not out[q].explained), None)
-            if nxt is not None and out[nxt].sent_end - out[first].sent_start <= _REALIGN_MAX:
+            nxt = _next_unknown(findings, last + 1, first.sent_start + _REALIGN_MAX)
+            if nxt is not None:
                 last = nxt
-                while last + 1 < len(out) and _close(out[last], out[last + 1], out[first]):
+                while last + 1 < len(findings) and _close(
+                    findings[last], findings[last + 1], first
+                ):
                     last += 1
-                found = _realign_region(clf, out[first], out[last], floor, _ceil(out, last, hi))
+                found = _realign_region(
+                    clf, first, findings[last], floor, _ceil(findings, last, hi)
+                )
         if found is None:
-            k = tight + 1  # the next unknown finding gets its own region
+            out.extend(findings[k : tight + 1])  # the next unknown one gets its own region
+            k = tight + 1
             continue
-        out[first : last + 1] = found
-        k = first + len(found)
+        del out[left:]
+        out.extend(found)
+        k = last + 1
     return out
+
+
+def _next_unknown(findings: list[Finding], start: int, end: int) -> int | None:
+    """The index of the first unknown finding from ``start`` that ends by ``end``."""
+    for q in range(start, len(findings)):
+        if findings[q].sent_end > end:
+            return None
+        if not findings[q].explained:
+            return q
+    return None
 
 
 def _ceil(findings: list[Finding], last: int, hi: int) -> int:
