@@ -2,8 +2,9 @@
 
 ``compare(sent, received)`` names every rewrite in the vocabulary of ``KINDS``;
 ``survey(target)`` pushes the payload catalogue through a chain and returns the
-transformation map and its contract card. Importing this package stays light: the
-survey, card, Hypothesis, httpx and MCP machinery load only when used.
+transformation map and its contract card; ``surveys_to_html`` draws the map of several
+chains as one page. Importing this package stays light: the survey, card, Hypothesis,
+httpx and MCP machinery load only when used.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Direction, Hop, Observation
     from fidelity._report.card import Card
+    from fidelity._report.hints import Hint
     from fidelity._report.outcomes import FamilyOutcome
+    from fidelity._survey.page import surveys_to_html
     from fidelity._survey.result import Survey
     from fidelity._survey.run import survey
 
@@ -36,6 +39,7 @@ __all__ = [
     "Direction",
     "FamilyOutcome",
     "FidelityError",
+    "Hint",
     "Hop",
     "Kind",
     "Observation",
@@ -51,12 +55,14 @@ __all__ = [
     "compare",
     "safe",
     "survey",
+    "surveys_to_html",
 ]
 
 # Every name but the exceptions loads its module on first use: the pytest plugin lives
 # in this package, so this file runs in every pytest session of every user's repo.
 _MODULES = {
     "fidelity._report.card": ("Card",),
+    "fidelity._report.hints": ("Hint",),
     "fidelity._compare.api": ("Comparison", "assert_faithful", "compare"),
     "fidelity._compare.transformation": ("Transformation",),
     "fidelity._core.kinds": ("FAMILIES", "KINDS", "Kind", "Status"),
@@ -67,6 +73,7 @@ _MODULES = {
     "fidelity._report.outcomes": ("FamilyOutcome",),
     "fidelity._survey.result": ("Survey",),
     "fidelity._survey.run": ("survey",),
+    "fidelity._survey.page": ("surveys_to_html",),
 }
 
 

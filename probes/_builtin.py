@@ -2,10 +2,13 @@
 
 Every built-in hop alone, a few realistic compositions (a serialized value saved to a
 text file), then the HTTP and MCP reflector targets when those modules are present.
+Each chain has a group: ``serialization``, ``files and processes`` (a hop through a
+file or another process), ``HTTP`` or ``MCP``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -18,7 +21,10 @@ from probes._target import BuiltinTarget
 
 __all__ = ["builtin_targets"]
 
-_REFLECTOR_MODULES = ("probes._http.reflector", "probes._mcp.reflector")
+#: The reflector modules whose chains the survey adds, and the group of those chains.
+_REFLECTOR_MODULES = {"probes._http.reflector": "HTTP", "probes._mcp.reflector": "MCP"}
+#: Hops that go through a file or another process: a chain with one is in that group.
+_FILE_HOPS = frozenset({"text_file", "pipe", "argv", "env"})
 
 
 def _opener(
@@ -43,6 +49,9 @@ def _target(name: str, *make: Callable[[], ChainHop]) -> BuiltinTarget:
         description="; then ".join(h.description for h in hops),
         open=_opener(lambda: tuple(m() for m in make), " -> ".join(h.name for h in hops)),
         unavailable=unavailable,
+        group=(
+            "files and processes" if any(h.name in _FILE_HOPS for h in hops) else "serialization"
+        ),
     )
 
 
@@ -77,7 +86,7 @@ def _fail(reason: str) -> Callable[[], AbstractContextManager[Probe]]:
     return open_nothing
 
 
-def _reflector_targets(module_name: str) -> list[BuiltinTarget]:
+def _reflector_targets(module_name: str, group: str) -> list[BuiltinTarget]:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -90,15 +99,16 @@ def _reflector_targets(module_name: str) -> list[BuiltinTarget]:
                 description="",
                 open=_fail(reason),
                 unavailable=reason,
+                group=group,
             )
         ]
     found = getattr(module, "builtin_targets", None)
-    return list(found()) if callable(found) else []
+    return [dataclasses.replace(t, group=group) for t in found()] if callable(found) else []
 
 
 def builtin_targets() -> list[BuiltinTarget]:
     """The chains of this environment, unavailable ones included and marked."""
     targets = _chains()
-    for module_name in _REFLECTOR_MODULES:
-        targets.extend(_reflector_targets(module_name))
+    for module_name, group in _REFLECTOR_MODULES.items():
+        targets.extend(_reflector_targets(module_name, group))
     return targets

@@ -19,9 +19,12 @@ class BuiltinTarget:
     reflector subprocess, a session) and yields the probe; leaving it stops
     everything. ``unavailable`` is a one-sentence reason when the chain cannot run
     here (a missing optional library), and ``open`` must then not be called.
+    ``group`` names the kind of chain (``serialization``, ``files and processes``,
+    ``HTTP``, ``MCP``) so a report can show chains of one kind together.
     """
 
     name: str
     description: str
     open: Callable[[], AbstractContextManager[Probe]]
     unavailable: str = ""
+    group: str = ""

@@ -4,17 +4,18 @@ Surveys every available built-in chain over the payload catalogue and prints the
 transformation map: a matrix of families by chains, then per chain the families it
 rewrites or refuses, with kinds and the smallest example. ``--json``/``--card`` write
 every chain's contract card; they are rewritten after each chain, so an interrupted
-run keeps what it gathered (marked incomplete). A survey documents; it does not judge:
-the exit code is 0 whenever it ran.
+run keeps what it gathered (marked incomplete). ``--html`` writes the map as one page
+(a colour grid; a click on a cell shows its examples) at the end, or when the run is
+interrupted. A survey documents; it does not judge: the exit code is 0 whenever it ran.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -76,6 +77,11 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=None, metavar="N", help="seed for --examples")
     p.add_argument("--json", metavar="FILE", help="write every chain's card as JSON (- = stdout)")
     p.add_argument("--card", metavar="FILE.md", help="write every chain's card as Markdown")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the map as a self-contained HTML page (click a cell for its examples)",
+    )
     p.add_argument("--list", action="store_true", help="list the chains and their availability")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no map")
     p.set_defaults(run=run)
@@ -113,38 +119,49 @@ def _families(value: str | None) -> tuple[str, ...] | None:
 
 
 def _check_output(path: str | None, flag: str) -> None:
+    from fidelity._report.results import writable
+
     if path is None or path == "-":
         return
-    if os.path.isdir(path):
-        raise UsageError(f"{flag} {path} is a directory; give a file name.")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UsageError(f"{flag} {path}: the directory {parent} does not exist.")
+    writable(path, flag)
 
 
 def _write(path: str | None, text: str) -> None:
+    from fidelity._report.results import write_atomic
+
     if path is None:
         return
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    temporary = f"{path}.partial"
-    try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}.") from None
+    write_atomic(path, text)
 
 
-def _save(args: argparse.Namespace, cards: Sequence[Card], *, final: bool) -> None:
+def _save(
+    args: argparse.Namespace,
+    cards: Sequence[Card],
+    *,
+    final: bool,
+    targets: Sequence[BuiltinTarget] = (),
+    missing: Mapping[str, str] | None = None,
+) -> None:
     from fidelity._report.card import cards_to_json
 
     if args.json is not None and (final or args.json != "-"):
         _write(args.json, cards_to_json(cards))
     if args.card is not None:
         _write(args.card, "\n".join(c.to_markdown() for c in cards))
+    if args.html is not None and final:
+        from fidelity._report.survey_html import render_survey_html
+
+        page = render_survey_html(
+            cards,
+            descriptions={t.name: t.description for t in targets},
+            groups={t.name: t.group for t in targets},
+            missing=missing,
+        )
+        _write(args.html, page)
 
 
 def _list(targets: list[BuiltinTarget], out: TextIO) -> None:
@@ -170,6 +187,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed {args.seed} must be 0 or more.")
     _check_output(args.json, "--json")
     _check_output(args.card, "--card")
+    if args.html == "-":
+        raise UsageError("--html needs a file name, e.g. --html survey.html.")
+    _check_output(args.html, "--html")
 
     from fidelity._core.siblings import load
 
@@ -184,8 +204,9 @@ def run(args: argparse.Namespace) -> int:
     runnable = [t for t in selected if not t.unavailable]
     skipped = [t for t in selected if t.unavailable]
     out = sys.stderr if args.json == "-" else sys.stdout
-    cards, failed = _survey_all(args, runnable, payloads, families, seed)
-    _save(args, cards, final=True)
+    unavailable = {t.name: t.unavailable for t in skipped}
+    cards, failed = _survey_all(args, runnable, payloads, families, seed, unavailable=unavailable)
+    _save(args, cards, final=True, targets=selected, missing={**unavailable, **dict(failed)})
     if not args.quiet:
         described = {t.name: t.description for t in runnable}
         _print_map(out, cards, described, payloads_count=len(payloads), seed=seed)
@@ -202,6 +223,8 @@ def _survey_all(
     payloads: tuple[Any, ...],
     families: tuple[str, ...] | None,
     seed: int | None,
+    *,
+    unavailable: Mapping[str, str],
 ) -> tuple[list[Card], list[tuple[str, str]]]:
     from fidelity._survey.progress import Progress
     from fidelity._survey.result import Survey
@@ -211,7 +234,7 @@ def _survey_all(
     failed: list[tuple[str, str]] = []
     per_chain = len(payloads) + args.examples
     with Progress(len(runnable) * per_chain, enabled=not args.quiet) as bar:
-        for target in runnable:
+        for position, target in enumerate(runnable):
             collected: list[Observation] = []
 
             def seen(obs: Observation, into: list[Observation] = collected) -> None:
@@ -237,7 +260,9 @@ def _survey_all(
                 partial = Survey.of(collected, name=target.name, chain=chain, seed=seed)
                 cards.append(partial.card().mark_incomplete())
                 bar.close()
-                _save(args, cards, final=True)
+                later = {t.name: "the run was interrupted first." for t in runnable[position + 1 :]}
+                missing = {**unavailable, **dict(failed), **later}
+                _save(args, cards, final=True, targets=runnable, missing=missing)
                 raise
             except Exception as exc:
                 failed.append((target.name, f"{type(exc).__name__}: {exc}"))
@@ -368,6 +393,9 @@ def _print_card(out: TextIO, number: str, card: Card) -> None:
     kept = sum(1 for r in card.rows if r.outcome == "preserved" and r.direction == "round_trip")
     if kept:
         print(f"   {'':<14} {kept} other families preserved", file=out)
+    for hint in card.hints():
+        print(textwrap.fill(hint.line(), _WIDTH, initial_indent="   ",
+                            subsequent_indent="         "), file=out)  # fmt: skip
 
 
 def _outcome(row: CardRow) -> str:

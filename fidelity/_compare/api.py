@@ -6,7 +6,7 @@ their undecodable bytes as escape code points (:mod:`fidelity._compare.decoding`
 engine aligns the two texts by code point, classifies each difference into a kind
 of the public vocabulary (``fidelity.KINDS``) and keeps a kind only when replaying its
 rewrite on the sent segment reproduces the received segment
-(:mod:`fidelity._compare.classify`, :mod:`fidelity._compare.replay`).
+(:mod:`fidelity._compare.classify`, :mod:`fidelity._compare.rules`).
 """
 
 from __future__ import annotations
@@ -202,7 +202,6 @@ def _transformations(
     s: str, r: str, findings: Iterable[object], *, s_escapes: bool, r_escapes: bool
 ) -> Iterable[Transformation]:
     from fidelity._compare.classify import Finding
-    from fidelity._core.render import codepoints
 
     sbytes, rbytes = _ByteOffsets(s, s_escapes), _ByteOffsets(r, r_escapes)
     for f in findings:
@@ -213,9 +212,9 @@ def _transformations(
         seg_s, seg_r = s[s0:s1], r[r0:r1]
         kinds = f.kinds
         if not kinds:
-            shown_s = codepoints(seg_s[:16]) + (" ..." if len(seg_s) > 16 else "")
-            shown_r = codepoints(seg_r[:16]) + (" ..." if len(seg_r) > 16 else "")
-            kinds = (("unknown", f"{shown_s or '(nothing)'} -> {shown_r or '(nothing)'}"),)
+            shown_s = _points(seg_s, s_escapes)
+            shown_r = _points(seg_r, r_escapes)
+            kinds = (("unknown", f"{shown_s} -> {shown_r}"),)
         for kind, detail in kinds:
             yield Transformation(
                 kind=kind,
@@ -231,6 +230,19 @@ def _transformations(
                 received_byte_start=rb0,
                 received_byte_end=rb1,
             )
+
+
+def _points(segment: str, escapes: bool) -> str:
+    """The first code points of an unknown segment; an undecodable byte as ``0xXY``."""
+    from fidelity._compare.decoding import escaped_byte, is_escape
+
+    if not segment:
+        return "(nothing)"
+    shown = " ".join(
+        f"0x{escaped_byte(c):02X}" if escapes and is_escape(c) else f"U+{ord(c):04X}"
+        for c in segment[:16]
+    )
+    return shown + (" ..." if len(segment) > 16 else "")
 
 
 def assert_faithful(sent: str | bytes, received: object, allow: Iterable[str] = ()) -> None:

@@ -3,11 +3,15 @@
 The texts are aligned (:mod:`fidelity._compare.diff`), hunks are widened to whole grapheme
 clusters, and value-wide kinds are recognised first (a byte order mark, a truncated
 tail, stripped ends, a trailing line break, a scalar rewritten through a number). Every
-remaining hunk is offered to the rules of :mod:`fidelity._compare.replay` in order of
+remaining hunk is offered to the rules of :mod:`fidelity._compare.rules` in order of
 preference, with a little common context when a rewrite needs it (``&amp;`` -> ``&``
 aligns as the deletion of ``amp;``); a rule is kept only when its replay on the sent
 segment reproduces the received segment. A hunk no single rule explains is tried with
-two rules composed, then merged with a close neighbour, and is otherwise ``unknown``.
+two rules composed, then merged with a close neighbour, then realigned with its
+neighbours by the rules' tokens (:mod:`fidelity._compare.realign`), and is otherwise
+``unknown``. What stays unknown is last tried as one rewrite of the whole value, or the
+received value read in another codec; in a long value such a rewrite is first tried on
+windows around the unknown regions (:mod:`fidelity._compare.windows`).
 """
 
 from __future__ import annotations
@@ -19,19 +23,23 @@ from dataclasses import dataclass, replace
 from fidelity._compare.coerce import rendered_coercion
 from fidelity._compare.decoding import encode as bytes_of
 from fidelity._compare.decoding import is_escape
-from fidelity._compare.diff import Hunk, hunks
+from fidelity._compare.diff import Hunk, common_prefix, common_suffix, hunks
+from fidelity._compare.realign import realign
 from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
     RULES_BY_KIND,
     TAB_BY_EIGHT,
     Context,
+    Rule,
     expands_tabs,
-    rereadings,
+    reread,
+    reread_codecs,
     rewrite_as,
     tab_expansions,
     whole_rewrites,
 )
+from fidelity._compare.windows import Window, windows
 from fidelity._core.render import grapheme_pattern
 from fidelity._core.text import to_utf8
 
@@ -42,11 +50,17 @@ _COMPOSE_CONTEXTS = ((0, 0), (1, 1))
 _CONTEXT_MAX = 8
 _COMPOSE_MAX = 256  # longest segment (code points) tried with two composed rules
 _COMPOSE_BUDGET = 400  # composition attempts per comparison (unrelated texts stay fast)
+_REALIGN_MAX = 256  # longest region (code points, each side) realigned around an unknown
+_REALIGN_STATES = 1 << 16  # states realignments may take per comparison, and as many
+_REALIGN_PER_CHAR = 16  # more per code point of sent text (the work stays linear)
+_REALIGN_PAD = 8  # equal code points on each side of the region that may be realigned too
 _MERGE_GAP = 8  # neighbours this close are tried together when one is unexplained
 # Rewrites whose output is never rewritten again in a way worth naming.
 _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
 _DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
+_WINDOWED_MIN = 1 << 14  # values this long try a whole-value rewrite on windows first
+_READING_SAMPLE = 1 << 16  # code points whose characters rank the readings of a value
 _WHOLE_COMPOSE_MAX = 2048  # longest value tried with two whole-value rewrites composed
 _AS_ONE_MAX = 4096  # longest differing span (both sides) replayed as one finding
 _TRUNCATED_RESIDUE = 16  # longest short tail that may be called a truncation on its own
@@ -60,6 +74,7 @@ _OPPOSITES = (
     ("escape.json", "unescape.json"),
     ("escape.html", "unescape.html"),
     ("escape.url", "unescape.url"),
+    ("escape.backslash", "unescape.backslash"),
     ("path.backslash_to_slash", "path.slash_to_backslash"),
     ("newline.crlf_to_lf", "newline.lf_to_crlf"),
 )
@@ -170,16 +185,19 @@ class _Classifier:
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
         self.verdicts: dict[tuple[object, ...], str | None] = {}
         self.compose_budget = _COMPOSE_BUDGET
+        self.realign_budget = _REALIGN_STATES + _REALIGN_PER_CHAR * len(a)
 
     def _context(self, j: int) -> Context:
         line_start = self.b.rfind("\n", 0, j) + 1
         line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
         return Context(column=j - line_start, escapes=self.escapes)
 
-    def single(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
+    def single(
+        self, s: str, r: str, ctx: Context, rules: tuple[Rule, ...] = RULES
+    ) -> tuple[tuple[str, str], ...] | None:
         if len(s) + len(r) > _MATCH_MAX:
             return None
-        for rule in RULES:
+        for rule in rules:
             if rule.gate(s, r):
                 detail = rule.match(s, r, ctx)
                 if detail is not None:
@@ -254,18 +272,30 @@ class _Classifier:
         if hit is not None:
             return hit
         result: tuple[tuple[tuple[str, str], ...], int, int] = ((), 0, 0)
-        for attempt, contexts in ((self.single, _CONTEXTS), (self.composed, _COMPOSE_CONTEXTS)):
-            for lc, rc in contexts:
+        if len(core_s) + len(core_r) > _MATCH_MAX:
+            return result  # too long to replay token by token, with or without context
+        # A rule whose gate fails with the widest context fails with every narrower one.
+        widest = (a[i - left : ie + right], b[j - left : je + right])
+        rules = tuple(rule for rule in RULES if rule.gate(*widest))
+        for lc, rc in _CONTEXTS:
+            if lc > left or rc > right:
+                continue
+            found = self.single(
+                a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc), rules
+            )
+            if found is not None:
+                result = (found, lc, rc)
+                break
+        else:
+            for lc, rc in _COMPOSE_CONTEXTS:
                 if lc > left or rc > right:
                     continue
-                s = a[i - lc : ie + rc]
-                r = b[j - lc : je + rc]
-                found = attempt(s, r, self._context(j - lc))
+                found = self.composed(
+                    a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc)
+                )
                 if found is not None:
                     result = (found, lc, rc)
                     break
-            if result[0]:
-                break
         # A verdict without context holds wherever the same edit appears again.
         if result[0] and result[1:] == (0, 0):
             by_eight = not column or all(
@@ -412,10 +442,25 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     # The BOM may be part of a wider rewrite (a whole value read as latin-1 turns
     # U+FEFF into "ï»¿"): keep the reading that explains everything, if one does.
     whole = _classify(a, b, escapes, None, reread=reread)
-    if all(f.explained for f in whole) or not reread:
-        return whole if all(f.explained for f in whole) else split
-    reread_split = _classify(a, b, escapes, bom, reread=True)
-    return reread_split if all(f.explained for f in reread_split) else split
+    if all(f.explained for f in whole):
+        return whole
+    if reread:
+        reread_split = _classify(a, b, escapes, bom, reread=True)
+        if all(f.explained for f in reread_split):
+            return reread_split
+    # Neither explains everything: the reading that leaves less unexplained wins (text
+    # put before a leading BOM leaves the BOM where it was: only the insertion is
+    # unknown), the BOM's own reading on a tie.
+    return whole if _unexplained(whole) < _unexplained(split) else split
+
+
+def _unexplained(findings: list[Finding]) -> int:
+    """Code points (both sides) that the findings leave unexplained."""
+    return sum(
+        f.sent_end - f.sent_start + f.received_end - f.received_start
+        for f in findings
+        if not f.explained
+    )
 
 
 def _classify(
@@ -433,13 +478,12 @@ def _classify(
     if wide is None:
         wide = _stripped(core_a, core_b, escapes)
     if any(not f.explained for f in wide):
-        whole = _whole_value(core_a, core_b, escapes)
+        ws = _windows(core_a, core_b, wide)
+        whole = _whole_value(core_a, core_b, escapes, ws)
+        if whole is None and reread:
+            whole = _reread(core_a, core_b, escapes, ws) or _wrapped(core_a, core_b, escapes)
         if whole is not None:
             wide = whole
-    if reread and any(not f.explained for f in wide):
-        found = _reread(core_a, core_b, escapes) or _wrapped(core_a, core_b, escapes)
-        if found is not None:
-            wide = found
     for f in wide:
         findings.append(
             Finding(
@@ -454,22 +498,39 @@ def _classify(
     return findings
 
 
-def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
+def _windows(a: str, b: str, found: list[Finding]) -> list[Window]:
+    """Windows around the unexplained findings of a long value (none for a short one)."""
+    if len(a) + len(b) <= _WINDOWED_MIN:
+        return []
+    regions = [(f.sent_start, f.sent_end, f.received_start, f.received_end) for f in found]
+    unexplained = [n for n, f in enumerate(found) if not f.explained]
+    return windows(regions, unexplained, len(a), len(b))
+
+
+def _reread(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | None:
     """The whole value as one finding when ``b`` is another codec's view of a rewrite of ``a``.
 
     A dense rewrite (every CRLF became LF) next to text written in latin-1 leaves no
     place where the two values align; reading ``b`` back in the codec that wrote it
     and classifying that reading separates the two: the kinds it needs, then
-    ``encoding.mojibake`` with the codec, replay ``a`` into ``b``.
+    ``encoding.mojibake`` with the codec, replay ``a`` into ``b``. In a long value, a
+    codec is first tried on the windows around the unexplained findings (``ws``).
     """
-    sent_chars = set(a)
-
-    def overlap(reading: tuple[str, str]) -> float:
-        # The reading that shares most characters with the sent value goes first.
-        chars = set(reading[0])
-        return -len(chars & sent_chars) / (len(chars) or 1)
-
-    for text, codec in sorted(rereadings(b, escapes=escapes), key=overlap):
+    # Each reading is as long as the value: read one at a time, and again when tried.
+    ranked: list[tuple[float, int, str]] = []
+    sample = set(a[:_READING_SAMPLE])
+    for codec in reread_codecs(b, escapes=escapes):
+        if ws and not all(_reads_in(a, b, w, codec, escapes) for w in ws):
+            continue
+        text = reread(b, codec, escapes=escapes)
+        if text is not None:
+            # The reading that shares most characters with the sent value goes first.
+            chars = set(text[:_READING_SAMPLE])
+            ranked.append((-len(chars & sample) / (len(chars) or 1), len(ranked), codec))
+        del text
+    for _, _, codec in sorted(ranked):
+        text = reread(b, codec, escapes=escapes)
+        assert text is not None
         found = classify(a, text, reread=False)
         if not all(f.explained for f in found):
             continue
@@ -477,6 +538,21 @@ def _reread(a: str, b: str, escapes: bool) -> list[Finding] | None:
         kinds.append(("encoding.mojibake", codec))
         return [replace(_whole(*kinds[0], a, b), kinds=tuple(kinds))]
     return None
+
+
+def _reads_in(a: str, b: str, w: Window, codec: str, escapes: bool) -> bool:
+    """True when window ``w`` of ``b``, read through ``codec``, is a rewrite of ``a``'s.
+
+    A prefix window (a region too long for a window) tells nothing here: the reading
+    may explain it with several kinds, whose lengths no prefix can follow.
+    """
+    if w.prefix:
+        return True
+    text = reread(b[w.received_start : w.received_end], codec, escapes=escapes)
+    if text is None:
+        return False
+    found = classify(a[w.sent_start : w.sent_end], text, reread=False)
+    return all(f.explained for f in found)
 
 
 def _wrapped(a: str, b: str, escapes: bool) -> list[Finding] | None:
@@ -593,22 +669,31 @@ def _strip_finding(kind: tuple[str, str], s0: int, s1: int, r: int) -> Finding:
     )
 
 
-def _whole_value(a: str, b: str, escapes: bool) -> list[Finding] | None:
+def _whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding] | None:
     """Findings when one rewrite of the whole value (or two composed) gives ``b``.
 
     The fallback for dense rewrites, where alignment finds no anchors (every line's CRLF
     became LF, every letter changed case, a value misread in another codec) or aligns
     the output of a rewrite with look-alike sent characters: each rule's concrete
     rewrites run on the whole of ``a``; a result that ``b`` is a truncation of counts
-    too (a value misread in another codec and cut).
+    too (a value misread in another codec and cut). In a long value, a rewrite runs on
+    the whole only when it fits the windows around the unexplained findings (``ws``).
     """
     ctx = Context(escapes=escapes)
     small = len(a) + len(b) <= _WHOLE_COMPOSE_MAX
     outs: list[tuple[str, str, str]] = []
     for rule in RULES:
-        if rule.src is not None and rule.src.search(a) is None:
+        if ws:
+            rewrites = [
+                (out, detail)
+                for detail in _fitting(rule, a, b, ws, ctx)
+                for out in rewrite_as(rule, detail, a, ctx)
+            ]
+        elif rule.src is not None and rule.src.search(a) is None:
             continue
-        for out, detail in whole_rewrites(rule, a, b, ctx):
+        else:
+            rewrites = whole_rewrites(rule, a, b, ctx)
+        for out, detail in rewrites:
             if out == b:
                 return [_whole(rule.kind, detail, a, b)]
             if out != a:
@@ -634,6 +719,21 @@ def _whole_value(a: str, b: str, escapes: bool) -> list[Finding] | None:
     return None
 
 
+def _fitting(rule: Rule, a: str, b: str, ws: list[Window], ctx: Context) -> list[str]:
+    """The details of ``rule``'s whole-value rewrites whose output fits every window."""
+    details: dict[str, None] | None = None
+    for w in ws:
+        text = a[w.sent_start : w.sent_end]
+        if rule.src is not None and rule.src.search(text) is None:
+            fits: dict[str, None] = {}  # the rewrite leaves this window as it is
+        else:
+            fits = {d: None for out, d in whole_rewrites(rule, text, b, ctx) if w.holds(out, b)}
+        details = fits if details is None else {d: None for d in details if d in fits}
+        if not details:
+            return []
+    return list(details or ())
+
+
 def _dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
     """One rewrite of a large value everywhere, recognised before aligning it.
 
@@ -646,12 +746,17 @@ def _dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
     for rule in RULES:
         if rule.src is not None and rule.src.search(head) is None:
             continue
-        for out, _ in whole_rewrites(rule, head, b[:4096], ctx):
-            if out != head and len(out) > 16 and b.startswith(out[:-16]):
-                for whole, detail in whole_rewrites(rule, a, b[:4096], ctx):
-                    if whole == b:
-                        return [_whole(rule.kind, detail, a, b)]
-                break
+        # Only the rewrites whose output for the head is how ``b`` starts run on the
+        # whole value (each output of a long value is as long as the value).
+        details = {
+            detail: None
+            for out, detail in whole_rewrites(rule, head, b[:4096], ctx)
+            if out != head and len(out) > 16 and b.startswith(out[:-16])
+        }
+        for detail in details:
+            for whole in rewrite_as(rule, detail, a, ctx):
+                if whole == b:
+                    return [_whole(rule.kind, detail, a, b)]
     return None
 
 
@@ -778,7 +883,13 @@ def _by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
                 hs.pop(0)
                 lo = ie
     hs = _widen(a, b, hs, lo, hi)
-    body = _tab_stops(clf, _unify(clf, _classify_hunks(clf, hs, lo=lo, hi=hi)))
+    body = _classify_hunks(clf, hs, lo=lo, hi=hi)
+    if any(not f.explained for f in body):
+        # The tail (a strip, a final line break) may be part of the region realigned.
+        both = _realigned(clf, body + tail, lo=lo, hi=len(a))
+        tail = [f for f in both if any(f is t for t in tail)]
+        body = [f for f in both if not any(f is t for t in tail)]
+    body = _tab_stops(clf, _unify(clf, body))
     if tail and tail[0].kinds[0][0] == "truncate" and any(not f.explained for f in body):
         f = tail[0]
         if f.sent_end - f.sent_start <= _TRUNCATED_RESIDUE:
@@ -822,15 +933,12 @@ def _as_one(clf: _Classifier, lo: int) -> Finding | None:
     the common suffix, replayed as a whole, is the fallback.
     """
     a, b = clf.a, clf.b
-    i = lo
+    i = j = lo
     ie, je = len(a), len(b)
-    while ie > i and je > 0 and a[ie - 1] == b[je - 1]:
-        ie -= 1
-        je -= 1
-    j = i
-    while i < ie and j < je and a[i] == b[j]:
-        i += 1
-        j += 1
+    tail = common_suffix(a, i, ie, b, j=0, je=je)
+    ie, je = ie - tail, je - tail
+    head = common_prefix(a, i, ie, b, j=j, je=je)
+    i, j = i + head, j + head
     if (ie - i) + (je - j) > _AS_ONE_MAX:
         return None
     ((i, ie, j, je),) = _widen(a, b, [(i, ie, j, je)], 0, len(a))
@@ -992,4 +1100,121 @@ def _classify_hunks(clf: _Classifier, hs: list[Hunk], *, lo: int, hi: int) -> li
             )
         )
         k += 1
+    return out
+
+
+def _realigned(clf: _Classifier, findings: list[Finding], *, lo: int, hi: int) -> list[Finding]:
+    """Each unknown finding and its close neighbours, realigned by the rules' tokens.
+
+    A run of repeated or look-alike characters aligns in several ways of equal cost,
+    and the diff's choice may leave edits no kind explains (a tab that survived paired
+    with the tab that became a space). The region around an unknown finding, with its
+    neighbours closer than ``_MERGE_GAP`` and a little equal text on each side, is
+    aligned again by :func:`fidelity._compare.realign.realign`; its hunks replace the
+    region's findings when every one of them replays.
+    """
+    out: list[Finding] = []  # the findings so far, realigned where it helped
+    k = 0
+    while k < len(findings):
+        f = findings[k]
+        if f.explained or clf.realign_budget <= 0:
+            out.append(f)
+            k += 1
+            continue
+        last = k
+        while last + 1 < len(findings) and _close(findings[last], findings[last + 1], f):
+            last += 1
+        left = len(out)  # the close neighbours on the left are the last ones kept
+        while left > 0 and _close(
+            out[left - 1], out[left] if left < len(out) else f, findings[last]
+        ):
+            left -= 1
+        first = out[left] if left < len(out) else f
+        floor = out[left - 1].sent_end if left else lo
+        found = _realign_region(clf, first, findings[last], floor, _ceil(findings, last, hi))
+        tight = last
+        if found is None:
+            # A shift spans two unknown findings further apart (a word that moved
+            # between look-alike neighbours): the region up to the next unknown one.
+            nxt = _next_unknown(findings, last + 1, first.sent_start + _REALIGN_MAX)
+            if nxt is not None:
+                last = nxt
+                while last + 1 < len(findings) and _close(
+                    findings[last], findings[last + 1], first
+                ):
+                    last += 1
+                found = _realign_region(
+                    clf, first, findings[last], floor, _ceil(findings, last, hi)
+                )
+        if found is None:
+            out.extend(findings[k : tight + 1])  # the next unknown one gets its own region
+            k = tight + 1
+            continue
+        del out[left:]
+        out.extend(found)
+        k = last + 1
+    return out
+
+
+def _next_unknown(findings: list[Finding], start: int, end: int) -> int | None:
+    """The index of the first unknown finding from ``start`` that ends by ``end``."""
+    for q in range(start, len(findings)):
+        if findings[q].sent_end > end:
+            return None
+        if not findings[q].explained:
+            return q
+    return None
+
+
+def _ceil(findings: list[Finding], last: int, hi: int) -> int:
+    return findings[last + 1].sent_start if last + 1 < len(findings) else hi
+
+
+def _close(left: Finding, right: Finding, other_end: Finding) -> bool:
+    """True when ``left`` and ``right`` are close and the region stays small enough."""
+    if right.sent_start - left.sent_end > _MERGE_GAP:
+        return False
+    start = min(left.sent_start, other_end.sent_start)
+    end = max(right.sent_end, other_end.sent_end)
+    return end - start <= _REALIGN_MAX
+
+
+def _realign_region(
+    clf: _Classifier, first: Finding, last: Finding, floor: int, ceil: int
+) -> list[Finding] | None:
+    """Findings for the region from ``first`` to ``last``, realigned; None if one stays unknown."""
+    a, b = clf.a, clf.b
+    left = min(_REALIGN_PAD, first.sent_start - floor)
+    right = min(_REALIGN_PAD, ceil - last.sent_end)
+    x0, x1 = first.sent_start - left, last.sent_end + right
+    y0, y1 = first.received_start - left, last.received_end + right
+    if x1 - x0 > _REALIGN_MAX + 2 * _REALIGN_PAD or y1 - y0 > _REALIGN_MAX + 2 * _REALIGN_PAD:
+        return None
+    seg_a, seg_b = a[x0:x1], b[y0:y1]
+    rules = [rule for rule in RULES if rule.alts is not None and rule.gate(seg_a, seg_b)]
+    if not rules:
+        return None
+    found, used = realign(seg_a, seg_b, rules, clf._context(y0), limit=clf.realign_budget)
+    clf.realign_budget -= used
+    if not found:
+        return None
+    hs = _widen(a, b, [(i + x0, ie + x0, j + y0, je + y0) for i, ie, j, je in found], x0, x1)
+    out: list[Finding] = []
+    for n, h in enumerate(hs):
+        lower = out[-1].sent_end if out else x0
+        upper = hs[n + 1][0] if n + 1 < len(hs) else x1
+        kinds, lc, rc = clf.hunk(h, lower, upper)
+        if not kinds:
+            return None
+        i, ie, j, je = h
+        out.append(
+            Finding(
+                kinds=kinds,
+                sent_start=i - lc,
+                sent_end=ie + rc,
+                received_start=j - lc,
+                received_end=je + rc,
+                explained=True,
+            )
+        )
     return out

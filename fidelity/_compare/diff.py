@@ -23,6 +23,9 @@ _WINDOW = 1024  # code points of sent text handed to the compiled diff at a time
 _ANCHOR = 16  # length of the run used to re-synchronise the two texts
 _SLACKS = (32, 256, 2048, 16384)  # how far from the expected place an anchor may be
 _TIME_LIMIT = 0.25  # seconds granted to the compiled diff on a remainder without anchors
+_SAMPLED_MIN = 1 << 20  # remainders this long are sampled before the compiled diff
+_SAMPLES = 16  # runs of the sent text looked for in the received text
+_SHARED = 2  # runs found that make a remainder worth the compiled diff
 
 
 def common_prefix(a: str, i: int, ie: int, b: str, *, j: int, je: int) -> int:
@@ -87,6 +90,8 @@ def _compiled(a: str, b: str, h: Hunk, out: list[Hunk], time_limit: float) -> No
     x, y = i, j
     start: tuple[int, int] | None = None
     for op, count in ops:
+        if not count:
+            continue  # the compiled diff may report an empty insertion
         if op == "=":
             if start is not None:
                 out.append((start[0], x, start[1], y))
@@ -109,15 +114,37 @@ def _unanchored(a: str, b: str, h: Hunk, out: list[Hunk]) -> None:
 
     With no anchor in reach the texts have little in common there: when the compiled
     diff finds only scattered coincidences (more than one hunk per 16 code points),
-    the region is reported whole instead of as thousands of one-letter edits.
+    the region is reported whole instead of as thousands of one-letter edits. A region
+    of MiBs is first sampled: when hardly any run of its sent text is found anywhere in
+    the received text, it is reported whole without the compiled diff (which holds
+    both texts several times over in memory, and outruns its time limit on them).
     """
+    i, ie, j, je = h
+    if max(ie - i, je - j) > _SAMPLED_MIN and not _shares_runs(a, b, h):
+        out.append(h)
+        return
     found: list[Hunk] = []
     _compiled(a, b, h, found, _TIME_LIMIT)
-    i, ie, j, je = h
     if len(found) * 16 > max(ie - i, je - j):
         out.append(h)
     else:
         out.extend(found)
+
+
+def _shares_runs(a: str, b: str, h: Hunk) -> bool:
+    """True when a few runs sampled across ``a[i:ie]`` occur in ``b[j:je]``."""
+    i, ie, j, je = h
+    if ie - i < _SAMPLES * _ANCHOR:
+        return True
+    step = (ie - i - _ANCHOR) // (_SAMPLES - 1)
+    found = 0
+    for k in range(_SAMPLES):
+        start = i + k * step
+        if b.find(a[start : start + _ANCHOR], j, je) >= 0:
+            found += 1
+            if found >= _SHARED:
+                return True
+    return False
 
 
 def _anchor(a: str, ai: int, b: str, expected: int, *, j: int, je: int, slack: int) -> int:

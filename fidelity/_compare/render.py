@@ -1,9 +1,9 @@
 """The human-readable rendering of a comparison, for terminals and pytest output.
 
 Every piece of payload text goes through :func:`fidelity._core.render.safe`; bytes that were
-not UTF-8 appear as ``[byte 0xE9]``; segments are cut and given context only at
-grapheme cluster boundaries, so a combining sequence or an emoji ZWJ sequence is never
-split in what is shown.
+not UTF-8 appear as ``[byte 0xE9]``, on the sent side as on the received side; segments
+are cut and given context only at grapheme cluster boundaries, so a combining sequence or
+an emoji ZWJ sequence is never split in what is shown.
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def _segment_line(whole: str, start: int, end: int, escapes: bool) -> str:
     )
 
 
-def _block(same: list[Transformation], s: str, r: str | None, escapes: bool) -> list[str]:
+def _block(
+    same: list[Transformation], s: str, r: str | None, *, s_escapes: bool, r_escapes: bool
+) -> list[str]:
     """One block for the rewrites of one segment (two kinds can share a segment)."""
     t = same[0]
     kinds = " + ".join(f"{u.kind} ({safe(u.detail)})" if u.detail else u.kind for u in same)
@@ -99,13 +101,14 @@ def _block(same: list[Transformation], s: str, r: str | None, escapes: bool) -> 
         f"- {kinds}: sent char {t.sent_start} (byte {t.sent_byte_start}), "
         f"received char {t.received_start} (byte {t.received_byte_start})"
     ]
-    lines.append(f"    sent:     {_segment_line(s, t.sent_start, t.sent_end, False)}")
+    lines.append(f"    sent:     {_segment_line(s, t.sent_start, t.sent_end, s_escapes)}")
     if r is None:
         lines.append(f"    received: {safe(t.received)}")
     else:
-        lines.append(f"    received: {_segment_line(r, t.received_start, t.received_end, escapes)}")
-    lines.append(f"    code points: {_names(t.sent, False)}")
-    lines.append(f"             -> {_names(t.received, escapes and r is not None)}")
+        received = _segment_line(r, t.received_start, t.received_end, r_escapes)
+        lines.append(f"    received: {received}")
+    lines.append(f"    code points: {_names(t.sent, s_escapes)}")
+    lines.append(f"             -> {_names(t.received, r_escapes and r is not None)}")
     return lines
 
 
@@ -125,11 +128,12 @@ def render_comparison(
     """Render a comparison: a header line, then one block per transformation (capped)."""
     if faithful:
         return "faithful: the received value equals the sent value"
-    s, _ = as_text(sent)
+    # Bytes that are not UTF-8 show as bytes on either side.
+    s, s_escapes = as_text(sent)
     r: str | None = None
-    escapes = False
+    r_escapes = False
     if isinstance(received, (str, bytes)):
-        r, escapes = as_text(received)
+        r, r_escapes = as_text(received)
     kinds = ", ".join(sorted({t.kind for t in ts}))
     noun = "rewrite" if len(ts) == 1 else "rewrites"
     verdict = "explained by replay" if explained else "NOT fully explained"
@@ -141,7 +145,7 @@ def render_comparison(
         else:
             groups.append([t])
     for same in groups[:max_blocks]:
-        lines.extend(_block(same, s, r, escapes))
+        lines.extend(_block(same, s, r, s_escapes=s_escapes, r_escapes=r_escapes))
     rest = [t for same in groups[max_blocks:] for t in same]
     if rest:
         counts: dict[str, int] = {}

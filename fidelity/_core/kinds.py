@@ -67,6 +67,7 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("unescape.json", "literal escape sequences in the sent text were decoded"),
     ("unescape.html", "literal character references in the sent text were decoded"),
     ("unescape.url", "literal percent sequences decoded, or + became space"),
+    ("unescape.backslash", "a backslash was dropped before the character it would escape"),
     ("encoding.mojibake", "UTF-8 bytes were decoded with another codec"),
     ("encoding.replacement", "characters became U+FFFD"),
     ("encoding.question_mark", "unencodable characters became ?"),

@@ -23,6 +23,8 @@ import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
+import itertools
+import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -32,11 +34,12 @@ from urllib.parse import quote
 import httpx
 
 from fidelity._core.armor import armor
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.text import to_utf8
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
+from fidelity._probe.setup import ProbeSetup
 from probes._http.deadline import DeadlineTransport
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
 from probes._http.places import (
@@ -49,6 +52,8 @@ from probes._http.places import (
     server_values,
 )
 from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
+from probes._payload.locate import json_path_of, text_pattern
+from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
 __all__ = ["HttpProbe", "http"]
 
@@ -57,6 +62,10 @@ _PLACEHOLDER = "{value}"
 #: Content of the file part when the value is sent as a multipart filename.
 _FILE_CONTENT = b"param-fidelity"
 _DEFAULT_MAX_BODY = 8 * 1024 * 1024
+#: The placeholders of ``read_url``.
+_READ_URL_NAMES = ("id", "n", "run")
+#: A path key that a dotted ``json:PATH`` can name.
+_DOTTED_KEY = re.compile(r"[^.]+")
 
 
 def _positive(name: str, value: object, *, integer: bool = False) -> None:
@@ -70,7 +79,7 @@ def _check_url(name: str, url: object) -> str:
     if not isinstance(url, str):
         raise UsageError(f"{name}={url!r} must be a URL string.")
     try:
-        parsed = httpx.URL(url.replace(_PLACEHOLDER, "v").replace("{id}", "v"))
+        parsed = httpx.URL(url.replace(_PLACEHOLDER, "v"))
     except httpx.InvalidURL as exc:
         raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
@@ -85,7 +94,7 @@ class HttpProbe(Probe):
         self,
         url: str,
         send: str = "json:text",
-        read: str = "json:text",
+        read: str | None = "json:text",
         *,
         method: str = "POST",
         headers: Mapping[str, str] | None = None,
@@ -101,7 +110,11 @@ class HttpProbe(Probe):
     ) -> None:
         self.url = _check_url("url", url)
         self.send: SendSpec = parse_send(send)
-        self.read: ReadSpec = parse_read(read)
+        # read=None: located by a calibration call (``calibrate``) before the first
+        # payload; until then the default place stands in.
+        self.read: ReadSpec = parse_read(read if read is not None else "json:text")
+        self.read_found = False
+        self._calibrated = read is not None
         self.method = str(method).upper()
         _positive("timeout", timeout)
         _positive("concurrency", concurrency, integer=True)
@@ -127,17 +140,39 @@ class HttpProbe(Probe):
                 f"url={url!r} holds {_PLACEHOLDER}, which only send='path' or send='url' fills."
             )
         self.place = self._evidence_place()
-        self.read_url = None if read_url is None else _check_url("read_url", read_url)
+        self.read_url = read_url
+        self._read_url: TextTemplate | None = None
+        if read_url is not None:
+            if not isinstance(read_url, str):
+                raise UsageError(f"read_url={read_url!r} must be a URL string.")
+            self._read_url = TextTemplate.parse(
+                read_url, allowed=(*_READ_URL_NAMES, "payload"), where="read_url"
+            )
+            if "payload" in self._read_url.names:
+                raise UsageError(
+                    "read_url holds {payload}; the value is read back by what the write "
+                    "returned ({id}) or by names unique to the payload ({n}, {run})."
+                )
+            _check_url("read_url", self._read_url.fill({"id": "1", "n": "1", "run": "r"}))
         self.id_from: str | None = None
+        self._id_spec: ReadSpec | None = None
         if id_from is not None:
-            spec = parse_read(id_from)
-            if spec.where != "json":
-                raise UsageError(f"id_from={id_from!r} must be a json:PATH.")
-            self.id_from = spec.name
-        if self.read_url is not None and ("{id}" in self.read_url) != (self.id_from is not None):
+            try:
+                spec = parse_read(id_from)
+            except UsageError:
+                spec = ReadSpec(where="")
+            if spec.where not in ("json", "header", "regex"):
+                raise UsageError(
+                    f"id_from={id_from!r} must say where the write response holds the id: "
+                    "json:PATH, header:NAME or regex:PATTERN (one group)."
+                )
+            self.id_from, self._id_spec = id_from, spec
+        has_id = self._read_url is not None and "id" in self._read_url.names
+        if self._read_url is not None and has_id != (self.id_from is not None):
             raise UsageError(
-                "read_url with {id} needs id_from='json:PATH' (where the first response "
-                "holds the id), and id_from needs a read_url that holds {id}."
+                "read_url with {id} needs id_from (json:PATH, header:NAME or regex:PATTERN: "
+                "where the write response holds the id), and id_from needs a read_url that "
+                "holds {id}."
             )
         if read_url is None and id_from is not None:
             raise UsageError("id_from is only used with read_url.")
@@ -153,7 +188,10 @@ class HttpProbe(Probe):
         self._detecting = threading.Lock()
         origin = httpx.URL(url.replace(_PLACEHOLDER, "v"))
         self.emit_url = str(origin.copy_with(raw_path=b"/_fidelity/emit"))
-        self.name = f"http {self.method} {url} send={self.send} read={self.read}"
+        self.run_id = new_run_id()
+        self._numbers = itertools.count(1)
+        self._numbering = threading.Lock()
+        self.name = self._name()
         self._client: httpx.Client | None = None
         self._transport: DeadlineTransport | None = None
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
@@ -275,7 +313,12 @@ class HttpProbe(Probe):
     def observe(self, text: str) -> Observation:
         """Send ``text`` once and report what came back (never raises for the payload)."""
         self._start()
+        self._ready()
         return self._observe(text)
+
+    def _ready(self) -> None:
+        if not self._calibrated:
+            self.calibrate()
 
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
         """Observe every text with up to ``concurrency`` observations at once, in order.
@@ -285,6 +328,7 @@ class HttpProbe(Probe):
         (they end by their deadline) and none queued.
         """
         self._start()
+        self._ready()
         if self.concurrency == 1:
             for text in texts:
                 yield self._observe(text)
@@ -401,15 +445,17 @@ class HttpProbe(Probe):
         return isinstance(document, dict) and isinstance(document.get("_fidelity"), dict)
 
     def _observe(self, text: str) -> Observation:
+        with self._numbering:
+            n = next(self._numbers)
         if self.reflector is None and not self._decided:
             # Until one answer says whether this is the reflector, observe one at a time,
             # so every observation is measured the same way.
             with self._detecting:
                 if not self._decided:
-                    return self._observe_once(text)
-        return self._observe_once(text)
+                    return self._observe_once(text, n)
+        return self._observe_once(text, n)
 
-    def _observe_once(self, text: str) -> Observation:
+    def _observe_once(self, text: str, n: int) -> Observation:
         wire: bytes | None = None
         try:
             request = self._build(text, echo=self._seen_reflector)
@@ -434,30 +480,120 @@ class HttpProbe(Probe):
             return self._rejected(text, reply, wire=wire)
         if self.read_url is not None:
             try:
-                reply = self._read_back(reply)
+                reply = self._read_back(reply, n)
             except ExchangeFailure as failure:
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
         return self._read_observation(text, reply, wire=wire)
 
-    def _read_back(self, reply: Reply) -> Reply:
-        """The second request of write-then-read: ``GET read_url`` (``{id}`` filled)."""
-        assert self.read_url is not None
+    def _read_back(self, reply: Reply, n: int) -> Reply:
+        """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
+        from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled."""
+        assert self._read_url is not None
         assert self._client is not None
-        url = self.read_url
-        if self.id_from is not None:
-            found, ident = False, None
-            with contextlib.suppress(ValueError):
-                found, ident = get_path(reply.json(), self.id_from)
-            if not found or ident is None or isinstance(ident, (dict, list)):
+        ident: str | None = None
+        if self._id_spec is not None:
+            ident = self._ident(reply, self._id_spec)
+            if ident is None:
                 raise ExchangeFailure(
                     Status.LOST,
                     "NoId",
-                    f"the write response has no id at json:{self.id_from} to read back with.",
+                    f"the write response has no id at {self.id_from} to read back with.",
                 )
-            url = url.replace("{id}", quote(str(ident), safe=""))
-        return self._exchange(self._client.build_request("GET", url))
+            ident = quote(ident, safe="")
+        values = Filled(payload="", n=n, run=self.run_id, id=ident)
+        return self._exchange(self._client.build_request("GET", self._read_url.fill(values)))
+
+    @staticmethod
+    def _ident(reply: Reply, spec: ReadSpec) -> str | None:
+        """The id the write response holds at ``spec`` (``None`` when it holds none)."""
+        if spec.where == "header":
+            header: str | None = reply.response.headers.get(spec.name)
+            return header
+        if spec.where == "regex":
+            match = spec.pattern.search(reply.response.text)
+            return str(match.group(1)) if match is not None else None
+        found, ident = False, None
+        with contextlib.suppress(ValueError):
+            found, ident = get_path(reply.json(), spec.name)
+        if not found or ident is None or isinstance(ident, (dict, list)):
+            return None
+        if isinstance(ident, bool):
+            return "true" if ident else "false"
+        return str(ident)
+
+    # --- locating the read-back -----------------------------------------------------
+
+    def _name(self) -> str:
+        return f"http {self.method} {self.url} send={self.send} read={self.read}"
+
+    @property
+    def needs_calibration(self) -> bool:
+        """True while the read-back is still to be located (``read=None``)."""
+        return not self._calibrated
+
+    def calibrate(self) -> str:
+        """Locate the read-back with one write (and read) carrying a plain marker.
+
+        Returns the read specification (the one given when there was nothing to
+        locate; against the reference reflector, its own). The marker is ASCII,
+        unique to the run; it is sent like a payload with ``{n}`` = 0 and counts in
+        ``requests``. A marker that does not come back is a ``UsageError``; an
+        endpoint that does not answer a ``TargetError``.
+        """
+        self._start()
+        if self._calibrated:
+            return str(self.read)
+        marker = f"fidelity-marker-{self.run_id}"
+        try:
+            request = self._build(marker, echo=False)
+            reply = self._exchange(request)
+            if self._is_reflection(reply):
+                self._seen_reflector = self._decided = self._calibrated = True
+                return str(self.read)
+            if self.reflector is None and reply.status < 400:
+                self._plain = self._decided = True
+            if reply.status < 400 and self._read_url is not None:
+                reply = self._read_back(reply, 0)
+        except ExchangeFailure as failure:
+            if failure.status in (Status.REJECTED, Status.LOST):
+                raise UsageError(
+                    f"the calibration request (the plain value {marker!r} in place of a "
+                    f"payload) failed: {failure.error.rstrip('. ')}."
+                ) from None
+            reason = failure.error.rstrip(". ")
+            raise TargetError(f"the calibration request got no answer: {reason}.") from None
+        if reply.status >= 400:
+            raise UsageError(
+                f"the calibration request (the plain value {marker!r} in place of a payload) "
+                f"was answered HTTP {reply.status}: {reply.excerpt()}; check the URL and send."
+            )
+        spec = _locate(reply, marker)
+        if spec is None:
+            raise UsageError(
+                f"the calibration value {marker!r} did not come back in the response "
+                f"({reply.excerpt()[:160] or 'an empty body'}); name where it comes back with "
+                "read='WHERE', or read it back from read_url='URL'."
+            )
+        self.read = parse_read(spec)
+        self.read_found = self._calibrated = True
+        self.name = self._name()
+        return spec
+
+    @property
+    def setup(self) -> ProbeSetup:
+        """The plan of this probe, for the JSON result and the card."""
+        return ProbeSetup(
+            transport="http",
+            target=self.url,
+            method=self.method,
+            send=str(self.send),
+            read=str(self.read),
+            read_found=self.read_found,
+            read_url=self.read_url or "",
+            id_from=self.id_from or "",
+        )
 
     def _read_observation(
         self,
@@ -658,6 +794,41 @@ class HttpProbe(Probe):
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
 
 
+def _locate(reply: Reply, marker: str) -> str | None:
+    """The read specification that finds ``marker`` in ``reply`` (checked on it)."""
+    response = reply.response
+    candidates: list[str] = []
+    with contextlib.suppress(ValueError):
+        path = json_path_of(reply.json(), marker)
+        if path and all(isinstance(p, int) or _DOTTED_KEY.fullmatch(p) for p in path):
+            candidates.append("json:" + ".".join(str(p) for p in path))
+    text = response.text
+    if text == marker:
+        candidates.append("body")
+    for name, header in response.headers.items():
+        if header == marker:
+            candidates.append(f"header:{name}")
+            break
+    pattern = text_pattern(text, marker)
+    if pattern is not None:
+        candidates.append(f"regex:{pattern}")
+    for spec in candidates:
+        read = parse_read(spec)
+        value: object
+        if read.where == "json":
+            found, value = get_path(reply.json(), read.name)
+        elif read.where == "body":
+            found, value = True, text
+        elif read.where == "header":
+            found, value = True, response.headers.get(read.name)
+        else:
+            match = read.pattern.search(text)
+            found, value = match is not None, match.group(1) if match is not None else None
+        if found and value == marker:
+            return spec
+    return None
+
+
 def _armored_bytes(armored: object) -> bytes | None:
     """The bytes of an armored evidence item (``None`` if malformed)."""
     if not isinstance(armored, dict) or not isinstance(armored.get("base64"), str):
@@ -702,9 +873,12 @@ http = factory(
     (forms in :mod:`probes._http.places`: ``json:PATH``, ``form:NAME``,
     ``multipart:NAME``, ``filename:NAME``, ``query:NAME``, ``path`` and ``url`` (``url``
     holds ``{value}``), ``header:NAME``, ``body``; reads ``json:PATH``, ``body``,
-    ``header:NAME``, ``regex:PATTERN``). With ``read_url`` (which may hold ``{id}``,
-    filled from the first response at ``id_from``, a ``json:PATH``), the value is read
-    from a ``GET`` of that URL after the write.
+    ``header:NAME``, ``regex:PATTERN``; ``None``: located by one calibration request
+    with a plain marker before the first payload, see ``calibrate()``). With
+    ``read_url`` the value is read from a ``GET`` of that URL after the write; it may
+    hold ``{id}`` (taken from the write response at ``id_from``: ``json:PATH``,
+    ``header:NAME`` or ``regex:PATTERN``), ``{n}`` (a number unique to the payload)
+    and ``{run}`` (an id unique to the run).
 
     ``timeout`` bounds each exchange as a whole (connect, send, every read, and the
     total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per

@@ -1,9 +1,12 @@
 """``probes.mcp``: push payloads through a real MCP chain with the official Python SDK.
 
 The target is a stdio server (an argv list, spawned by the SDK's stdio client) or a
-Streamable HTTP server (an ``http(s)`` URL). The value goes into ``param`` of
-``tool``; the result is read back with ``read`` (``text``, ``regex:PATTERN``,
-``structured:PATH``), or from a second call (``read_tool``) for write-then-read chains.
+Streamable HTTP server (an ``http(s)`` URL). The value goes into the arguments of
+``tool`` at ``param`` (a path) and/or where ``args`` holds ``"{payload}"``, after the
+setup calls of ``before``; the result is read back with ``read`` (``text``,
+``regex:PATTERN``, ``json:PATH``, ``structured:PATH``; located by a calibration call
+when ``None``), or from a second call (``read_tool``) for write-then-read chains. What
+each call's arguments are is worked out in :mod:`probes._mcp.calls`.
 
 One session is reused across a survey. Every call has a timeout; a call that timed
 out is never retried, and a short health check (a fraction of the timeout) decides
@@ -24,9 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from fidelity._core.errors import TargetError, UsageError
@@ -34,18 +36,22 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
+from fidelity._probe.setup import ProbeSetup, SetupStep
+from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_calls
 from probes._mcp.name import target_label
-from probes._mcp.read import Reader, parse_read, result_text
+from probes._mcp.paths import ParamPath
+from probes._mcp.read import Reader, locate, parse_read, result_text
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
+from probes._mcp.template import ArgumentTemplate, steps_of
+from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
+from probes._payload.placeholders import Filled, new_run_id
 
 if TYPE_CHECKING:
     from mcp import Client
 
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
-__all__ = ["DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
-
-#: Makes a tool's other required arguments from its listing and the payload's parameter.
-ArgumentFiller = Callable[["McpTool", str], Mapping[str, Any]]
+__all__ = ["ArgumentFiller", "DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
 
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
@@ -62,67 +68,6 @@ _MARGIN_MAX = 2.0
 def _margin(timeout: float) -> float:
     """The health-check bound (and the slack over the SDK's own timeout) for ``timeout``."""
     return min(_MARGIN_MAX, max(_MARGIN_MIN, timeout * _MARGIN_SHARE))
-
-
-class DestructiveToolRefused(UsageError):
-    """The chosen tool is annotated ``destructiveHint`` and the caller did not allow it.
-
-    ``tool`` is its name. The message names the API switch
-    (``allow_destructive=True``); a front end names its own with :meth:`advice`.
-    """
-
-    def __init__(self, tool: str) -> None:
-        self.tool = tool
-        super().__init__(self.advice("allow_destructive=True"))
-
-    def advice(self, switch: str) -> str:
-        """The refusal as one sentence that tells the caller to pass ``switch``."""
-        return (
-            f"tool {safe(self.tool)!r} is annotated destructiveHint: sending payloads may "
-            f"overwrite or delete data; point it at disposable data and pass {switch} "
-            "to proceed."
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class McpTool:
-    """A tool as the server lists it: name, description, input schema and annotations.
-
-    ``annotations`` uses the wire names (``readOnlyHint``, ``destructiveHint``,
-    ``idempotentHint``, ``openWorldHint``); both mappings are read-only.
-    """
-
-    name: str
-    title: str = ""
-    description: str = ""
-    input_schema: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    annotations: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    @property
-    def destructive(self) -> bool:
-        """True when the server annotates the tool ``destructiveHint: true`` (and not read-only)."""
-        return bool(self.annotations.get("destructiveHint")) and not self.annotations.get(
-            "readOnlyHint"
-        )
-
-    @property
-    def properties(self) -> tuple[str, ...]:
-        """The argument names of the input schema."""
-        props = self.input_schema.get("properties")
-        return tuple(props) if isinstance(props, dict) else ()
-
-
-def _tool_record(tool: Any) -> McpTool:
-    annotations = (
-        tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
-    )
-    return McpTool(
-        name=tool.name,
-        title=tool.title or "",
-        description=tool.description or "",
-        input_schema=MappingProxyType(dict(tool.input_schema or {})),
-        annotations=MappingProxyType(annotations),
-    )
 
 
 def _transport_of(target: object, transport: str | None) -> Literal["stdio", "http"]:
@@ -153,7 +98,10 @@ class McpProbe(Probe):
     ``list_tools()`` lists the server's tools (``tools`` too, once the chosen tool is
     checked) and ``tool_info`` describes the chosen one (its input schema and
     annotations). ``requests`` counts the ``tools/call`` requests sent (one the SDK
-    cannot serialize is not: nothing leaves the client).
+    cannot serialize is not: nothing leaves the client). ``param`` is the payload's
+    place once the probe is open (taken from the schema when none was given),
+    ``calibrate()`` locates the read-back when ``read`` is ``None``, and ``setup``
+    records the whole plan.
     """
 
     def __init__(
@@ -161,9 +109,10 @@ class McpProbe(Probe):
         target: Sequence[str] | str,
         *,
         tool: str = "echo",
-        param: str = "text",
+        param: str | None = None,
         args: Mapping[str, Any] | None = None,
-        read: str = "text",
+        before: Sequence[Any] | None = None,
+        read: str | None = "text",
         read_tool: str | None = None,
         read_args: Mapping[str, Any] | None = None,
         transport: Literal["stdio", "http"] | None = None,
@@ -174,29 +123,40 @@ class McpProbe(Probe):
         reflector: bool | None = None,
         mode: str = "auto",
         fill_args: ArgumentFiller | None = None,
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
         if not isinstance(tool, str) or not tool:
             raise UsageError(f"tool={tool!r} must be a tool name.")
-        if not isinstance(param, str) or not param:
-            raise UsageError(f"param={param!r} must be an argument name.")
-        if args is not None and not isinstance(args, Mapping):
-            raise UsageError(f"args={args!r} must be a mapping of argument names to values.")
-        if read_args is not None and not isinstance(read_args, Mapping):
-            raise UsageError(
-                f"read_args={read_args!r} must be a mapping of argument names to values."
-            )
+        self.param_path = ParamPath.parse(param) if param is not None else None
+        if self.param_path is not None and not isinstance(self.param_path.top, str):
+            raise UsageError(f"param={param!r} must start with an argument name.")
+        self.template = ArgumentTemplate.of(args, where="args") if args is not None else None
+        self.steps = steps_of(before)
+        if read_tool is not None and (not isinstance(read_tool, str) or not read_tool):
+            raise UsageError(f"read_tool={read_tool!r} must be a tool name.")
         if read_args is not None and read_tool is None:
             raise UsageError("read_args is given without read_tool; name the tool that reads back.")
+        self.read_template = (
+            ArgumentTemplate.of(read_args, where="read_args") if read_args is not None else None
+        )
         if not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
             raise UsageError(f"timeout={timeout!r} must be a number of seconds in (0, 3600].")
         if mode not in ("auto", "legacy") and not str(mode)[:1].isdigit():
             raise UsageError(f"mode={mode!r} must be 'auto', 'legacy' or a protocol version.")
+        if type(max_reply) is not int or max_reply < MIN_MAX_REPLY:
+            raise UsageError(
+                f"max_reply={max_reply!r} must be a whole number of bytes, "
+                f"at least {MIN_MAX_REPLY}."
+            )
+        self.max_reply = max_reply
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
-        self.reader: Reader = parse_read(read)
+        # None: located by a calibration call (``calibrate``) before the first payload.
+        self.reader: Reader | None = parse_read(read) if read is not None else None
+        self.read_found = False
         self.read_tool = read_tool
         self.read_args = dict(read_args) if read_args is not None else None
         self.timeout = float(timeout)
@@ -207,7 +167,9 @@ class McpProbe(Probe):
         self.mode = mode
         self.fill_args = fill_args
         self._requests = 0
-        self.name = f"mcp {self.transport} {target_label(self.target)} {safe(tool)}.{safe(param)}"
+        self.run_id = new_run_id()
+        self._sent = 0
+        self.name = self._name(param)
         self._loop: EventLoopThread | None = None
         self._session: McpSession | None = None
         self._stderr: StderrTail | None = None
@@ -215,8 +177,7 @@ class McpProbe(Probe):
         self._tools: tuple[McpTool, ...] | None = None
         self._configured = False
         self._closing: list[McpSession] = []
-        self._arguments: dict[str, Any] = {}
-        self._read_arguments: dict[str, Any] = {}
+        self._plan: CallPlan | None = None
         self._split = False
         self._restart_failures = 0
         self._gave_up = ""
@@ -275,13 +236,19 @@ class McpProbe(Probe):
                 self.close()
             raise
         if first:
-            self._tools = tuple(_tool_record(t) for t in self._session.tools)
+            try:
+                self._tools = tool_records(self._session.tools)
+            except TargetError:
+                self.close()
+                raise
 
     def _start_session(self) -> McpSession:
         from probes._mcp.session import McpSession
 
         assert self._loop is not None
-        session = McpSession(self._loop, self._make_client, timeout=self.timeout)
+        session = McpSession(
+            self._loop, self._make_client, timeout=self.timeout, max_reply=self.max_reply
+        )
         try:
             session.start()
         except TargetError as exc:
@@ -295,16 +262,15 @@ class McpProbe(Probe):
     ) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
-        from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
         from fidelity._core.version import __version__
-        from probes._mcp.session import guard_transport
+        from probes._mcp.session import guard_transport, streamable_http
 
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                guard_transport(streamable_http_client(self.target), close_within),
+                guard_transport(streamable_http(self.target), close_within),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -340,37 +306,13 @@ class McpProbe(Probe):
         extra = "; ".join(part for part in (f"server stderr: {tail}" if tail else "", logs) if part)
         return f"{message} ({extra})." if extra else f"{message}."
 
+    def _name(self, label: str | None) -> str:
+        place = f"{safe(self.tool)}.{safe(label)}" if label else safe(self.tool)
+        return f"mcp {self.transport} {target_label(self.target)} {place}"
+
     def _configure(self, tools: tuple[McpTool, ...]) -> None:
+        """Resolve the options against the tool list; check consent before any call."""
         by_name = {t.name: t for t in tools}
-        names = ", ".join(safe(n) for n in sorted(by_name)) or "none"
-        for role, name in (("tool", self.tool), ("read_tool", self.read_tool)):
-            if name is None:
-                continue
-            info = by_name.get(name)
-            if info is None:
-                raise UsageError(
-                    f"{role}={safe(name)!r} is not offered by this MCP server; "
-                    f"its tools are: {names}."
-                )
-            if info.destructive and not self.allow_destructive:
-                raise DestructiveToolRefused(name)
-        chosen = by_name[self.tool]
-        if chosen.properties and self.param not in chosen.properties:
-            raise UsageError(
-                f"param={safe(self.param)!r} is not an argument of tool {safe(self.tool)!r}; "
-                f"its arguments are: {', '.join(safe(p) for p in chosen.properties)}."
-            )
-        if self.args is not None:
-            self._arguments = {k: v for k, v in self.args.items() if k != self.param}
-        else:
-            self._arguments = _required_others(chosen, self.param, self.fill_args)
-        if self.read_tool is not None:
-            if self.read_args is not None:
-                self._read_arguments = dict(self.read_args)
-            else:
-                # The written value's locator (a path, an id) is in the write arguments.
-                wanted = by_name[self.read_tool].properties
-                self._read_arguments = {k: v for k, v in self._arguments.items() if k in wanted}
         reflect, emit = by_name.get(_REFLECT_TOOL), by_name.get(_EMIT_TOOL)
         looks_like_reflector = (
             self.tool == "echo"
@@ -384,9 +326,36 @@ class McpProbe(Probe):
                 "reflector=True but the server does not offer the reflector's 'reflect(text)' "
                 "and 'emit(value)' tools."
             )
-        self._split = self.read_tool is None and (
-            self.reflector if self.reflector is not None else looks_like_reflector
+        plain = self.read_tool is None and not self.steps
+        split = plain and (self.reflector if self.reflector is not None else looks_like_reflector)
+        plan = plan_calls(
+            tools,
+            tool=self.tool,
+            param=self.param_path,
+            template=self.template,
+            steps=self.steps,
+            read_tool=self.read_tool,
+            read_template=self.read_template,
+            fill=self.fill_args,
+            helpers=(_REFLECT_TOOL, _EMIT_TOOL) if split else (),
         )
+        if split and plan.payload_paths != (ParamPath(("text",)),):
+            split = bool(self.reflector)
+            if split:
+                raise UsageError(
+                    "reflector=True measures the reflector's echo(text); the payload must go "
+                    "into text alone."
+                )
+            plan = dataclasses.replace(
+                plan, calls=tuple(c for c in plan.calls if c[1] != "reflector helper")
+            )
+        check_consent(plan.calls, self.allow_destructive)
+        self._plan = plan
+        self._split = split
+        if split and self.reader is None:
+            self.reader = parse_read("text")  # the reflector's echo answers the text itself
+        self.param = plan.label
+        self.name = self._name(plan.label)
 
     @property
     def tools(self) -> tuple[McpTool, ...]:
@@ -401,10 +370,21 @@ class McpProbe(Probe):
         return next(t for t in self.tools if t.name == self.tool)
 
     @property
-    def arguments(self) -> dict[str, Any]:
-        """The arguments sent besides ``param`` (given as ``args`` or generated)."""
+    def plan(self) -> CallPlan:
+        """The calls made for each payload, resolved against the tool list (opens the probe)."""
         self.open()
-        return dict(self._arguments)
+        assert self._plan is not None
+        return self._plan
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments sent besides the payload (from ``args``, or generated), as
+        they are for the first payload."""
+        arguments = self.plan.arguments(self._values("", 1))
+        for path in self.plan.payload_paths:
+            if len(path.segments) == 1:
+                arguments.pop(str(path.top), None)
+        return arguments
 
     @property
     def requests(self) -> int:
@@ -416,13 +396,80 @@ class McpProbe(Probe):
     def max_requests_per_observation(self) -> int:
         """The most ``tools/call`` requests one observation sends (opens the probe).
 
-        Three against the reference reflector (``reflect``, ``emit``, then the tool),
-        two with ``read_tool``, otherwise one.
+        Three against the reference reflector (``reflect``, ``emit``, then the tool);
+        otherwise one, plus one per setup step, plus one with ``read_tool``.
         """
         self.open()
         if self._split:
             return 3
-        return 2 if self.read_tool is not None else 1
+        return 1 + len(self.steps) + (1 if self.read_tool is not None else 0)
+
+    @property
+    def needs_calibration(self) -> bool:
+        """True while the read-back is still to be located (``read=None``; opens the probe)."""
+        self.open()
+        return self.reader is None and not self._split
+
+    def calibrate(self) -> str:
+        """Locate the read-back with one call of the whole chain carrying a plain marker.
+
+        Returns the read specification found (the one given when there is nothing to
+        locate). The marker is ASCII, unique to the run; it goes through the setup
+        steps, the tool and the read tool like a payload with ``{n}`` = 0, and counts
+        in ``requests``. A marker that does not come back is a ``UsageError``; a chain
+        that fails on it a ``UsageError`` (refused) or ``TargetError`` (no answer).
+        """
+        self.open()
+        if self.reader is not None:
+            return self.reader.spec
+        if self._split:
+            self.reader = parse_read("text")
+            return self.reader.spec
+        marker = f"fidelity-marker-{self.run_id}"
+        result = self._chain(marker, self._values(marker, 0))
+        if isinstance(result, Observation):
+            reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
+            if result.status in (Status.REJECTED, Status.LOST) or (
+                result.status is Status.BROKEN and result.error_type == "SetupStep"
+            ):
+                raise UsageError(
+                    f"the calibration call (the plain value {marker!r} in place of a payload) "
+                    f"failed: {reason}; check the tool's arguments, or name where the value "
+                    "comes back with read='WHERE'."
+                )
+            raise TargetError(f"the calibration call got no answer: {reason}.")
+        spec = locate(result, marker)
+        if spec is None:
+            source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
+            raise UsageError(
+                f"the calibration value {marker!r} did not come back in what {source} "
+                f"answered ({result_text(result, 160) or 'no text content'}); name where "
+                "it comes back with read='WHERE', or read it back with read_tool='NAME'."
+            )
+        self.reader = parse_read(spec)
+        self.read_found = True
+        return spec
+
+    @property
+    def setup(self) -> ProbeSetup:
+        """The plan of this probe, for the JSON result and the card (opens the probe)."""
+        plan = self.plan
+        target = self.target if isinstance(self.target, str) else shlex.join(self.target)
+        return ProbeSetup(
+            transport=f"mcp {self.transport}",
+            target=target,
+            tool=self.tool,
+            param=str(plan.param) if plan.param is not None else "",
+            param_found=plan.param_found,
+            args=plan.template.to_json() if plan.template is not None else "",
+            before=tuple(SetupStep(tool=s.tool, args=s.arguments.to_json()) for s in self.steps),
+            read=self.reader.spec if self.reader is not None else "",
+            read_found=self.read_found,
+            read_tool=self.read_tool or "",
+            read_args=self.read_template.to_json() if self.read_template is not None else "",
+            allow_destructive=self.allow_destructive
+            and any(consent_reason(info) for info, _ in plan.calls),
+        )
 
     @property
     def splits_directions(self) -> bool:
@@ -455,7 +502,10 @@ class McpProbe(Probe):
         """Push ``text`` through the tool; against a reflector, measure both paths too."""
         self.open()
         if not self._split:
-            return self._observe_tool(text)
+            if self.reader is None:
+                self.calibrate()
+            self._sent += 1
+            return self._observe_tool(text, self._values(text, self._sent))
         request = self._observe_request(text)
         response = self._observe_response(text)
         if request.client_side:
@@ -467,25 +517,68 @@ class McpProbe(Probe):
                 error=f"{request.error} (shown on the request path; not sent again)",
             )
         else:
-            main = self._observe_tool(text)
+            self._sent += 1
+            main = self._observe_tool(text, self._values(text, self._sent))
         return dataclasses.replace(main, parts=(request, response))
 
-    def _observe_tool(self, text: str) -> Observation:
-        arguments = dict(self._arguments)
-        arguments[self.param] = text
+    def _values(self, payload: str, n: int) -> Filled:
+        return Filled(payload=payload, n=n, run=self.run_id)
+
+    def _chain(self, text: str, values: Filled) -> Any:
+        """The setup steps, the payload tool, the read tool: the result to read the value
+        from, or how the chain failed as an ``Observation``."""
+        plan = self.plan
+        for i, step in enumerate(plan.steps, 1):
+            done = self._step(text, i, step.tool, step.arguments.fill(values))
+            if done is not None:
+                return done
+        arguments = plan.arguments(values)
         result = self._call(text, self.tool, arguments, Direction.ROUND_TRIP)
         if isinstance(result, Observation):
             return result
         if result.is_error:
             return self._rejected(text, result, Direction.ROUND_TRIP)
         if self.read_tool is not None:
-            result = self._call(
-                text, self.read_tool, dict(self._read_arguments), Direction.ROUND_TRIP
-            )
+            read_arguments = plan.read_arguments(values, arguments)
+            result = self._call(text, self.read_tool, read_arguments, Direction.ROUND_TRIP)
             if isinstance(result, Observation):
                 return dataclasses.replace(result, error=f"read tool: {result.error}")
             if result.is_error:
                 return self._rejected(text, result, Direction.ROUND_TRIP, prefix="read tool: ")
+        return result
+
+    def _step(self, text: str, i: int, tool: str, arguments: dict[str, Any]) -> Observation | None:
+        """Call setup step ``i``; ``None`` when it worked, else the payload's observation.
+
+        A step that fails makes the payload ``broken``, naming the step (a step is
+        never retried); one that timed out is a ``timeout``; a value the client library
+        cannot encode stays the client's refusal (``rejected``, ``client_side``).
+        """
+        name = f"setup step {i} ({safe(tool)})"
+        result = self._call(text, tool, arguments, Direction.ROUND_TRIP)
+        if isinstance(result, Observation):
+            if result.client_side or result.status in (Status.TIMEOUT, Status.BROKEN):
+                return dataclasses.replace(result, error=f"{name}: {result.error}")
+            return dataclasses.replace(
+                result,
+                status=Status.BROKEN,
+                error_type="SetupStep",
+                error=f"{name} failed: {result.error_type}: {result.error}",
+            )
+        if result.is_error:
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="SetupStep",
+                error=f"{name} failed: {result_text(result) or 'an error without text'}",
+            )
+        return None
+
+    def _observe_tool(self, text: str, values: Filled) -> Observation:
+        result = self._chain(text, values)
+        if isinstance(result, Observation):
+            return result
+        assert self.reader is not None
         direction = self.reader.direction
         found, value, why = self.reader.read(result)
         if not found:
@@ -582,7 +675,7 @@ class McpProbe(Probe):
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-        from probes._mcp.session import UnencodableRequest, UnparsableReply
+        from probes._mcp.session import ReplyTooLarge, UnencodableRequest, UnparsableReply
 
         session = self._session_for_call(text, direction)
         if isinstance(session, Observation):
@@ -609,6 +702,15 @@ class McpProbe(Probe):
                 ),
                 direction=direction,
                 client_side=True,
+            )
+        except ReplyTooLarge as exc:
+            session.abandon()
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="ReplyTooLarge",
+                error=str(exc),
+                direction=direction,
             )
         except UnparsableReply as exc:
             return Observation(
@@ -731,42 +833,45 @@ def _cancelled() -> tuple[type[BaseException], ...]:
     return (asyncio.CancelledError, concurrent.futures.CancelledError)
 
 
-def _required_others(tool: McpTool, param: str, fill: ArgumentFiller | None) -> dict[str, Any]:
-    """The tool's other required arguments: made by ``fill``, or none when none are required."""
-    required = tool.input_schema.get("required")
-    others = [r for r in required if r != param] if isinstance(required, list) else []
-    if not others:
-        return {}
-    if fill is None:
-        raise UsageError(
-            f"tool {safe(tool.name)!r} needs the arguments {', '.join(map(safe, others))}; "
-            "pass them as args={...}."
-        )
-    return {k: v for k, v in fill(tool, param).items() if k != param}
-
-
 mcp = factory(
     McpProbe,
     name="mcp",
-    doc="""A probe that sends each payload as ``param`` of an MCP ``tool`` and reads it back.
+    doc="""A probe that sends each payload into the arguments of an MCP ``tool`` and reads it back.
 
     ``target``: an argv list (a stdio server the SDK spawns; its stderr is kept in a
     bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP).
-    ``args``: the tool's other arguments; without them, ``fill_args(tool, param)`` makes
-    the other required ones (the CLI fills them from the ``inputSchema`` with
+    ``param``: where the payload goes, a path into the arguments (``message``,
+    ``edits[0].oldText``, ``entities[0].observations[0]``); by default the tool's only
+    free-form string parameter (several, or none, is a ``UsageError`` listing them).
+    ``args``: the tool's arguments, a template: a string value that is exactly
+    ``"{payload}"`` becomes the payload (``param`` is then not needed), ``{n}`` in a
+    string a number unique to the payload (1, 2, 3... in the order sent; 0 for the
+    calibration call) and ``{run}`` an id unique to the run; ``{{`` and ``}}`` are
+    literal braces. Containers along ``param`` come from ``args`` or are created.
+    Without ``args``, ``fill_args(tool, key)`` makes the tool's other required
+    arguments (the CLI fills them from the ``inputSchema`` with
     ``strategies.from_schema``), and a tool that requires others is a ``UsageError``.
-    ``read``: ``text``, ``regex:PATTERN`` (one group), ``structured:PATH`` or
-    ``armored:PATH`` (armored evidence of what the tool received: the observation
-    is then of the request path); with
-    ``read_tool`` it applies to a second call, ``read_tool(**read_args)`` (by default
-    the write arguments the read tool accepts, e.g. the same ``path``).
+    ``before``: setup calls made before each payload, ``[(tool, args), ...]`` with the
+    same placeholders; one that fails makes the payload ``broken``, naming the step.
+    ``read``: ``text``, ``regex:PATTERN`` (one group), ``json:PATH`` (JSON in the text
+    content), ``structured:PATH`` or ``armored:PATH`` (armored evidence of what the
+    tool received: the observation is then of the request path); ``None``: located
+    by one calibration call with a plain marker before the first payload
+    (``calibrate()``). With ``read_tool`` it applies to a second call,
+    ``read_tool(**read_args)`` (a template too; by default the tool's arguments the
+    read tool accepts, e.g. the same ``path``). ``setup`` records the whole plan.
     ``timeout`` bounds every call (timeouts are never retried); the handshake gets
     ``max(timeout + 0.5, 2.5)`` seconds, room for a server process to start. A server
-    that stops answering is killed (stdio) or dropped (HTTP) at once. Tools annotated
-    ``destructiveHint`` are refused unless ``allow_destructive``. ``reflector`` forces
+    that stops answering is killed (stdio) or dropped (HTTP) at once. A tool is called
+    only when annotated ``readOnlyHint: true`` unless ``allow_destructive`` (every tool
+    of the run is checked before the first call; annotations are the server's hints,
+    not guarantees); a tool name listed twice is a ``TargetError``. ``reflector`` forces
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
     ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
+    ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
+    a stdio line, an HTTP body or server-sent event); a longer one is not read
+    further, its call is ``broken`` and the server is let go.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

@@ -6,16 +6,24 @@
     the one capture group of PATTERN, searched in each text content block in turn
     (``re.DOTALL``), e.g. ``regex:Echo: (.*)``.
 ``structured:PATH``
-    a dotted path into the structured content (``structured:text``,
-    ``structured:items.0.body``); integers index lists.
+    a path into the structured content (``structured:text``,
+    ``structured:items[0].body``, or dotted ``items.0.body``).
+``json:PATH``
+    the first text content block that is a JSON document holding PATH, then PATH
+    (``json:entities[0].observations[0]``): for tools that answer with JSON as text.
 ``armored:PATH``
     like ``structured:PATH``, but the value there is the armored form
     (``fidelity._core.armor``) of what the tool received: the evidence survives any
     response path, so the observation measures the request path alone.
+
+:func:`locate` derives a specification from the result of a calibration call: where
+a plain marker came back (the whole text, JSON inside the text, the structured
+content, or the text with a constant prefix and/or suffix around it).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +32,15 @@ from fidelity._core.armor import unarmor
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
+from probes._mcp.paths import NOT_FOUND, ParamPath, get
+from probes._payload.locate import json_path_of, text_pattern
 
-__all__ = ["Reader", "parse_read", "result_text"]
+__all__ = ["READ_FORMS", "Reader", "locate", "parse_read", "result_text"]
 
-_NOT_FOUND = object()
+READ_FORMS = "'text', 'regex:PATTERN' (one group), 'json:PATH', 'structured:PATH' or 'armored:PATH'"
+_NO_PATH = ParamPath(())
+#: Text content longer than this is not parsed as JSON by a ``json:`` read.
+_MAX_JSON_TEXT = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,7 +50,7 @@ class Reader:
     spec: str
     mode: str
     pattern: re.Pattern[str] | None = None
-    path: tuple[str, ...] = ()
+    path: ParamPath = _NO_PATH
 
     @property
     def direction(self) -> Direction:
@@ -50,21 +63,33 @@ class Reader:
             value: object = getattr(result, "structured_content", None)
             if value is None:
                 return False, None, "the result has no structured content"
-            for step in self.path:
-                value = _step(value, step)
-                if value is _NOT_FOUND:
-                    return False, None, f"the structured content has no {'.'.join(self.path)}"
+            value = get(value, self.path)
+            if value is NOT_FOUND:
+                return False, None, f"the structured content has no {safe(str(self.path))}"
             if self.mode == "armored":
                 try:
                     return True, unarmor(value), ""
                 except UsageError as exc:
-                    return False, None, f"{'.'.join(self.path)} is not an armored value ({exc})"
+                    return False, None, f"{safe(str(self.path))} is not an armored value ({exc})"
             return True, value, ""
         texts = _texts(result)
         if not texts:
             return False, None, "the result has no text content"
         if self.mode == "text":
             return True, texts[0], ""
+        if self.mode == "json":
+            parsed = False
+            for text in texts:
+                document = _json(text)
+                if document is NOT_FOUND:
+                    continue
+                parsed = True
+                value = get(document, self.path)
+                if value is not NOT_FOUND:
+                    return True, value, ""
+            if not parsed:
+                return False, None, "no text content is a JSON document"
+            return False, None, f"the JSON text content has no {safe(str(self.path))}"
         assert self.pattern is not None
         for text in texts:
             match = self.pattern.search(text)
@@ -73,13 +98,13 @@ class Reader:
         return False, None, f"no text content matches {safe(self.pattern.pattern)}"
 
 
-def _step(value: object, step: str) -> object:
-    if isinstance(value, dict):
-        return value.get(step, _NOT_FOUND)
-    if isinstance(value, list) and re.fullmatch(r"-?\d+", step):
-        index = int(step)
-        return value[index] if -len(value) <= index < len(value) else _NOT_FOUND
-    return _NOT_FOUND
+def _json(text: str) -> Any:
+    if len(text) > _MAX_JSON_TEXT or text.lstrip()[:1] not in ("{", "["):
+        return NOT_FOUND
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return NOT_FOUND
 
 
 def _texts(result: Any) -> list[str]:
@@ -101,10 +126,7 @@ def result_text(result: Any, limit: int = 300) -> str:
 def parse_read(spec: str) -> Reader:
     """Parse a ``read`` specification, or raise ``UsageError`` saying what is accepted."""
     if not isinstance(spec, str):
-        raise UsageError(
-            f"read={spec!r} must be a string: 'text', 'regex:PATTERN', 'structured:PATH' "
-            "or 'armored:PATH'."
-        )
+        raise UsageError(f"read={spec!r} must be a string: {READ_FORMS}.")
     if spec == "text":
         return Reader(spec=spec, mode="text")
     if spec.startswith("regex:"):
@@ -120,13 +142,51 @@ def parse_read(spec: str) -> Reader:
                 f"e.g. 'regex:Echo: (.*)'; it has {pattern.groups}."
             )
         return Reader(spec=spec, mode="regex", pattern=pattern)
-    for mode in ("structured", "armored"):
+    for mode in ("structured", "armored", "json"):
         if spec.startswith(f"{mode}:"):
-            path = tuple(spec[len(mode) + 1 :].split("."))
-            if not all(path):
-                raise UsageError(f"read={safe(spec)!r} needs a dotted path, e.g. '{mode}:text'.")
+            try:
+                path = ParamPath.parse(spec[len(mode) + 1 :], what="read path")
+            except UsageError:
+                raise UsageError(
+                    f"read={safe(spec)!r} needs a path after {mode}:, e.g. '{mode}:text' or "
+                    f"'{mode}:items[0].body'."
+                ) from None
             return Reader(spec=spec, mode=mode, path=path)
-    raise UsageError(
-        f"read={safe(spec)!r} is not understood; use 'text', 'regex:PATTERN' (one group), "
-        "'structured:PATH' or 'armored:PATH'."
-    )
+    raise UsageError(f"read={safe(spec)!r} is not understood; use {READ_FORMS}.")
+
+
+def locate(result: Any, marker: str) -> str | None:
+    """The read specification that finds ``marker`` in ``result`` (``None``: not there).
+
+    In order: the first text block is the marker (``text``); a text block is JSON
+    holding it (``json:PATH``); the structured content holds it (``structured:PATH``);
+    a text block holds it between other text (``regex:``, see :mod:`probes._payload.locate`).
+    The specification is checked on ``result`` before it is returned.
+    """
+    texts = _texts(result)
+    candidates: list[str] = []
+    if texts and texts[0] == marker:
+        candidates.append("text")
+    for text in texts:
+        document = _json(text)
+        path = json_path_of(document, marker) if document is not NOT_FOUND else None
+        if path:
+            candidates.append(f"json:{ParamPath(path)}")
+            break
+    structured = getattr(result, "structured_content", None)
+    path = json_path_of(structured, marker) if structured is not None else None
+    if path:
+        candidates.append(f"structured:{ParamPath(path)}")
+    for text in texts:
+        pattern = text_pattern(text, marker)
+        if pattern is not None:
+            candidates.append(f"regex:{pattern}")
+            break
+    for spec in candidates:
+        try:
+            found, value, _ = parse_read(spec).read(result)
+        except UsageError:
+            continue
+        if found and value == marker:
+            return spec
+    return None

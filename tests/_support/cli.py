@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = ["FIDELITY", "fidelity"]
@@ -13,9 +15,15 @@ _SCRIPT = Path(sys.executable).with_name("fidelity")
 FIDELITY = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fidelity"]
 
 
-def fidelity(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``fidelity ARGS...``; its output decoded as UTF-8 (odd bytes kept as escapes,
-    so a test can assert that nothing raw reached the terminal)."""
+def fidelity(
+    *args: str,
+    timeout: float = 120,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``fidelity ARGS...`` (in ``cwd``, with ``env`` added to the environment); its
+    output decoded as UTF-8 (odd bytes kept as escapes, so a test can assert that
+    nothing raw reached the terminal)."""
     return subprocess.run(
         [*FIDELITY, *args],
         capture_output=True,
@@ -24,4 +32,6 @@ def fidelity(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[st
         errors="surrogateescape",
         timeout=timeout,
         check=False,
+        cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
     )

@@ -10,9 +10,19 @@ from contextlib import contextmanager
 from _support.servers import SERVERS
 from fidelity import Payload
 
-__all__ = ["NODE_MODULES", "catalogue", "node_ready", "one_per_family", "silent_port"]
+__all__ = [
+    "NODE_MODULES",
+    "NPM_BIN",
+    "catalogue",
+    "node_ready",
+    "npm_server",
+    "one_per_family",
+    "silent_port",
+]
 
 NODE_MODULES = SERVERS / "node_modules"
+#: The installed entry points of the npm servers (``mcp-server-everything``...).
+NPM_BIN = NODE_MODULES / ".bin"
 
 
 def catalogue() -> tuple[Payload, ...]:
@@ -36,9 +46,20 @@ def one_per_family(payloads: tuple[Payload, ...], extra: int = 0) -> tuple[Paylo
 
 def node_ready() -> bool:
     """True when ``npm ci --prefix tests/servers`` has installed the SDK and servers."""
-    return (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir() and (
-        NODE_MODULES / "@modelcontextprotocol" / "server-filesystem"
-    ).is_dir()
+    return (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir() and all(
+        (NPM_BIN / f"mcp-server-{name}").exists() for name in ("everything", "filesystem", "memory")
+    )
+
+
+def npm_server(name: str) -> str:
+    """The installed command of ``@modelcontextprotocol/server-NAME``, as a path relative
+    to the repository (so what a run records names no machine path); skips (fails in
+    CI) when node or the package is missing."""
+    from _needs import need, need_executable
+
+    need_executable("node")
+    need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
+    return str((NPM_BIN / f"mcp-server-{name}").relative_to(SERVERS.parent.parent))
 
 
 @contextmanager

@@ -51,6 +51,13 @@ _NEVER: tuple[frozenset[int], ...] = (
     _span(0x1D173, 0x1D17A),  # musical symbol format controls (BEGIN BEAM...)
     frozenset({0xE0001}),  # LANGUAGE TAG
     _span(0xE0020, 0xE007F),  # tag characters (TAG SPACE ... CANCEL TAG)
+    # Letters, marks and symbols that print as nothing.
+    frozenset({0x034F}),  # COMBINING GRAPHEME JOINER
+    frozenset({0x115F, 0x1160, 0x3164, 0xFFA0}),  # Hangul fillers
+    frozenset({0x17B4, 0x17B5}),  # KHMER VOWEL INHERENT AQ, AA
+    frozenset({0x2800}),  # BRAILLE PATTERN BLANK
+    frozenset({0x16FE4}),  # KHITAN SMALL SCRIPT FILLER
+    frozenset({0x1D159}),  # MUSICAL SYMBOL NULL NOTEHEAD
     # Spaces that look like U+0020 and are not.
     frozenset({0xA0, 0x1680, 0x202F, 0x205F, 0x3000}),
     _span(0x2000, 0x200A),  # EN QUAD ... HAIR SPACE

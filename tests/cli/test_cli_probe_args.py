@@ -52,6 +52,30 @@ def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:
         (["--mcp", "--read", "regex:(", "--", "server"], ["--read 'regex:('"]),
         (["http://127.0.0.1:9/", "--send", "path"], ["--send path", "{value}"]),
         (["http://127.0.0.1:9/\x1b[2J", "--timeout", "1"], ["the URL", "not a valid URL"]),
+        # Paths, placeholders and steps: checked before the server is started.
+        (["--mcp", "--param", "edits[0", "--", "server"], ["--param 'edits[0' is not a path"]),
+        (["--mcp", "--param", "[0].x", "--", "server"], ["must start with an argument name"]),
+        (["--mcp", "--args", '{"x": "{nope}"}', "--", "server"], ["--args", "{nope}", "{n}"]),
+        (["--mcp", "--args", '{"x": "a {payload}"}', "--", "server"], ["whole string value"]),
+        (["--mcp", "--args", '{"x": "{"}', "--", "server"], ["lone '{'", "{{"]),
+        (
+            ["--mcp", "--read-args", '{"p": "{m}"}', "--read-tool", "r", "--", "server"],
+            ["--read-args", "{m}"],
+        ),
+        (["--mcp", "--before", "git_add", "--", "server"], ["must be TOOL=JSON", "f{n}.txt"]),
+        (["--mcp", "--before", "w={bad", "--", "server"], ["--before w=...", "not valid JSON"]),
+        (["--mcp", "--before", "w=[1]", "--", "server"], ["JSON object"]),
+        (["--mcp", "--before", 'w={"p": "}{"}', "--", "server"], ["step 1", "lone"]),
+        (["--mcp", "--read", "json:a..b", "--", "server"], ["--read 'json:a..b'", "path"]),
+        (["--mcp", "--read-url", "http://h/x", "--", "server"], ["--read-url", "--read-tool"]),
+        (["http://127.0.0.1:9/", "--before", "w={}"], ["--before", "MCP targets only"]),
+        (["http://127.0.0.1:9/", "--read-url", "http://h/{payload}"], ["{payload}", "{id}"]),
+        (["http://127.0.0.1:9/", "--read-url", "http://h/{id}"], ["needs --id-from"]),
+        (["http://127.0.0.1:9/", "--id-from", "json:id"], ["add --read-url"]),
+        (
+            ["http://127.0.0.1:9/", "--read-url", "http://h/{id}", "--id-from", "body"],
+            ["json:PATH, header:NAME or regex:PATTERN"],
+        ),
     ],
 )
 def test_bad_arguments_are_one_sentence_and_exit_2(
@@ -91,13 +115,18 @@ def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
     args = json.dumps({"path": str(tmp_path / "x")})
     refused = fidelity(
         "probe", "--mcp", "--tool", "store", "--param", "content", "--args", args,
-        "--families", "quotes", "--max-requests", "2", "--", *SERVER,
+        "--families", "quotes", "--max-requests", "2", "--read", "text", "--", *SERVER,
     )  # fmt: skip
     assert refused.returncode == 2
-    assert "--yes" in _one_sentence(refused)
+    line = _one_sentence(refused)
+    assert "'store' (payload tool; annotated destructiveHint: true)" in line
+    assert "without --yes only when the server annotates it readOnlyHint: true" in line
+    assert "pass --yes to proceed" in line
+    assert not (tmp_path / "x").exists()
     accepted = fidelity(
         "probe", "--mcp", "--tool", "store", "--param", "content", "--args", args,
-        "--families", "quotes", "--max-requests", "2", "--yes", "--", *SERVER,
+        "--families", "quotes", "--max-requests", "2", "--read", "text", "--yes",
+        "--", *SERVER,
     )  # fmt: skip
     assert accepted.returncode == 0, accepted.stderr
     assert "2 payloads: 2 preserved" in accepted.stdout
@@ -122,9 +151,13 @@ def test_list_tools_shows_arguments_and_annotations() -> None:
     result = fidelity("probe", "--mcp", "--list-tools", "--", *SERVER)
     assert result.returncode == 0, result.stderr
     assert "3 tools" in result.stdout
-    assert "echo(text: string)" in result.stdout
-    assert "store(path: string, content: string)  [destructive: needs --yes]" in result.stdout
+    assert "echo(text: string)  [read-only]" in result.stdout
+    assert (
+        "store(path: string, content: string)  [needs --yes: destructiveHint: true]"
+        in result.stdout
+    )
     assert "ping_tool()  [read-only]" in result.stdout
+    assert "called without --yes only when annotated readOnlyHint: true" in result.stdout
 
 
 def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None:
@@ -138,9 +171,13 @@ def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert not marker.exists()
     assert "dry run: nothing is sent." in result.stdout
-    assert "7 payloads (--max-requests 7" in result.stdout
+    # Without --read, a calibration call (one payload's cost) comes first.
+    assert "6 payloads (--max-requests 7, 1 call(s) per payload, 1 for the calibration)" in (
+        result.stdout
+    )
+    assert "read: located by one calibration call" in result.stdout
     # A budget smaller than the families asked for samples each of them in turn.
-    assert result.stdout.count("\n  bidi/") == 4
+    assert result.stdout.count("\n  bidi/") == 3
     assert result.stdout.count("\n  control/") == 3
     assert "[U+202E RIGHT-TO-LEFT OVERRIDE]" in result.stdout
     assert "\u202e" not in result.stdout
@@ -149,7 +186,7 @@ def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None
 def test_unreachable_target_is_exit_3_in_one_sentence(tmp_path: Path) -> None:
     result = fidelity(
         "probe", "http://127.0.0.1:9/", "--families", "quotes", "--timeout", "2",
-        "--json", str(tmp_path / "r.json"),
+        "--json", str(tmp_path / "r.json"), "--read", "json:text",
     )  # fmt: skip
     assert result.returncode == 3
     assert "could not connect" in _one_sentence(result)

@@ -38,7 +38,10 @@ def test_mcp_reflector_over_stdio_with_every_report(tmp_path: Path) -> None:
         "--card", str(doc), "--html", str(tmp_path / "r.html"), "--mcp", "--", *REFLECTOR,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    header = result.stdout.splitlines()[0].split()
+    found, table = result.stdout.splitlines()[:2]
+    # The argument was taken from echo's schema, and the command says so (no --param).
+    assert found.startswith("payload argument: text (the only free-form string parameter")
+    header = table.split()
     assert header[:7] == ["family", "round", "trip", "request", "path", "response", "path"]
     assert "preserved" in result.stdout
     card = json.loads((tmp_path / "r.json").read_text())
@@ -110,10 +113,12 @@ def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> No
     result = fidelity(
         "probe", straightener, "--max-requests", "5", "--json", str(tmp_path / "r.json")
     )
-    # The first five payloads are quotes: the straightening is beyond --allow, exit 1.
+    # The calibration request that located the read-back counts: 1 + 4 payloads. The
+    # first payloads are quotes: the straightening is beyond --allow, exit 1.
     assert result.returncode == 1, result.stderr
     assert "rewrites beyond --allow: quote.straighten" in result.stdout
-    assert len(json.loads((tmp_path / "r.json").read_text())["observations"]) == 5
+    assert result.stdout.startswith("read back at: json:text (located by a calibration call")
+    assert len(json.loads((tmp_path / "r.json").read_text())["observations"]) == 4
 
 
 def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:
@@ -169,14 +174,15 @@ def test_examples_come_from_the_chosen_families_and_the_facts_say_so(
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", straightener, "--families", "quotes", "--examples", "5", "--seed", "7",
-        "--max-requests", "19", "--quiet", "--json", str(out),
+        "--max-requests", "20", "--quiet", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     card = json.loads(out.read_text())
     families = {f for o in card["observations"] for f in o["families"]}
     assert families == {"quotes"}
     generated = [o for o in card["observations"] if "/hypothesis-" in o["payload_id"]]
-    assert len(generated) == 2  # 17 catalogue payloads, then 2 of the 5 within budget
+    # The calibration request, 17 catalogue payloads, then 2 of the 5 within budget.
+    assert len(generated) == 2
     # The run ended on its budget: the facts still record the examples and the seed.
     assert (card["facts"]["examples"], card["facts"]["seed"]) == (2, 7)
 
@@ -188,7 +194,7 @@ def test_a_seed_is_recorded_when_examples_are_drawn_without_one(
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", straightener, "--families", "quotes", "--examples", "1",
-        "--max-requests", "18", "--quiet", "--json", str(out),
+        "--max-requests", "19", "--quiet", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert isinstance(json.loads(out.read_text())["facts"]["seed"], int)
@@ -196,10 +202,12 @@ def test_a_seed_is_recorded_when_examples_are_drawn_without_one(
 
 def test_a_small_budget_samples_every_family_asked_for(straightener: str) -> None:
     result = fidelity(
-        "probe", straightener, "--families", "quotes,bidi,nul", "--max-requests", "6",
+        "probe", straightener, "--families", "quotes,bidi,nul", "--max-requests", "7",
+        "--read", "json:text",
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    rows = [line.split()[0] for line in result.stdout.splitlines()[1:-1]]
+    lines = result.stdout.splitlines()[1:-1]
+    rows = [line.split()[0] for line in lines if not line.startswith("hint: ")]
     assert rows == ["quotes", "bidi", "nul"]
-    assert "6 payloads" in result.stdout
-    assert "not sent within --max-requests 6" in result.stdout
+    assert "7 payloads" in result.stdout
+    assert "not sent within --max-requests 7" in result.stdout

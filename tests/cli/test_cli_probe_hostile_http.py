@@ -2,7 +2,8 @@
 
 Every case must end (the subprocess timeout is the hang guard), exit 3 with one
 sentence and no traceback, and keep the observations made before the fault in the
-JSON result, marked incomplete.
+JSON result, marked incomplete. The read-back is pinned (``--read json:text``) where a
+calibration call would otherwise meet the fault first.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def test_hostile_server_ends_with_exit_3_and_keeps_results(
     url = server(mode)
     result_file = tmp_path / "result.json"
     result = fidelity(
-        "probe", url, "--families", "quotes", "--max-requests", "4",
+        "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
         "--timeout", str(TIMEOUT), "--json", str(result_file), "--html", str(tmp_path / "r.html"),
         timeout=TIMEOUT + 30,
     )  # fmt: skip
@@ -95,7 +96,7 @@ def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None
     url = server("garbage")
     result = fidelity(
         "probe", url, "--families", "quotes", "--timeout", str(TIMEOUT), "--json", "-",
-        timeout=TIMEOUT + 30,
+        "--read", "json:text", timeout=TIMEOUT + 30,
     )  # fmt: skip
     assert result.returncode == 3
     card = json.loads(result.stdout)  # nothing but the JSON on stdout

@@ -3,7 +3,8 @@
 The server (tests/servers/mcp_hostile.py) crashes, hangs, writes non-protocol and invalid
 UTF-8 lines on stdout, logs raw payloads to stderr, rejects with the raw payload in
 the message, or answers with a lone-surrogate escape. Whatever it does, the command
-ends, reports in one sentence or per-payload statuses, and prints nothing raw.
+ends, reports in one sentence or per-payload statuses, and prints nothing raw. The
+read-back is pinned (``--read text``): no calibration call comes before the payloads.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6
     result_file = tmp_path / "result.json"
     result = fidelity(
         "probe", "--families", families, "--max-requests", str(budget),
-        "--timeout", str(TIMEOUT), "--json", str(result_file), "--mcp", "--", *SERVER, *flags,
+        "--timeout", str(TIMEOUT), "--json", str(result_file), "--read", "text",
+        "--mcp", "--", *SERVER, *flags,
         timeout=budget * (TIMEOUT + 6) + 30,
     )  # fmt: skip
     assert "Traceback" not in result.stderr

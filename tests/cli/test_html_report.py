@@ -8,14 +8,13 @@ after the family filter read from the URL fragment has run.
 from __future__ import annotations
 
 import re
-import struct
 import subprocess
 import tempfile
-import zlib
 from pathlib import Path
 
 import pytest
 from _needs import need_executable
+from _support.png import pixels as _pixels
 
 import fidelity
 from fidelity import Payload
@@ -47,7 +46,7 @@ def chain(text: str) -> object:
 def page() -> str:
     card = fidelity.survey(chain, payloads=PAYLOADS, name="edit.old_string").card()
     html = card.to_html()
-    assert html == render_html(card.name, card.facts, card.rows, card.observations)
+    assert html == render_html(card.name, card.facts, card.rows, card.observations, card.hints())
     return html
 
 
@@ -79,49 +78,6 @@ def test_self_contained(page: str) -> None:
     assert not re.search(r"""\b(?:src|href)\s*=""", page)
     assert "url(" not in page
     assert "@import" not in page
-
-
-def _pixels(png: bytes) -> tuple[int, int, int, bytes]:
-    """Decode an 8-bit RGB/RGBA, non-interlaced PNG (Chromium's screenshots)."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width = 8, b"", 0
-    channels = 4
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos : pos + 4])
-        kind, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", data)
-            assert (depth, interlace) == (8, 0)
-            assert colour in (2, 6)
-            channels = 4 if colour == 6 else 3
-        elif kind == b"IDAT":
-            idat += data
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * channels
-    rows: list[bytearray] = []
-    prev = bytearray(stride)
-    for y in range(height):
-        line = raw[y * (stride + 1) : (y + 1) * (stride + 1)]
-        ftype, cur = line[0], bytearray(line[1:])
-        for i in range(stride):
-            a = cur[i - channels] if i >= channels else 0
-            b = prev[i]
-            c = prev[i - channels] if i >= channels else 0
-            if ftype == 1:
-                cur[i] = (cur[i] + a) & 255
-            elif ftype == 2:
-                cur[i] = (cur[i] + b) & 255
-            elif ftype == 3:
-                cur[i] = (cur[i] + (a + b) // 2) & 255
-            elif ftype == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                cur[i] = (cur[i] + pred) & 255
-        rows.append(cur)
-        prev = cur
-    return width, height, channels, b"".join(rows)
 
 
 def _chromium(url: str, *extra: str) -> subprocess.CompletedProcess[bytes]:
@@ -190,6 +146,12 @@ def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
     ]
     assert shown
     assert all('data-families="coercion"' in tag for tag in shown)
+    # The hints follow the filter: the coercion hint stays, the quotes one is hidden.
+    hints = re.findall(r'<li class="f-item hint"[^>]*>', dom)
+    assert [t for t in hints if "hidden" not in t] == [
+        '<li class="f-item hint" data-families="coercion" data-kinds="type.coerced">'
+    ]
+    assert any('data-kinds="quote.straighten"' in t and "hidden" in t for t in hints)
 
 
 def test_failed_payloads_are_counted_by_the_filter(tmp_path: Path) -> None:

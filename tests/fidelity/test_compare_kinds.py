@@ -18,6 +18,7 @@ import ntpath
 import pathlib
 import posixpath
 import re
+import shlex
 import subprocess
 import textwrap
 import unicodedata
@@ -128,6 +129,42 @@ def _lib_ftfy_fix_encoding(text: str) -> str:
 
 def _etree_text(escaped: str) -> str:
     return ET.fromstring(f"<a>{escaped}</a>").text or ""
+
+
+def _multipart_filename(filename: str) -> tuple[str, object]:
+    """The filename aiohttp's server reads from a part's quoted ``Content-Disposition``.
+
+    Browsers write a Windows path in the quoted string as it is, backslashes unescaped;
+    the parser takes each backslash as a quoted-pair and drops it.
+    """
+    need_module("aiohttp")
+    from aiohttp import BodyPartReader
+    from multidict import CIMultiDict, CIMultiDictProxy
+
+    header = f'form-data; name="upload"; filename="{filename}"'
+    headers = CIMultiDictProxy(CIMultiDict({"Content-Disposition": header}))
+    return filename, BodyPartReader(b"--b", headers, None).filename
+
+
+def _bash_read(line: str) -> tuple[str, object]:
+    """``read`` without ``-r`` in a real bash: a backslash escapes the next character."""
+    out = subprocess.run(
+        ["bash", "-c", 'IFS= read v; printf %s "$v"'],
+        input=(line + "\n").encode(),
+        capture_output=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return line, out
+
+
+def _cookie_value(value: str) -> tuple[str, object]:
+    """A quoted cookie value read by ``http.cookies`` (it unquotes ``\\x`` to ``x``)."""
+    import http.cookies
+
+    jar: http.cookies.SimpleCookie = http.cookies.SimpleCookie()
+    jar.load(f'k="{value}"')
+    return value, jar["k"].value
 
 
 def _text_file_write_crlf_final() -> tuple[str, object]:
@@ -393,6 +430,18 @@ CASES: list[Case] = [
     ("unescape.url", "unquote_plus", lambda: ("a+b%41", unquote_plus("a+b%41"))),
     ("unescape.url", "unquote", lambda: ("caf%C3%A9%20x", unquote("caf%C3%A9%20x"))),
     ("unescape.url", "unquote_plus form", lambda: ("x+y+z", unquote_plus("x+y+z"))),
+    (
+        "unescape.backslash",
+        "aiohttp multipart filename",
+        lambda: _multipart_filename("C:\\Users\\me\\x.txt"),
+    ),
+    (
+        "unescape.backslash",
+        "shlex.split",
+        lambda: ("C:\\temp\\new", shlex.split("C:\\temp\\new")[0]),
+    ),
+    ("unescape.backslash", "bash read", lambda: _bash_read("D:\\data\\caf\u00e9.csv")),
+    ("unescape.backslash", "http.cookies", lambda: _cookie_value("C:\\Users\\me")),
     # encodings
     ("encoding.mojibake", "cp1252", lambda: ("we’ll", "we’ll".encode().decode("cp1252"))),
     ("encoding.mojibake", "latin-1", lambda: ("café", "café".encode().decode("latin-1"))),

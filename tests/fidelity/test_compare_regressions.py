@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import io
+import re
+import subprocess
+from pathlib import Path
 
 import pytest
+from _needs import need_executable
 
 import fidelity
 
@@ -55,3 +60,192 @@ def test_a_bom_dropped_beside_other_rewrites_is_still_bom_removed() -> None:
         sent.encode("utf-8").decode("utf-8-sig").replace("\u201c", '"').replace("\u201d", '"')
     )
     assert fidelity.compare(sent, received).kinds == {"bom.removed", "quote.straighten"}
+
+
+# -- a character split across a chunk boundary ------------------------------------------
+
+
+def _decoded_per_chunk(data: bytes, size: int) -> str:
+    """A stream read ``size`` bytes at a time, each chunk decoded on its own.
+
+    The mistake of decoding every chunk with a fresh decoder (``errors="replace"``):
+    a character whose bytes straddle a boundary becomes one U+FFFD for the piece
+    before it and one for each byte after it.
+    """
+    stream = io.BufferedReader(io.BytesIO(data), buffer_size=size)
+    out = []
+    while chunk := stream.read(size):
+        out.append(codecs.getincrementaldecoder("utf-8")("replace").decode(chunk, final=True))
+    return "".join(out)
+
+
+def _node_read_stream(data: bytes, size: int, tmp_path: Path) -> str:
+    """Node's ``s += chunk.toString()`` over ``fs.createReadStream`` (``highWaterMark``)."""
+    node = need_executable("node")
+    source = tmp_path / "sent.txt"
+    source.write_bytes(data)
+    script = (
+        "const fs = require('fs'); let s = '';"
+        "fs.createReadStream(process.argv[1], {highWaterMark: Number(process.argv[2])})"
+        ".on('data', (chunk) => { s += chunk.toString(); })"
+        ".on('end', () => process.stdout.write(s));"
+    )
+    done = subprocess.run(
+        [node, "-e", script, str(source), str(size)],
+        capture_output=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.decode("utf-8")
+
+
+# (text, chunk size): 'alpha' + E2 80 | AF; 'emoji ' + F0 9F | 98 80; two fullwidth
+# letters cut (EF | BC A1 and EF BC | A1).
+SPLITS = [
+    ("alpha\u202fbeta", 7),
+    ("alpha\u202fbeta", 6),
+    ("emoji \U0001f600 here", 8),
+    ("emoji \U0001f600 here", 9),
+    ("alpha \uff21\uff22\uff23 beta", 7),
+    ("\u201cquoted\u201d caf\u00e9", 5),
+]
+
+
+@pytest.mark.parametrize(("text", "size"), SPLITS)
+def test_a_character_split_by_a_python_chunked_decoder_is_replacement(text: str, size: int) -> None:
+    received = _decoded_per_chunk(text.encode("utf-8"), size)
+    assert "\ufffd" in received
+    comparison = fidelity.compare(text, received)
+    assert comparison.kinds == {"encoding.replacement"}, comparison.render()
+    assert comparison.explained
+
+
+@pytest.mark.parametrize(("text", "size"), SPLITS)
+def test_a_character_split_by_node_chunk_to_string_is_replacement(
+    text: str, size: int, tmp_path: Path
+) -> None:
+    received = _node_read_stream(text.encode("utf-8"), size, tmp_path)
+    assert "\ufffd" in received
+    comparison = fidelity.compare(text, received)
+    assert comparison.kinds == {"encoding.replacement"}, comparison.render()
+    assert comparison.explained
+
+
+# -- a leading byte order mark ----------------------------------------------------------
+
+
+def _echoed(text: str, template: str) -> str:
+    """``printf TEMPLATE TEXT`` in a real shell (an echo tool's answer around the value)."""
+    done = subprocess.run(
+        ["sh", "-c", 'printf "$1" "$2"', "sh", template, text],
+        capture_output=True,
+        timeout=10,
+        check=True,
+    )
+    return done.stdout.decode("utf-8")
+
+
+def test_a_prefix_before_a_leading_bom_is_only_the_insertion() -> None:
+    sent = "\ufeffbeta"
+    received = _echoed(sent, "Echo: %s")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    (unknown,) = comparison.transformations
+    assert (unknown.sent, unknown.received) == ("", "Echo: ")
+
+
+def test_a_bom_kept_after_a_removed_prefix_is_not_bom_added() -> None:
+    sent = "Echo: \ufeffbeta"
+    received = sent.removeprefix("Echo: ")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    (unknown,) = comparison.transformations
+    assert (unknown.sent, unknown.received) == ("Echo: ", "")
+
+
+# -- bytes that are not UTF-8, on the sent side ------------------------------------------
+
+
+def test_sent_bytes_in_a_legacy_codec_are_named_and_shown_as_bytes() -> None:
+    sent = "na\u00efve \u201cquote\u201d".encode("cp1252")
+    received = sent.decode("cp1252").encode("utf-8")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"encoding.mojibake"}, comparison.render()
+    assert {t.detail for t in comparison.transformations} == {"cp1252, reversed"}
+    shown = comparison.render()
+    assert "[byte 0x93]" in shown
+    assert "SURROGATE" not in shown
+
+
+def test_an_unknown_edit_of_sent_bytes_names_the_bytes() -> None:
+    sent = "caf\u00e9".encode("latin-1")
+    comparison = fidelity.compare(sent, b"cafe!")
+    assert comparison.kinds == {"unknown"}
+    assert "0xE9" in comparison.transformations[0].detail
+    assert "U+DC" not in comparison.render()
+
+
+# -- whitespace that shifts ---------------------------------------------------------------
+
+
+def _retyped(text: str, *, tab: int, upper: set[str]) -> str:
+    """The ``tab``-th tab became a space, the words in ``upper`` upper-cased, NBSP a space."""
+    tabs = iter(range(text.count("\t")))
+    out = re.sub("\t", lambda m: " " if next(tabs) == tab else "\t", text)
+    out = re.sub(r"\w+", lambda m: m.group().upper() if m.group() in upper else m.group(), out)
+    return out.replace("\u00a0", " ")
+
+
+@pytest.mark.parametrize(
+    ("sent", "tab", "upper"),
+    [
+        ("caf\u00e9 \t\tas \u00a0have", 0, {"as"}),
+        ("the\tthe\t\tas\tthe", 2, {"the"}),
+        ("caf\u00e9\t have\u00a0 caf\u00e9 \tof", 1, {"caf\u00e9", "of"}),
+        ("have\t\thave \u00a0as\t\thave", 1, {"have"}),
+    ],
+)
+def test_whitespace_that_shifts_is_realigned_by_the_rules(
+    sent: str, tab: int, upper: set[str]
+) -> None:
+    # A tab that survived next to one that became a space can be paired with either.
+    received = _retyped(sent, tab=tab, upper=upper)
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unicode.case", "whitespace.to_space"}, comparison.render()
+    assert comparison.explained
+
+
+# -- the compiled diff ----------------------------------------------------------------------
+
+
+def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
+    # fast_diff_match_patch reports ('+', 0) and ('-', 0) between these windows; an
+    # empty hunk used to be named unicode.nfc (normalizing "" gives "").
+    from fidelity._compare.diff import _compiled
+
+    middle = (
+        ".\n around go come could then than your do very my but take to take.\n out said take ha"
+    )
+    sent = "new our had does" + middle
+    received = middle + "s had through mo"
+    found: list[tuple[int, int, int, int]] = []
+    _compiled(sent, received, (0, len(sent), 0, len(received)), found, 0.0)
+    assert found
+    assert all(i < ie or j < je for i, ie, j, je in found)
+
+
+def test_whitespace_that_shifts_is_realigned_after_many_unknown_edits() -> None:
+    # Hundreds of words replaced before the shift (each unknown, each tried) leave its
+    # realignment its turn, and the last of them next to it does not hide it.
+    words = " ".join(f"line {n} of the words that stay as they are" for n in range(400))
+    shifted = "caf\u00e9\t have\u00a0 caf\u00e9 \tof"
+    sent = words + " . " + shifted
+    received = (
+        words.replace(" the ", " zebra ")
+        + " . "
+        + _retyped(shifted, tab=1, upper={"caf\u00e9", "of"})
+    )
+    comparison = fidelity.compare(sent, received)
+    tail = [t for t in comparison.transformations if t.sent_start >= len(words)]
+    assert {t.kind for t in tail} == {"unicode.case", "whitespace.to_space"}, comparison.render()
+    assert {t.kind for t in comparison.transformations} - {t.kind for t in tail} == {"unknown"}

@@ -296,7 +296,7 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
             s := "  path\\to\\file  \t",
             _sh('IFS= read x; printf %s "$x"', s, stdin=(s + "\n").encode()),
         ),
-        ({"unknown"},),
+        ({"unescape.backslash"},),
     ),
     (
         "bash printf %q in the C locale",

@@ -18,6 +18,7 @@ FIDELITY_ALL = {
     "Direction",
     "FamilyOutcome",
     "FidelityError",
+    "Hint",
     "Hop",
     "Kind",
     "Observation",
@@ -33,6 +34,7 @@ FIDELITY_ALL = {
     "compare",
     "safe",
     "survey",
+    "surveys_to_html",
 }
 
 PROBES_ALL = {

@@ -65,8 +65,11 @@ def test_probe_name_names_the_server_tool_and_param() -> None:
     target = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
     probe = probes.mcp(target, tool="edit", param="old_string")
     assert probe.name == "mcp stdio mcp_quote_edit.py edit.old_string"
-    url = probes.mcp("http://127.0.0.1:51234/mcp")
+    url = probes.mcp("http://127.0.0.1:51234/mcp", param="text")
     assert url.name == "mcp http http://127.0.0.1:<port>/mcp echo.text"
+    # Without param the place is read from the tool's schema once connected.
+    unplaced = probes.mcp("http://127.0.0.1:51234/mcp")
+    assert unplaced.name == "mcp http http://127.0.0.1:<port>/mcp echo"
 
 
 def test_a_checkout_under_a_temporary_directory_names_the_package_the_same() -> None:

@@ -173,7 +173,10 @@ def test_destructive_tool_is_refused_but_listed() -> None:
     error = refused.value
     assert isinstance(error, UsageError)
     assert error.tool == "edit"
-    assert str(error).startswith("tool 'edit' is annotated destructiveHint")
+    assert str(error).startswith(
+        "tool 'edit' (payload tool; annotated destructiveHint: true) may change or delete data"
+    )
+    assert "only when the server annotates it readOnlyHint: true" in str(error)
     assert str(error).endswith("pass allow_destructive=True to proceed.")
     assert "--" not in str(error)  # the API's switch; a CLI names its own:
     assert error.advice("--yes").endswith("pass --yes to proceed.")
@@ -234,7 +237,13 @@ def test_lost_when_the_value_is_not_where_read_expects_it(reflector_url: str) ->
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"read": "json:text"}, "is not understood"),
+        ({"read": "xml:text"}, "is not understood"),
+        ({"read": "json:a..b"}, "needs a path"),
+        ({"param": "edits[0"}, "is not a path"),
+        ({"args": {"x": "{nope}"}}, "unknown placeholder"),
+        ({"args": {"x": "say {payload}"}}, "whole string value"),
+        ({"before": [("write_file", {"p": "{"})]}, "lone"),
+        ({"before": ["write_file"]}, "pair with a tool name"),
         ({"read": "regex:(a)(b)"}, "exactly one capture group"),
         ({"read_args": {"path": "x"}}, "without read_tool"),
         ({"timeout": 0}, "timeout"),
@@ -258,3 +267,32 @@ def test_unreachable_url_is_a_target_error() -> None:
     with pytest.raises(TargetError):
         probe.open()
     probe.close()
+
+
+def test_the_library_finds_the_argument_and_the_read_back_like_the_command() -> None:
+    from _support.mcp import npm_server
+
+    with probes.mcp([npm_server("everything")], read=None) as probe:
+        assert probe.param == "message"  # echo's only free-form string parameter
+        assert probe.needs_calibration
+        assert probe.requests == 0
+        assert probe.calibrate() == r"regex:(?s)\AEcho: (.*)\Z"
+        assert probe.requests == 1
+        observation = probe.observe("a\r\n“b”\u2028")
+        setup = probe.setup
+    assert observation.status is Status.PRESERVED
+    assert (setup.tool, setup.param, setup.param_found) == ("echo", "message", True)
+    assert (setup.read, setup.read_found, setup.allow_destructive) == (
+        r"regex:(?s)\AEcho: (.*)\Z",
+        True,
+        False,
+    )
+
+
+def test_arguments_are_the_ones_sent_besides_the_payload() -> None:
+    args = {"path": "doc-{n}.txt"}
+    with probes.mcp(
+        HOSTILE, tool="store", param="content", args=args, allow_destructive=True
+    ) as probe:
+        assert probe.arguments == {"path": "doc-1.txt"}
+        assert probe.observe("x").status is Status.PRESERVED  # the server echoes content

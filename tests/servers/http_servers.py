@@ -16,10 +16,12 @@ Misbehaving raw servers (asyncio streams, keep-alive):
 
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
-``store`` (write-then-read: ``POST /items`` with ``{"text": ...}`` answers ``{"id": N}``,
-``GET /items/N`` answers ``{"text": ...}``; in memory), ``counted`` (``quotes`` that also
-counts the requests it gets; ``GET /_count`` answers ``{"count": N, "arrivals": [...]}``,
-when each arrived by this process's ``time.monotonic()``, and is not counted).
+``store`` (write-then-read: ``POST /items`` with ``{"text": ...}`` answers ``{"id": N}``
+with the id in the ``x-item-id`` header too, ``GET /items/N`` answers ``{"text": ...}``,
+``GET /items/N.txt`` answers ``item N: TEXT`` as text/plain; in memory), ``counted``
+(``quotes`` that also counts the requests it gets; ``GET /_count`` answers
+``{"count": N, "arrivals": [...]}``, when each arrived by this process's
+``time.monotonic()``, and is not counted).
 """
 
 from __future__ import annotations
@@ -176,25 +178,29 @@ def _counted_app() -> Any:
 def _store_app() -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
     items: list[str] = []
 
     async def create(request: Request) -> JSONResponse:
         items.append((await request.json())["text"])
-        return JSONResponse({"id": len(items) - 1}, status_code=201)
+        ident = len(items) - 1
+        return JSONResponse({"id": ident}, status_code=201, headers={"x-item-id": str(ident)})
 
-    async def fetch(request: Request) -> JSONResponse:
+    async def fetch(request: Request) -> Response:
         index = int(request.path_params["ident"])
         if index >= len(items):
             return JSONResponse({"error": "no such item"}, status_code=404)
+        if request.url.path.endswith(".txt"):
+            return PlainTextResponse(f"item {index}: {items[index]}")
         return JSONResponse({"text": items[index]})
 
     return Starlette(
         routes=[
             Route("/items", create, methods=["POST"]),
             Route("/items/{ident:int}", fetch, methods=["GET"]),
+            Route("/items/{ident:int}.txt", fetch, methods=["GET"]),
         ]
     )
 

@@ -16,6 +16,7 @@ import sys
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
 
 
 def echo(text: str) -> str:
@@ -26,7 +27,8 @@ def echo(text: str) -> str:
 
 def main() -> int:
     server = MCPServer("freezer", log_level="WARNING")
-    server.add_tool(echo, name="echo")
+    # Read-only, so the probe calls it without allow_destructive (it only freezes).
+    server.add_tool(echo, name="echo", annotations=ToolAnnotations(read_only_hint=True))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)  # connections wait in the backlog until uvicorn accepts them

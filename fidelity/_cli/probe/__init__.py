@@ -14,15 +14,38 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-examples:
-  fidelity probe http://127.0.0.1:8000/echo --send json:text --read json:text
+placeholders (in --args, --read-args, --before, --read-url):
+  "{payload}"  a string value that is exactly this becomes the payload
+  {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
+  {run}        an id unique to the run;  {{ and }} are literal braces
+
+tools are called without --yes only when the server annotates them readOnlyHint: true;
+annotations are the server's hints, not guarantees: point the run at disposable data.
+
+examples (npx fetches each server unless it is installed where you run the command):
+  # the echo tool: its argument (message) and where the value comes back are found
   fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything
-  fidelity probe mcp+http://127.0.0.1:9000/mcp --tool edit --param old_string \\
-      --args '{"path": "/tmp/x"}' --families quotes,newlines --json result.json
+
+  # an identity edit (oldText = newText = the payload) of a seed file, read back
+  mkdir -p /tmp/fidelity-root && fidelity probe --mcp --yes --tool edit_file \\
+    --before 'write_file={"path": "/tmp/fidelity-root/f{n}.txt", "content": "{payload}"}' \\
+    --args '{"path": "/tmp/fidelity-root/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}"}]}' \\
+    --read-tool read_text_file --read-args '{"path": "/tmp/fidelity-root/f{n}.txt"}' \\
+    --families newlines,whitespace -- npx -y @modelcontextprotocol/server-filesystem /tmp/fidelity-root
+
+  # a payload deep in the arguments, read back from the JSON text open_nodes answers
+  fidelity probe --mcp --yes --tool create_entities --param 'entities[0].observations[0]' \\
+    --args '{"entities": [{"name": "note-{run}-{n}", "entityType": "note"}]}' \\
+    --read-tool open_nodes --read-args '{"names": ["note-{run}-{n}"]}' \\
+    -- env MEMORY_FILE_PATH=/tmp/fidelity-memory.jsonl npx -y @modelcontextprotocol/server-memory
+
+  # write-then-read over HTTP: an endpoint whose POST answers {"id": ...}
+  fidelity probe http://127.0.0.1:8000/items --send json:text \\
+    --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
 exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow, 2 usage error,
-3 target unreachable or protocol failure.
-"""
+3 target unreachable or protocol failure; with --check: 0 as the card says, 1 drift.
+"""  # noqa: E501
 
 
 def register(sub: Any) -> None:
@@ -49,10 +72,23 @@ def register(sub: Any) -> None:
     )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
     target.add_argument(
-        "--param", help="MCP tool argument that carries the payload (default: text)"
+        "--param",
+        metavar="PATH",
+        help="MCP: where the payload goes in the tool's arguments: a name or a path such as "
+        "edits[0].oldText (default: the tool's only free-form string parameter, unless "
+        '--args holds "{payload}")',
     )
     target.add_argument(
-        "--args", metavar="JSON", help="MCP: the other tool arguments, a JSON object"
+        "--args",
+        metavar="JSON",
+        help="MCP: the tool's arguments, a JSON object with placeholders (see below)",
+    )
+    target.add_argument(
+        "--before",
+        action="append",
+        metavar="TOOL=JSON",
+        help="MCP: a setup call made before each payload, such as a seed file's write_file "
+        "(repeat for several, in order; same placeholders)",
     )
     target.add_argument(
         "--send",
@@ -65,16 +101,35 @@ def register(sub: Any) -> None:
         "--read",
         metavar="WHERE",
         help="where the value is read back: HTTP json:PATH, body, header:NAME, "
-        "regex:PATTERN; MCP text, regex:PATTERN, structured:PATH, armored:PATH",
+        "regex:PATTERN; MCP text, regex:PATTERN, json:PATH (JSON in the text), "
+        "structured:PATH, armored:PATH (default: located by one calibration call with a "
+        "plain marker, and printed so you can pin it)",
     )
     target.add_argument(
         "--read-tool", metavar="NAME", help="MCP: a second tool that reads the value back"
     )
     target.add_argument(
-        "--read-args", metavar="JSON", help="MCP: arguments of --read-tool, a JSON object"
+        "--read-args",
+        metavar="JSON",
+        help="MCP: arguments of --read-tool, a JSON object with placeholders",
     )
     target.add_argument(
-        "--yes", action="store_true", help="allow calling a tool annotated as destructive"
+        "--read-url",
+        metavar="URL",
+        help="HTTP: read the value back with a GET of URL after each write; it may hold "
+        "{id}, {n}, {run}",
+    )
+    target.add_argument(
+        "--id-from",
+        metavar="WHERE",
+        help="HTTP: where the write response holds the {id} of --read-url: json:PATH, "
+        "header:NAME or regex:PATTERN",
+    )
+    target.add_argument(
+        "--yes",
+        action="store_true",
+        help="allow calling tools that are not annotated readOnlyHint: true (annotations "
+        "are hints from an untrusted server, not guarantees)",
     )
     budget = p.add_argument_group("budget")
     budget.add_argument(
@@ -87,6 +142,12 @@ def register(sub: Any) -> None:
     budget.add_argument("--concurrency", metavar="N", help="HTTP requests in flight (default 1)")
     budget.add_argument("--timeout", metavar="S", help="seconds per request (default 10)")
     budget.add_argument("--seed", metavar="N", help="seed for generated payloads")
+    budget.add_argument(
+        "--max-reply",
+        metavar="BYTES",
+        help="largest reply read, e.g. 65536, 512KiB, 8MiB (default 8MiB); a longer one is "
+        "not read further and its payload is broken",
+    )
     report = p.add_argument_group("report")
     report.add_argument(
         "--allow",
@@ -96,6 +157,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument(
         "--card", metavar="FILE.md", help="write (or update the block of) a contract card"
+    )
+    report.add_argument(
+        "--check",
+        metavar="DOC.md",
+        help="compare the run with the card block of the same name in DOC.md (as fidelity "
+        "card --check does): exit 1 on drift, 0 when the endpoint still behaves as its card "
+        "says, rewrites it documents included; DOC.md is not rewritten",
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

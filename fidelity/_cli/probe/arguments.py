@@ -1,5 +1,10 @@
 """The other arguments of a tool the probe calls: minimal valid values made from its
-``inputSchema`` with ``strategies.from_schema`` (the CLI's ``fill_args`` for ``probes.mcp``)."""
+``inputSchema`` with ``strategies.from_schema`` (the CLI's ``fill_args`` for ``probes.mcp``).
+
+``param`` is the key the payload goes under: a string argument, or, for a payload
+deeper in the arguments (``entities[0].observations[0]``), the list or object that
+leads to it; either way its own value is left out.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,11 @@ def plain_arguments(tool: McpTool, param: str) -> Mapping[str, Any]:
     from hypothesis.errors import NoSuchExample
 
     schema = dict(tool.input_schema)
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and param in props:
+        # The key is left out of the result: let it be a plain string while generating,
+        # so a container (an array, an object) can stand where the payload's path starts.
+        schema["properties"] = {**props, param: {"type": "string"}}
     try:
         example = find(
             from_schema(schema, param=param),

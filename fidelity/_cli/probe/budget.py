@@ -32,8 +32,9 @@ class Budget:
         self.limit = limit
         self.probe = probe
         self.in_flight = in_flight
-        self.spent = 0
         self._calls = self._counted()
+        # What the probe sent before the run (a calibration call) counts too.
+        self.spent = self._calls or 0
 
     def _counted(self) -> int | None:
         return self.probe.requests
@@ -51,35 +52,46 @@ class Budget:
 
 
 def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
-    """The calls one payload costs: the call, the read-back, the reflector's two."""
-    calls = 1
-    if plan.read_tool:
-        calls += 1
+    """The calls one payload costs: the setup steps, the call, the read-back (a
+    ``--read-tool`` call or a ``--read-url`` request), the reflector's two."""
+    calls = plan.calls_per_payload
     if probe is not None and probe.splits_directions:
         calls += 2
     return calls
 
 
 def within_budget(
-    plan: ProbePlan, payloads: Sequence[Payload], per_payload: int, probe: Probe | None = None
+    plan: ProbePlan,
+    payloads: Sequence[Payload],
+    per_payload: int,
+    probe: Probe | None = None,
+    *,
+    spent: int = 0,
 ) -> tuple[tuple[Payload, ...], int]:
-    """The payloads and example count that fit ``--max-requests``."""
+    """The payloads and example count that fit ``--max-requests``, ``spent`` of which
+    go to the calibration call that locates the read-back before the run."""
     if plan.max_requests is None:
         return tuple(payloads), plan.examples
-    room = plan.max_requests // per_payload
+    limit = plan.max_requests - spent
+    room = limit // per_payload
+    after = (
+        f", after the {spent} of the calibration call that locates the read-back (--read skips it)"
+        if spent
+        else ""
+    )
     if room < 1:
         raise UsageError(
-            f"--max-requests {plan.max_requests} is less than the {per_payload} calls one "
-            "payload costs with this target; raise it."
+            f"--max-requests {plan.max_requests} leaves less than the {per_payload} calls "
+            f"one payload costs with this target{after}; raise it."
         )
     worst = probe.max_requests_per_observation if probe is not None else 1
-    if plan.max_requests < worst * plan.concurrency:
+    if limit < worst * plan.concurrency:
         # The first payloads start before any answer says what they will cost.
         start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
         raise UsageError(
-            f"--max-requests {plan.max_requests} is less than the {worst * plan.concurrency} "
-            f"requests {start} may cost with this target (the reference reflector is "
-            "measured in both directions); raise it."
+            f"--max-requests {plan.max_requests} leaves less than the "
+            f"{worst * plan.concurrency} requests {start} may cost with this target (the "
+            f"reference reflector is measured in both directions){after}; raise it."
         )
     kept = spread(payloads, room, plan.families)
     return kept, min(plan.examples, room - len(kept))

@@ -13,11 +13,15 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.budget import Budget, BudgetSpent, calls_per_payload, within_budget
+from fidelity._cli.probe.budget import (
+    Budget,
+    BudgetSpent,
+    calls_per_payload,
+    within_budget,
+)
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import TargetError, UsageError
@@ -36,8 +40,6 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
 _CONSECUTIVE = 3
-#: Largest document --card rewrites (a card block is a few KiB).
-_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 
 
 class _Stopped(TargetError):
@@ -129,11 +131,16 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
     if plan.kind is TargetKind.HTTP:
         from probes._http.probe import http
 
-        kwargs: dict[str, Any] = {"timeout": plan.timeout, "concurrency": plan.concurrency}
+        kwargs: dict[str, Any] = {
+            "timeout": plan.timeout,
+            "concurrency": plan.concurrency,
+            "read": plan.read,
+            "read_url": plan.read_url,
+            "id_from": plan.id_from,
+            "max_body": plan.max_reply,
+        }
         if plan.send is not None:
             kwargs["send"] = plan.send
-        if plan.read is not None:
-            kwargs["read"] = plan.read
         if plan.rate is not None:
             kwargs["rate"] = plan.rate
         assert isinstance(plan.target, str)
@@ -146,12 +153,14 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
         tool=plan.tool,
         param=plan.param,
         args=plan.args,
-        read=plan.read or "text",
+        before=plan.before,
+        read=plan.read,
         read_tool=plan.read_tool,
         read_args=plan.read_args,
         timeout=plan.timeout,
         allow_destructive=plan.yes,
         fill_args=plain_arguments,
+        max_reply=plan.max_reply,
     )
 
 
@@ -170,27 +179,67 @@ def _enter(plan: ProbePlan) -> tuple[AbstractContextManager[Any], Any]:
         raise TargetError(one_line(str(exc))) from None
 
 
+def _resolved(plan: ProbePlan, probe: Any) -> ProbePlan:
+    """The plan with what the open probe resolved: the payload's argument (its name in
+    the card) and the read-back, located by a calibration call when not given."""
+    import dataclasses
+
+    updates: dict[str, Any] = {}
+    if plan.is_mcp and plan.param is None:
+        updates["param"] = probe.plan.label
+    if getattr(probe, "needs_calibration", False):
+        try:
+            updates["read"] = probe.calibrate()
+        except UsageError as exc:
+            raise UsageError(one_line(as_options(str(exc)))) from None
+        except TargetError as exc:
+            raise TargetError(one_line(str(exc))) from None
+    return dataclasses.replace(plan, **updates) if updates else plan
+
+
+def _announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
+    """Say in one line each what was found rather than given, so it can be pinned."""
+    if plan.quiet:
+        return
+    import shlex
+
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    if plan.is_mcp and plan.param is None and probe.plan.param_found:
+        stream.write(
+            f"payload argument: {safe(resolved.param or '')} (the only free-form string "
+            f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
+        )
+    if plan.read is None and getattr(probe, "read_found", False):
+        pinned = safe(shlex.quote(resolved.read or ""))
+        stream.write(
+            f"read back at: {pinned} (located by a calibration call; pin it with --read)\n"
+        )
+    stream.flush()
+
+
+def card_name(plan: ProbePlan, probe: Any) -> str:
+    """The card's name: the tool and the payload's place(s) for MCP (as a block name
+    allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
+    if plan.is_mcp:
+        return f"{plan.tool}.{probe.plan.block_label}"
+    return plan.name
+
+
 # -- outputs ----------------------------------------------------------------------
 
 
-def _check_output(option: str, path: str | None) -> None:
-    if path is None or path == "-":
-        return
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise UsageError(f"{option} {path}: the directory {parent} does not exist.")
-    if Path(path).is_dir():
-        raise UsageError(f"{option} {path} is a directory; give a file name.")
-
-
 def _survey_of(
-    plan: ProbePlan, probe_name: str, observations: Sequence[Observation], examples: int = 0
+    plan: ProbePlan,
+    probe_name: str,
+    observations: Sequence[Observation],
+    examples: int = 0,
+    name: str | None = None,
 ) -> Survey:
     from fidelity._survey.result import Survey
 
     return Survey.of(
         observations,
-        name=plan.name,
+        name=name or plan.name,
         chain=probe_name,
         allow=plan.allow,
         seed=plan.seed if examples else None,
@@ -198,22 +247,15 @@ def _survey_of(
     )
 
 
-def _card(survey: Survey, plan: ProbePlan, *, complete: bool) -> Card:
-    card = survey.card(name=plan.name)
+def _card(survey: Survey, setup: Any, *, complete: bool) -> Card:
+    card = survey.card().with_setup(setup)
     return card if complete else card.mark_incomplete()
 
 
 def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    from fidelity._cli.probe.outputs import write_reports
 
-    if writer is not None:
-        writer.finish(card.to_json())
-    if plan.card is not None:
-        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
-        write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()))
-    if plan.html is not None:
-        write_atomic(plan.html, card.to_html())
+    write_reports(plan, card, writer)
 
 
 def _summary(survey: Survey) -> str:
@@ -232,6 +274,7 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = _summary(survey)
     if survey.unexpected:
         line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
@@ -255,8 +298,13 @@ def execute(plan: ProbePlan) -> int:
         from fidelity._cli.probe.listing import dry_run
 
         return dry_run(plan, payloads)
-    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
-        _check_output(option, path)
+    from fidelity._cli.probe.outputs import check_outputs
+
+    check_outputs(plan)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import read_document
+
+        read_document(plan.check)
 
     manager, probe = _enter(plan)
     try:
@@ -286,23 +334,40 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
     plan = _with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
-    todo, examples = within_budget(plan, payloads, per_payload, probe)
+    from fidelity._cli.probe.outputs import check_outputs
+
+    # The card's block name is known once the probe is open, before any call is made.
+    check_outputs(plan, card_name(plan, probe))
+    calibrating = bool(getattr(probe, "needs_calibration", False))
+    # Checked before anything is sent: the calibration call costs what a payload does.
+    within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
+    resolved = _resolved(plan, probe)
+    _announce(plan, resolved, probe)
+    todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     planned = len(payloads) + plan.examples
+    name = card_name(resolved, probe)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import require_block
+
+        require_block(plan.check, name)
+    setup = getattr(probe, "setup", None)
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
         target = RateLimited(probe, plan.rate, per_payload)
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return _survey_of(plan, probe.name, seen, examples)
+        return _survey_of(plan, probe.name, seen, examples, name=name)
 
     writer = None
     if plan.json is not None:
         writer = ResultWriter(
-            plan.json, lambda seen: _card(partial(seen), plan, complete=False).to_json()
+            plan.json, lambda seen: _card(partial(seen), setup, complete=False).to_json()
         )
         writer.start()
     seen: list[Observation] = []
     breaker = Breaker(plan.timeout)
+    # A calibration call that came back shows the target answers.
+    breaker.answered = calibrating
     budget = Budget(plan.max_requests, probe, plan.concurrency)
 
     def observed(observation: Observation) -> None:
@@ -320,7 +385,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             allow=plan.allow,
             seed=plan.seed,
             families=plan.families,
-            name=plan.name,
+            name=name,
             progress=not plan.quiet,
             on_observation=observed,
         )
@@ -328,21 +393,22 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         result = partial(seen)
     except _Stopped as exc:
         cut = partial(seen)
-        _write_reports(plan, _card(cut, plan, complete=False), writer)
+        _write_reports(plan, _card(cut, setup, complete=False), writer)
         if breaker.answered:
             _print_map(plan, cut, note="incomplete")
         raise TargetError(str(exc)) from None
     except KeyboardInterrupt:
         cut = partial(seen)
         with suppress(Exception):
-            _write_reports(plan, _card(cut, plan, complete=False), writer)
+            _write_reports(plan, _card(cut, setup, complete=False), writer)
         raise
     except BaseException:
         if writer is not None:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    _write_reports(plan, _card(result, plan, complete=True), writer)
+    card = _card(result, setup, complete=True)
+    _write_reports(plan, card, writer)
     _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
@@ -357,6 +423,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
         raise TargetError("the target answered none of the payloads.")
+    if plan.check is not None:
+        from fidelity._cli.probe.check import check_card
+
+        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
 
 

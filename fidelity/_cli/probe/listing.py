@@ -1,9 +1,9 @@
 """``fidelity probe --list-tools`` and ``--dry-run``: look before sending anything.
 
 ``--list-tools`` connects to an MCP server and prints its tools, their arguments and
-their annotations (destructive tools are marked: probing them needs ``--yes``).
-``--dry-run`` connects to nothing and prints where each payload would go and what
-it is, as terminal-safe text and code points.
+their annotations: a tool not annotated ``readOnlyHint: true`` is marked, since
+calling it needs ``--yes``. ``--dry-run`` connects to nothing and prints where each
+payload would go and what it is, as terminal-safe text and code points.
 """
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["dry_run", "list_tools"]
 
 _TEXT_CHARS = 48
+_LOCATED = "located by one calibration call before the first payload"
+#: ``--list-tools`` prints at most this many tools, names and arguments cut to these
+#: lengths (in code points): a server listing 100k tools gets a bounded listing.
+_MAX_TOOLS = 200
+_NAME_CHARS = 80
+_MAX_ARGS = 12
+_ARGS_CHARS = 200
 
 
 def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
@@ -33,7 +40,7 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:
-        probe = mcp(target, tool=plan.tool, param=plan.param, timeout=plan.timeout)
+        probe = mcp(target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply)
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
     try:
@@ -47,59 +54,95 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
             probe.close()
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _schema_line(name: str, schema: Any, required: bool) -> str:
     kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
     if isinstance(kind, list):
         kind = "|".join(map(str, kind))
     mark = "" if required else "?"
-    return f"{safe(name)}{mark}: {safe(str(kind))}"
+    return f"{safe(_cut(name, 40))}{mark}: {safe(_cut(str(kind), 40))}"
+
+
+def _arguments(props: dict[str, Any], required: set[Any]) -> str:
+    """The first arguments of a tool, within ``_ARGS_CHARS``; the rest counted."""
+    shown = [_schema_line(n, s, n in required) for n, s in list(props.items())[:_MAX_ARGS]]
+    text = _cut(", ".join(shown), _ARGS_CHARS)
+    more = len(props) - len(shown)
+    return f"{text}, +{more} more" if more > 0 else text
 
 
 def list_tools(plan: ProbePlan) -> int:
     """Print the MCP server's tools; return exit code 0."""
+    from probes._mcp.tools import consent_reason
+
     tools = _tools_of(plan)
     out = sys.stdout
     out.write(f"{len(tools)} tool{'s' if len(tools) != 1 else ''} on {safe(plan.shown_target)}:\n")
-    for tool in tools:
+    for tool in tools[:_MAX_TOOLS]:
         schema = dict(tool.input_schema)
         raw = schema.get("properties")
         props: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        required = set(schema.get("required") or ())
-        args = ", ".join(_schema_line(n, s, n in required) for n, s in props.items())
-        flags = []
-        if tool.destructive:
-            flags.append("destructive: needs --yes")
-        if tool.annotations.get("readOnlyHint"):
-            flags.append("read-only")
-        tail = f"  [{'; '.join(flags)}]" if flags else ""
-        out.write(f"  {safe(tool.name)}({args}){tail}\n")
+        listed = schema.get("required")
+        required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+        args = _arguments(props, required)
+        reason = consent_reason(tool)
+        tail = f"  [needs --yes: {safe(reason)}]" if reason else "  [read-only]"
+        out.write(f"  {safe(_cut(tool.name, _NAME_CHARS))}({args}){tail}\n")
         if tool.description:
             first = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
             shown = first if len(first) <= 100 else first[:97].rstrip() + "..."
             out.write(f"      {safe(shown)}\n")
+    if len(tools) > _MAX_TOOLS:
+        out.write(f"  ... and {len(tools) - _MAX_TOOLS} more tools, not shown.\n")
+    if tools:
+        out.write(
+            "A tool is called without --yes only when annotated readOnlyHint: true; "
+            "annotations are the server's hints, not guarantees.\n"
+        )
     out.flush()
     return 0
 
 
 def _where(plan: ProbePlan) -> list[str]:
     if plan.kind is TargetKind.HTTP:
-        return [
+        lines = [
             f"target: HTTP endpoint {safe(plan.shown_target)}",
-            f"send: {safe(plan.send or 'json:text')}   read: {safe(plan.read or 'json:text')}",
+            f"send: {safe(plan.send or 'json:text')}   read: {safe(plan.read or _LOCATED)}",
         ]
+        if plan.read_url:
+            ident = f" (its {{id}} from {safe(plan.id_from)})" if plan.id_from else ""
+            lines.append(f"read back from: GET {safe(plan.read_url)}{ident}")
+        return lines
     transport = "stdio command" if plan.kind is TargetKind.MCP_STDIO else "Streamable HTTP"
     args = (
         safe(json.dumps(plan.args, ensure_ascii=True))
         if plan.args is not None
         else "generated from the tool's input schema"
     )
-    lines = [
-        f"target: MCP server over {transport}: {safe(plan.shown_target)}",
-        f"tool: {safe(plan.tool)}   payload argument: {safe(plan.param)}   other arguments: {args}",
-        f"read: {safe(plan.read or 'text')}",
+    param = plan.param or (
+        'where --args holds "{payload}"'
+        if plan.args is not None and "{payload}" in json.dumps(plan.args)
+        else "the tool's only free-form string parameter (found when connected)"
+    )
+    lines = [f"target: MCP server over {transport}: {safe(plan.shown_target)}"]
+    for i, (tool, arguments) in enumerate(plan.before, 1):
+        shown = safe(json.dumps(arguments, ensure_ascii=True))
+        lines.append(f"before each payload, step {i}: {safe(tool)} {shown}")
+    lines += [
+        f"tool: {safe(plan.tool)}   payload argument: {safe(param)}",
+        f"arguments: {args}",
     ]
     if plan.read_tool:
-        lines.append(f"read back with tool: {safe(plan.read_tool)}")
+        read_args = (
+            safe(json.dumps(plan.read_args, ensure_ascii=True))
+            if plan.read_args is not None
+            else "the tool's arguments it accepts"
+        )
+        lines.append(f"read back with tool: {safe(plan.read_tool)} {read_args}")
+    lines.append(f"read: {safe(plan.read or _LOCATED)}")
     return lines
 
 
@@ -107,8 +150,11 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
     from fidelity._cli.probe.budget import within_budget
 
-    per = 2 if plan.read_tool else 1
-    todo, examples = within_budget(plan, payloads, per)
+    per = plan.calls_per_payload
+    # Without --read, the calibration call costs what a payload costs (not against the
+    # MCP reflector, whose read-back is known; a dry run cannot tell).
+    calibration = per if plan.read is None else 0
+    todo, examples = within_budget(plan, payloads, per, spent=calibration)
     out = sys.stdout
     out.write("dry run: nothing is sent.\n")
     for line in _where(plan):
@@ -117,7 +163,8 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     if examples:
         budget += f", plus {examples} generated examples"
     if plan.max_requests is not None:
-        budget += f" (--max-requests {plan.max_requests}, {per} call(s) per payload)"
+        budget += f" (--max-requests {plan.max_requests}, {per} call(s) per payload"
+        budget += f", {calibration} for the calibration)" if calibration else ")"
     out.write(budget + "\n")
     width = max((len(p.id) for p in todo), default=2)
     for payload in todo:

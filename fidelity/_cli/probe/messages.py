@@ -24,6 +24,9 @@ _OPTIONS = {
     "read": "--read",
     "read_tool": "--read-tool",
     "read_args": "--read-args",
+    "read_url": "--read-url",
+    "id_from": "--id-from",
+    "before": "--before",
     "send": "--send",
     "timeout": "--timeout",
 }

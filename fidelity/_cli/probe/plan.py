@@ -11,20 +11,27 @@ request.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from fidelity._cli.probe.templates import (
+    check_mcp_options,
+    check_read_url,
+    parse_json_object,
+    parse_step,
+)
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 
 __all__ = [
+    "DEFAULT_MAX_REPLY",
     "DEFAULT_TIMEOUT",
     "ProbePlan",
     "TargetKind",
+    "parse_bytes",
     "parse_count",
     "parse_families",
     "parse_rate",
@@ -33,10 +40,15 @@ __all__ = [
     "plan_from_args",
 ]
 
-_MCP_ONLY = ("tool", "param", "args", "read_tool", "read_args")
+_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args")
+_HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
+#: Bytes of one reply read when ``--max-reply`` is not given (HTTP body, MCP message).
+DEFAULT_MAX_REPLY = 8 * 1024 * 1024
+_MIN_MAX_REPLY = 4096
+_SIZE = re.compile(r"\s*([0-9]+)\s*(|B|KiB|MiB|GiB)\s*", re.IGNORECASE)
 _RATE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(?:/\s*s)?\s*")
 
 
@@ -53,19 +65,24 @@ class ProbePlan:
     """A checked ``fidelity probe`` invocation.
 
     ``target`` is the URL (HTTP and MCP over Streamable HTTP) or the argv of the
-    server command (MCP over stdio). ``send`` and ``read`` are ``None`` when the
-    user left them to the probe's defaults.
+    server command (MCP over stdio). ``send`` is ``None`` when the user left it to the
+    probe's default; ``read`` ``None`` is located by a calibration call; ``param``
+    ``None`` is taken from the tool's schema (or from ``"{payload}"`` in ``args``).
+    ``before`` lists the setup calls, ``(tool, arguments)``.
     """
 
     kind: TargetKind
     target: str | tuple[str, ...]
     tool: str
-    param: str
+    param: str | None
     args: dict[str, Any] | None
     send: str | None
     read: str | None
     read_tool: str | None
     read_args: dict[str, Any] | None
+    before: tuple[tuple[str, dict[str, Any]], ...] = ()
+    read_url: str | None = None
+    id_from: str | None = None
     families: tuple[str, ...] | None
     examples: int
     max_requests: int | None
@@ -75,12 +92,14 @@ class ProbePlan:
     seed: int | None
     allow: tuple[str, ...]
     card: str | None
+    check: str | None = None
     json: str | None
     html: str | None
     yes: bool
     list_tools: bool
     dry_run: bool
     quiet: bool
+    max_reply: int = DEFAULT_MAX_REPLY
 
     @property
     def is_mcp(self) -> bool:
@@ -98,10 +117,19 @@ class ProbePlan:
 
     @property
     def name(self) -> str:
-        """The card name: the tool and parameter for MCP, the send place for HTTP."""
+        """The card name as far as the options tell: the tool and parameter for MCP
+        (:func:`card_name` completes it once the probe resolved the parameter), the
+        send place for HTTP."""
         if self.is_mcp:
-            return f"{self.tool}.{self.param}"
+            return f"{self.tool}.{self.param}" if self.param else self.tool
         return f"http {self.send or 'json:text'}"
+
+    @property
+    def calls_per_payload(self) -> int:
+        """The calls one payload costs as planned: the setup steps, the call, the read."""
+        if not self.is_mcp:
+            return 2 if self.read_url else 1
+        return len(self.before) + 1 + (1 if self.read_tool else 0)
 
 
 def parse_families(value: str | None) -> tuple[str, ...] | None:
@@ -150,6 +178,21 @@ def parse_seconds(option: str, value: str | None, *, default: float) -> float:
     return seconds
 
 
+def parse_bytes(option: str, value: str | None, *, default: int) -> int:
+    """Parse a size such as ``--max-reply 512KiB`` (``B``, ``KiB``, ``MiB``, ``GiB``)."""
+    if value is None:
+        return default
+    match = _SIZE.fullmatch(value)
+    scale = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+    size = int(match.group(1)) * scale[match.group(2).lower()] if match else 0
+    if size < _MIN_MAX_REPLY:
+        raise UsageError(
+            f"{option} {value!r} is not a size of at least {_MIN_MAX_REPLY} bytes; give a "
+            "number of bytes, or KiB, MiB, such as 65536, 512KiB or 8MiB."
+        )
+    return size
+
+
 def parse_seed(value: str | None) -> int | None:
     """Parse ``--seed N`` (any integer)."""
     if value is None:
@@ -158,24 +201,6 @@ def parse_seed(value: str | None) -> int | None:
         return int(value.strip(), 10)
     except ValueError:
         raise UsageError(f"--seed {value!r} is not an integer.") from None
-
-
-def _parse_json_object(option: str, value: str | None) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    try:
-        parsed = json.loads(value)
-    except ValueError as exc:
-        raise UsageError(
-            f"{option} is not valid JSON ({exc.args[0] if exc.args else exc}); give a JSON "
-            'object such as \'{"path": "/tmp/x"}\'.'
-        ) from None
-    if not isinstance(parsed, dict):
-        raise UsageError(
-            f"{option} must be a JSON object of tool arguments, not {type(parsed).__name__}; "
-            'give e.g. \'{"path": "/tmp/x"}\'.'
-        )
-    return parsed
 
 
 def _parse_allow(values: list[str] | None) -> tuple[str, ...]:
@@ -245,6 +270,23 @@ def _check_places(
             )
 
 
+def _check_option(args: argparse.Namespace) -> str | None:
+    """``--check DOC.md``: a file the run reads and never writes."""
+    check: str | None = getattr(args, "check", None)
+    if check is None:
+        return None
+    if check == "-":
+        raise UsageError("--check needs a file name: the document that holds the card block.")
+    import os
+
+    if args.card is not None and os.path.abspath(args.card) == os.path.abspath(check):
+        raise UsageError(
+            f"--card and --check name the same document ({check}); --check compares with "
+            "the committed card and never rewrites it: give one of them."
+        )
+    return check
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -255,6 +297,13 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             raise UsageError(
                 f"{options} appl{'ies' if len(given) + args.list_tools == 1 else 'y'} to MCP "
                 "targets only; add --mcp or use an mcp+http(s):// URL for an MCP server."
+            )
+    else:
+        given = [f"--{o.replace('_', '-')}" for o in _HTTP_ONLY if getattr(args, o) is not None]
+        if given:
+            raise UsageError(
+                f"{' and '.join(given)} read an HTTP endpoint's value back; for an MCP tool "
+                "name the tool that reads it back with --read-tool (and --read-args)."
             )
     if args.read_args is not None and args.read_tool is None:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
@@ -278,16 +327,26 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "name the argument with --param NAME (and the others with --args JSON)."
         )
     _check_places(kind, target, args.send, args.read)
+    arguments = parse_json_object("--args", args.args)
+    read_arguments = parse_json_object("--read-args", args.read_args)
+    before = tuple(parse_step(v) for v in args.before or ())
+    if kind is TargetKind.HTTP:
+        check_read_url(args.read_url, args.id_from)
+    else:
+        check_mcp_options(args.param, arguments, before, read_arguments)
     return ProbePlan(
         kind=kind,
         target=target,
         tool=args.tool or "echo",
-        param=args.param or "text",
-        args=_parse_json_object("--args", args.args),
+        param=args.param,
+        args=arguments,
         send=args.send,
         read=args.read,
         read_tool=args.read_tool,
-        read_args=_parse_json_object("--read-args", args.read_args),
+        read_args=read_arguments,
+        before=before,
+        read_url=args.read_url,
+        id_from=args.id_from,
         families=parse_families(args.families),
         examples=examples,
         max_requests=max_requests,
@@ -297,10 +356,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         seed=seed,
         allow=_parse_allow(args.allow),
         card=args.card,
+        check=_check_option(args),
         json=args.json,
         html=args.html,
         yes=args.yes,
         list_tools=args.list_tools,
         dry_run=args.dry_run,
         quiet=args.quiet,
+        max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
     )

@@ -27,6 +27,8 @@ from fidelity._compare.rules.mojibake import (
     chardet_codecs,
     misreadings,
     mojibake_apply,
+    reread,
+    reread_codecs,
     rereadings,
 )
 from fidelity._compare.rules.newlines import LINE_BREAKS
@@ -40,6 +42,8 @@ __all__ = [
     "Context",
     "Rule",
     "expands_tabs",
+    "reread",
+    "reread_codecs",
     "rereadings",
     "rewrite_as",
     "tab_expansions",

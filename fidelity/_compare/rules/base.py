@@ -17,7 +17,9 @@ Each kind is a :class:`Rule` with two faces of the same rewrite:
     ``received``.
 
 ``src``/``dst`` are cheap gates (compiled character classes) that the sent and the
-received segment must pass before ``match`` is tried.
+received segment must pass before ``match`` is tried. ``alts``, when the rewrite works
+token by token, offers each token's outputs: the classifier uses it to realign a region
+the diff paired the wrong way.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ class Rule:
     dst: re.Pattern[str] | None
     match: Matcher
     apply: Applier
+    #: The outputs the rewrite gives the token at a position, for rewrites that work
+    #: token by token (None for those that only work on a whole segment).
+    alts: Alternatives | None = None
 
     def gate(self, sent: str, received: str) -> bool:
         """Cheap test that the rule could apply to this pair at all."""
@@ -183,6 +188,7 @@ def table_rule(
         dst=dst,
         match=match,
         apply=apply or default_apply,
+        alts=alts,
     )
 
 
@@ -200,7 +206,7 @@ def alts_rule(
             return None
         return detail(s, r) if detail is not None else ""
 
-    return Rule(kind=kind, src=src, dst=dst, match=match, apply=apply)
+    return Rule(kind=kind, src=src, dst=dst, match=match, apply=apply, alts=alts)
 
 
 def function_rule(
@@ -209,6 +215,7 @@ def function_rule(
     *,
     src: re.Pattern[str] | None = None,
     dst: re.Pattern[str] | None = None,
+    alts: Alternatives | None = None,
 ) -> Rule:
     def match(s: str, r: str, ctx: Context) -> str | None:
         for detail, fn in functions:
@@ -228,4 +235,4 @@ def function_rule(
                 continue
         return out
 
-    return Rule(kind=kind, src=src, dst=dst, match=match, apply=apply)
+    return Rule(kind=kind, src=src, dst=dst, match=match, apply=apply, alts=alts)

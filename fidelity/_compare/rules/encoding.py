@@ -22,7 +22,11 @@ def _replacement_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[
     if not r.startswith("\ufffd", j) or s[i] == "\ufffd":
         return ()
     ch = s[i]
-    counts = {1, _units16(ch), len(to_utf8(ch))}
+    # One U+FFFD per character, per UTF-16 unit or per UTF-8 byte; a character whose
+    # bytes a chunked decoder saw in two or three pieces (Node's ``chunk.toString()``,
+    # ``bytes.decode(errors="replace")`` per chunk) gives one per piece, and each piece
+    # after the first is one per byte: any count from one to its UTF-8 length.
+    counts = {_units16(ch), *range(1, len(to_utf8(ch)) + 1)}
     return [(1, "\ufffd" * k) for k in sorted(counts)]
 
 

@@ -1,5 +1,6 @@
 """Escaping and unescaping: JSON/backslash, HTML/XML references, percent-encoding,
-doubled backslashes, and the path separators a chain swapped."""
+doubled backslashes, backslashes dropped by quoted-string or shell unescaping, and the
+path separators a chain swapped."""
 
 from __future__ import annotations
 
@@ -253,6 +254,33 @@ def _url_unescapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return ((unquote(text), ""), (unquote_plus(text), ""))
 
 
+def _unescape_backslash_alts(
+    s: str, i: int, r: str, j: int, ctx: Context
+) -> Iterable[tuple[int, str]]:
+    # A quoted-pair (RFC 9110, RFC 5322) or a shell escape: the backslash goes and the
+    # character after it stays, whatever it is; a shell drops an escaped line break too.
+    if s[i] != "\\" or i + 1 == len(s):
+        return ()
+    nxt = s[i + 1]
+    if nxt == "\n":
+        return ((2, nxt), (2, ""))
+    return ((2, nxt),)
+
+
+_QUOTED_PAIR = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _shell_pair(m: re.Match[str]) -> str:
+    return "" if m.group(1) == "\n" else m.group(1)
+
+
+def _backslash_unescapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    """What a quoted-string parser (``\\x`` -> ``x``) and a shell make of ``text``."""
+    quoted = _QUOTED_PAIR.sub(r"\1", text)
+    shell = _QUOTED_PAIR.sub(_shell_pair, text)
+    return ((quoted, ""),) if shell == quoted else ((quoted, ""), (shell, ""))
+
+
 RULES: tuple[Rule, ...] = (
     table_rule("path.backslash_to_slash", {"\\": ("/",)}),
     table_rule("path.slash_to_backslash", {"/": ("\\",)}),
@@ -297,6 +325,13 @@ RULES: tuple[Rule, ...] = (
         _unescape_url_alts,
         _url_unescapes,
         src=re.compile("[%+]"),
+        dst=None,
+    ),
+    alts_rule(
+        "unescape.backslash",
+        _unescape_backslash_alts,
+        _backslash_unescapes,
+        src=re.compile(r"\\.", re.DOTALL),
         dst=None,
     ),
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from codecs import charmap_decode
 from collections.abc import Iterable
 
 from fidelity._compare.decoding import encode as bytes_of
@@ -17,6 +19,8 @@ __all__ = [
     "misreadings",
     "mojibake_apply",
     "repair",
+    "reread",
+    "reread_codecs",
     "rereadings",
 ]
 
@@ -49,11 +53,12 @@ MOJIBAKE_CODECS: tuple[str, ...] = (
     "utf-16",
 )
 
-_SINGLE_BYTE: dict[tuple[str, bool], tuple[str, ...] | None] = {}
+_SINGLE_BYTE: dict[tuple[str, bool], str | None] = {}
 
 
-def _byte_table(codec: str, sloppy: bool) -> tuple[str, ...] | None:
-    """256 decodings of single bytes, or None for a multi-byte codec.
+def _byte_table(codec: str, sloppy: bool) -> str | None:
+    """The 256 decodings of single bytes (character N for byte N), or None for a
+    multi-byte codec.
 
     Bytes the codec leaves undefined become U+FFFD, or with ``sloppy`` the code point
     of the same number (as the "sloppy" decoders of browsers and ftfy do).
@@ -65,11 +70,16 @@ def _byte_table(codec: str, sloppy: bool) -> tuple[str, ...] | None:
         probe = bytes(range(256)).decode(codec, "replace")
     except LookupError:
         probe = ""
-    table: tuple[str, ...] | None = None
+    table: str | None = None
     if len(probe) == 256:
-        table = tuple(chr(b) if sloppy and ch == "\ufffd" else ch for b, ch in enumerate(probe))
+        table = "".join(chr(b) if sloppy and ch == "\ufffd" else ch for b, ch in enumerate(probe))
     _SINGLE_BYTE[key] = table
     return table
+
+
+def _decode_table(data: bytes, table: str) -> str:
+    """``data`` read one byte a character through a 256-character table."""
+    return charmap_decode(data, "strict", table)[0]
 
 
 def misread(text: str, codec: str, *, sloppy: bool = False) -> str:
@@ -81,7 +91,7 @@ def misread(text: str, codec: str, *, sloppy: bool = False) -> str:
     data = to_utf8(text)
     table = _byte_table(codec, sloppy)
     if table is not None:
-        return "".join([table[b] for b in data])
+        return _decode_table(data, table)
     return data.decode(codec, "replace")
 
 
@@ -109,10 +119,19 @@ def _mojibake_match_codecs(s: str, r: str, codecs: Iterable[str], ctx: Context) 
                 return f"{codec}, reversed"
         except (UnicodeError, LookupError):
             pass
+        if ctx.escapes:
+            # The reverse of bytes in another codec: the sent bytes were the received
+            # text in this codec, and a chain decoded them with it.
+            try:
+                if bytes_of(s) == r.encode(codec):
+                    return f"{codec}, reversed"
+            except (UnicodeError, LookupError):
+                pass
     return None
 
 
-def chardet_codecs(r: str, ctx: Context) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def chardet_codecs(r: str, ctx: Context) -> tuple[str, ...]:
     """Codecs ``chardet`` proposes for the received segment's bytes."""
     import chardet
 
@@ -122,20 +141,34 @@ def chardet_codecs(r: str, ctx: Context) -> list[str]:
         try:
             data = r.encode("cp1252")
         except UnicodeError:
-            return []
+            return ()
     out = []
     for guess in chardet.detect_all(data)[:4]:
         name = guess.get("encoding")
         if isinstance(name, str):
             out.append(name.lower())
-    return out
+    return tuple(out)
 
 
 #: Codecs that garble ASCII too (two bytes a character).
 WIDE_CODECS: tuple[str, ...] = ("utf-16-le", "utf-16-be", "utf-16")
 
 
+#: Characters without which a 7-bit codec (UTF-7, HZ, ISO-2022) writes only ASCII.
+_SEVEN_BIT_SHIFTS = re.compile("[+~\x1b]")
+
+
 def _mojibake_match(s: str, r: str, ctx: Context) -> str | None:
+    if not ctx.escapes and r.isascii() and "\x00" not in r:
+        # Every 8-bit codec reads ASCII as ASCII and writes or misreads anything else
+        # as something that is not ASCII: only UTF-16 (two bytes a character), or a
+        # 7-bit codec where its shift characters appear, can give an ASCII ``r``.
+        if s.isascii() and "\x00" not in s:
+            return None
+        found = _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
+        if found is None and len(r) >= 2 and _SEVEN_BIT_SHIFTS.search(r):
+            found = _mojibake_match_codecs(s, r, chardet_codecs(r, ctx), ctx)
+        return found
     if s.isascii() and not ctx.escapes:
         return _mojibake_match_codecs(s, r, WIDE_CODECS, ctx)
     found = _mojibake_match_codecs(s, r, MOJIBAKE_CODECS, ctx)
@@ -214,37 +247,54 @@ def _continuations() -> str:
 _MISREAD_PAIR = re.compile("[\u00c2-\u00f4][" + re.escape(_continuations()) + "]")
 
 
+def reread_codecs(received: str, *, escapes: bool) -> list[str]:
+    """The codecs that could have made ``received`` from UTF-8 text (see :func:`reread`).
+
+    With ``escapes`` (the received bytes are not UTF-8): cp1252, latin-1 and the codecs
+    ``chardet`` proposes; otherwise cp1252 and latin-1, when the value looks misread (a
+    UTF-8 lead byte followed by a continuation byte, as those codecs show them).
+    """
+    if escapes:
+        guessed = chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True))
+        return list(dict.fromkeys((*_REREAD_CODECS, *guessed)))
+    if _MISREAD_PAIR.search(received) is None:
+        return []
+    return list(_REREAD_CODECS)
+
+
+def reread(received: str, codec: str, *, escapes: bool) -> str | None:
+    """The received value read back as UTF-8 text through ``codec``, or None.
+
+    With ``escapes`` the bytes are decoded with ``codec``, as if the far side wrote its
+    text in that codec; otherwise the misread value is repaired. None when the codec
+    cannot read it, or the reading changes nothing.
+    """
+    if escapes:
+        data = bytes_of(received)
+        table = _byte_table(codec, True)
+        try:
+            text = _decode_table(data, table) if table else data.decode(codec)
+        except (UnicodeError, LookupError):
+            return None
+    else:
+        repaired = repair(received, codec)
+        if repaired is None:
+            return None
+        text = repaired
+    return None if text == received else text
+
+
 def rereadings(received: str, *, escapes: bool) -> list[tuple[str, str]]:
     """The received value read back as UTF-8 text, for each codec that could have made it.
 
-    With ``escapes`` (the received bytes are not UTF-8) the bytes are decoded with each
-    codec, as if the far side wrote its text in that codec; otherwise a value that
-    looks misread (a UTF-8 lead byte followed by a continuation byte, as cp1252 or
-    latin-1 show them) is repaired. Each reading comes with the codec that explains
-    it; readings equal to ``received`` are left out.
+    Each reading (:func:`reread`) comes with the codec that explains it; readings equal
+    to ``received`` are left out.
     """
     out: list[tuple[str, str]] = []
-    if escapes:
-        data = bytes_of(received)
-        codecs = (
-            *_REREAD_CODECS,
-            *chardet_codecs(received[:_REREAD_CHARDET], Context(escapes=True)),
-        )
-        for codec in dict.fromkeys(codecs):
-            table = _byte_table(codec, True)
-            try:
-                text = "".join([table[b] for b in data]) if table else data.decode(codec)
-            except (UnicodeError, LookupError):
-                continue
-            if text != received:
-                out.append((text, codec))
-        return out
-    if _MISREAD_PAIR.search(received) is None:
-        return out
-    for codec in _REREAD_CODECS:
-        repaired = repair(received, codec)
-        if repaired is not None and repaired != received:
-            out.append((repaired, codec))
+    for codec in reread_codecs(received, escapes=escapes):
+        text = reread(received, codec, escapes=escapes)
+        if text is not None:
+            out.append((text, codec))
     return out
 
 

@@ -91,6 +91,15 @@ def expands_tabs(s: str, r: str, ctx: Context, detail: str) -> bool:
     return "\t" in s and "\t" not in r and token_match(s, r, _TAB_VARIANTS[detail], ctx)
 
 
+def _tab_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    """The usual expansions of a tab (tab stops of 8, 4 and 2; 8, 4 or 2 spaces)."""
+    if s[i] != "\t":
+        return ()
+    column = _column(r, j, ctx)
+    widths = {size - column % size for size in (8, 4, 2)} | {8, 4, 2}
+    return [(1, " " * w) for w in sorted(widths, reverse=True)]
+
+
 def _tab_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return ((s.expandtabs(8), "tabsize 8"), (s.expandtabs(4), "tabsize 4"))
 
@@ -102,5 +111,6 @@ RULES: tuple[Rule, ...] = (
         dst=re.compile(" "),
         match=_tab_match,
         apply=_tab_apply,
+        alts=_tab_alts,
     ),
 )

@@ -6,7 +6,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from fidelity._compare.rules.base import Context, Rule, alts_rule, function_rule
+from fidelity._compare.rules.base import (
+    Alternatives,
+    Context,
+    Rule,
+    alts_rule,
+    function_rule,
+    token_match,
+)
 
 __all__ = ["RULES", "TRANSLITERATIONS"]
 
@@ -30,6 +37,16 @@ def _case_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[i
 #: Case mappings of the Turkish and Azeri locales (``toLocaleLowerCase("tr")``,
 #: ICU, ``LANG=tr_TR``): dotted and dotless i keep their dot through a case change.
 _LOCALE_CASE = {"I": "\u0131", "i": "\u0130", "\u0130": "i", "\u0131": "I"}
+
+
+def _case_match(s: str, r: str, ctx: Context) -> str | None:
+    # ASCII letters change case only into ASCII letters of the same name (a Turkish
+    # locale writes I as dotless ı, which is not ASCII): a cheap test first.
+    if s.isascii() and r.isascii() and s.lower() != r.lower():
+        return None
+    if not token_match(s, r, _case_alts, ctx):
+        return None
+    return _case_detail(s, r)
 
 
 def _case_detail(s: str, r: str) -> str:
@@ -165,11 +182,37 @@ def _normalizer(form: str) -> Callable[[str], str]:
     return run
 
 
+def _normal_alts(form: str) -> Alternatives:
+    """A character, or a character and the marks after it, in normalization ``form``."""
+    run = _normalizer(form)
+
+    def alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+        if s[i] < "\xa0" and not (i + 1 < len(s) and unicodedata.combining(s[i + 1])):
+            return ()
+        end = i + 1
+        while end < len(s) and unicodedata.combining(s[end]):
+            end += 1
+        out = []
+        for k in dict.fromkeys((i + 1, end)):
+            rep = run(s[i:k])
+            if rep != s[i:k]:
+                out.append((k - i, rep))
+        return out
+
+    return alts
+
+
 RULES: tuple[Rule, ...] = (
-    function_rule("unicode.nfc", (("", _normalizer("NFC")),)),
-    function_rule("unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII),
-    function_rule("unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII),
-    function_rule("unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII),
+    function_rule("unicode.nfc", (("", _normalizer("NFC")),), alts=_normal_alts("NFC")),
+    function_rule(
+        "unicode.nfd", (("", _normalizer("NFD")),), src=_NON_ASCII, alts=_normal_alts("NFD")
+    ),
+    function_rule(
+        "unicode.nfkc", (("", _normalizer("NFKC")),), src=_NON_ASCII, alts=_normal_alts("NFKC")
+    ),
+    function_rule(
+        "unicode.nfkd", (("", _normalizer("NFKD")),), src=_NON_ASCII, alts=_normal_alts("NFKD")
+    ),
     # A fold before case: ``ß`` -> ``ss`` keeps the letters' case (transliteration),
     # although ``casefold`` gives it too.
     alts_rule(
@@ -179,12 +222,12 @@ RULES: tuple[Rule, ...] = (
         src=_NON_ASCII,
         dst=None,
     ),
-    alts_rule(
-        "unicode.case",
-        _case_alts,
-        _case_apply,
+    Rule(
+        kind="unicode.case",
         src=None,
         dst=None,
-        detail=_case_detail,
+        match=_case_match,
+        apply=_case_apply,
+        alts=_case_alts,
     ),
 )

@@ -1,0 +1,113 @@
+"""The JSON options of ``fidelity probe`` and their placeholders, checked before anything
+is sent.
+
+``--args``, ``--read-args`` and each ``--before 'TOOL=JSON'`` are JSON objects whose
+strings may hold placeholders (a whole ``"{payload}"``, ``{n}``, ``{run}``); ``--param``
+is a path into the arguments; ``--read-url`` holds ``{id}``, ``{n}``, ``{run}``. Each
+is parsed here, in the words of the command line, so a mistake is one sentence and
+exit code 2 before the server is even started.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fidelity._cli.probe.messages import as_options
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+__all__ = ["check_mcp_options", "check_read_url", "parse_json_object", "parse_step"]
+
+_STEP_EXAMPLE = '--before \'git_add={"repo_path": "/tmp/repo", "files": ["f{n}.txt"]}\''
+
+
+def parse_json_object(option: str, value: str | None) -> dict[str, Any] | None:
+    """Parse an option's JSON object (``None`` when the option is absent)."""
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError) as exc:
+        reason = exc.args[0] if isinstance(exc, ValueError) and exc.args else "nested too deeply"
+        raise UsageError(
+            f"{option} is not valid JSON ({reason}); give a JSON object such as "
+            '\'{"path": "/tmp/x"}\'.'
+        ) from None
+    if not isinstance(parsed, dict):
+        raise UsageError(
+            f"{option} must be a JSON object of tool arguments, not {type(parsed).__name__}; "
+            'give e.g. \'{"path": "/tmp/x"}\'.'
+        )
+    return parsed
+
+
+def parse_step(value: str) -> tuple[str, dict[str, Any]]:
+    """Parse one ``--before 'TOOL=JSON'``: a setup call made before each payload."""
+    tool, sep, arguments = value.partition("=")
+    tool = tool.strip()
+    if not sep or not tool or tool.startswith(("{", "[")):
+        raise UsageError(
+            f"--before {safe(value)!r} must be TOOL=JSON, the tool to call before each "
+            f"payload and its arguments, such as {_STEP_EXAMPLE}."
+        )
+    parsed = parse_json_object(f"--before {safe(tool)}=...", arguments)
+    assert parsed is not None
+    return tool, parsed
+
+
+def check_mcp_options(
+    param: str | None,
+    args: dict[str, Any] | None,
+    before: tuple[tuple[str, dict[str, Any]], ...],
+    read_args: dict[str, Any] | None,
+) -> None:
+    """Check ``--param`` and the placeholders of the JSON options, as the probe will."""
+    from probes._mcp.paths import ParamPath
+    from probes._mcp.template import ArgumentTemplate
+
+    if param is not None:
+        try:
+            path = ParamPath.parse(param)
+        except UsageError as exc:
+            raise UsageError(as_options(str(exc))) from None
+        if not isinstance(path.top, str):
+            raise UsageError(f"--param {safe(param)!r} must start with an argument name.")
+    if args is not None:
+        ArgumentTemplate.of(args, where="--args")
+    for i, (tool, arguments) in enumerate(before, 1):
+        ArgumentTemplate.of(arguments, where=f"--before {safe(tool)}=... (step {i})")
+    if read_args is not None:
+        ArgumentTemplate.of(read_args, where="--read-args")
+
+
+def check_read_url(read_url: str | None, id_from: str | None) -> None:
+    """Check ``--read-url``'s placeholders and ``--id-from`` as the HTTP probe will."""
+    from probes._http.places import parse_read
+    from probes._payload.placeholders import TextTemplate
+
+    names: frozenset[str] = frozenset()
+    if read_url is not None:
+        parsed = TextTemplate.parse(read_url, allowed=("id", "n", "run"), where="--read-url")
+        names = parsed.names
+    if id_from is not None:
+        if read_url is None:
+            raise UsageError(
+                "--id-from names where the write response holds the id for --read-url; "
+                "add --read-url."
+            )
+        try:
+            where = parse_read(id_from).where
+        except UsageError:
+            where = ""
+        if where not in ("json", "header", "regex"):
+            raise UsageError(
+                f"--id-from {safe(id_from)!r} must say where the write response holds the id: "
+                "json:PATH, header:NAME or regex:PATTERN (one group)."
+            )
+    if read_url is not None and ("id" in names) != (id_from is not None):
+        raise UsageError(
+            "--read-url with {id} needs --id-from (json:PATH, header:NAME or regex:PATTERN: "
+            "where the write response holds the id), and --id-from needs a --read-url that "
+            "holds {id}."
+        )

@@ -1,0 +1,113 @@
+"""Placeholders in a probe's argument templates and URLs: ``{payload}``, ``{n}``, ``{run}``.
+
+Inside a string, ``{n}`` becomes a number unique to the payload within the run (1, 2,
+3... in the order the payloads are sent; 0 for the calibration call that locates the
+read-back), ``{run}`` an id unique to the run, and, in an HTTP ``read_url``, ``{id}``
+the id the write response returned. ``{{`` and ``}}`` are literal braces. In a JSON
+template a string value that is exactly ``"{payload}"`` becomes the payload itself
+(see :mod:`probes._mcp.template`); ``{payload}`` inside a longer string is refused,
+because text around the payload would be measured as part of it.
+
+Strings are parsed once, when the template is built: an unknown name or a stray
+brace is a ``UsageError`` naming the placeholders, before anything is sent.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+__all__ = ["PAYLOAD", "Filled", "TextTemplate", "new_run_id"]
+
+#: The string value that is replaced by the payload in a JSON template.
+PAYLOAD = "{payload}"
+_TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+def new_run_id() -> str:
+    """An id for one run: 8 lowercase hex digits (the value of ``{run}``)."""
+    return secrets.token_hex(4)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filled:
+    """The values placeholders take for one payload."""
+
+    payload: str
+    n: int
+    run: str
+    id: str | None = None
+
+    def value(self, name: str) -> str:
+        """The text of placeholder ``name`` (``payload`` only where a whole value is)."""
+        if name == "n":
+            return str(self.n)
+        if name == "run":
+            return self.run
+        if name == "id" and self.id is not None:
+            return self.id
+        if name == "payload":
+            return self.payload
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class TextTemplate:
+    """A string with placeholders, parsed: literal parts and placeholder names in turn."""
+
+    parts: tuple[tuple[str, str], ...]  # ("text", literal) or ("name", placeholder)
+
+    @classmethod
+    def parse(cls, text: str, *, allowed: tuple[str, ...], where: str) -> TextTemplate:
+        """Parse ``text``; a placeholder not in ``allowed`` or a stray brace is a
+        ``UsageError`` that names ``where`` the string is."""
+        parts: list[tuple[str, str]] = []
+        literal: list[str] = []
+        pos = 0
+        for match in _TOKEN.finditer(text):
+            literal.append(text[pos : match.start()])
+            pos = match.end()
+            token = match.group(0)
+            if token in ("{{", "}}"):
+                literal.append(token[0])
+                continue
+            name = match.group(1)
+            if name is None:
+                raise UsageError(
+                    f"{where} has a lone {token!r} in {safe(text)!r}; write a literal brace "
+                    "as {{ or }}."
+                )
+            if name not in allowed:
+                shown = ", ".join("{" + a + "}" for a in allowed)
+                raise UsageError(
+                    f"{where} holds the unknown placeholder {{{safe(name)}}}; the placeholders "
+                    f"there are {shown} (a literal brace is written {{{{)."
+                )
+            parts.append(("text", "".join(literal)))
+            literal = []
+            parts.append(("name", name))
+        literal.append(text[pos:])
+        parts.append(("text", "".join(literal)))
+        return cls(tuple(p for p in parts if p != ("text", "")))
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The placeholders it holds."""
+        return frozenset(value for kind, value in self.parts if kind == "name")
+
+    @property
+    def literal(self) -> str | None:
+        """The text itself when it holds no placeholder (braces unescaped), else ``None``."""
+        if self.names:
+            return None
+        return "".join(value for _, value in self.parts)
+
+    def fill(self, values: Filled | Mapping[str, str]) -> str:
+        """The text with every placeholder replaced."""
+        get = values.value if isinstance(values, Filled) else values.__getitem__
+        return "".join(value if kind == "text" else get(value) for kind, value in self.parts)

@@ -1,0 +1,82 @@
+"""Every example of ``fidelity probe --help`` runs as written.
+
+The examples are read from the help itself and run through bash, with three things
+put in place: the directory is tests/servers, where the npm servers are installed
+(so ``npx -y @modelcontextprotocol/server-...`` runs the installed package, offline,
+as the help says npx does where a server is installed), the /tmp paths become this
+test's temporary directory, and ``127.0.0.1:8000`` becomes the test's write-then-read
+endpoint (tests/servers/http_servers.py ``store``: ``POST /items`` answers its id).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _needs import need_executable, need_module
+from _support.cli import fidelity
+from _support.mcp import npm_server
+from _support.servers import SERVERS, http_server
+
+
+def _examples() -> list[str]:
+    """The commands of the help's examples, continuation lines joined, comments left out."""
+    help_text = fidelity("probe", "--help").stdout
+    section = help_text.split("\nexamples", 1)[1].split("\nexit codes", 1)[0]
+    commands = []
+    for block in re.split(r"\n\s*\n", section.split("\n", 1)[1]):
+        lines = [line.strip() for line in block.strip().splitlines()]
+        command = " ".join(line.rstrip("\\").strip() for line in lines if not line.startswith("#"))
+        if command:
+            commands.append(command)
+    return commands
+
+
+def test_the_help_has_the_examples_this_test_runs() -> None:
+    examples = _examples()
+    assert len(examples) == 4
+    assert examples[0] == "fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything"
+    assert all("fidelity probe " in e for e in examples)
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
+    need_module("mcp")
+    need_module("starlette")
+    need_executable("npx")
+    npm_server("everything")  # the npm servers are installed (skips or fails otherwise)
+    command = _examples()[index]
+    command = command.replace("/tmp/fidelity-root", str(tmp_path / "root"))
+    command = command.replace("/tmp/fidelity-memory.jsonl", str(tmp_path / "memory.jsonl"))
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        **os.environ,
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "npm_config_offline": "true",
+    }
+    with http_server("store") as url:
+        command = command.replace("http://127.0.0.1:8000/", url)
+        result = subprocess.run(
+            ["bash", "-c", command],
+            cwd=SERVERS,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    assert "Traceback" not in result.stderr
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    if "edit_file" in command:
+        # The identity edit finds the rewrite the filesystem server makes: exit 1.
+        assert result.returncode == 1, result.stderr
+        assert "rewrites beyond --allow: newline.crlf_to_lf" in summary
+    else:
+        assert result.returncode == 0, result.stderr
+        assert "preserved" in summary
+    if "server-memory" in command:
+        assert (tmp_path / "memory.jsonl").stat().st_size > 0

@@ -1,0 +1,67 @@
+"""probes.http write-then-read: the id from the write response (JSON, header or pattern),
+placeholders in read_url, and the read-back located by a calibration request.
+
+The endpoint is tests/servers/http_servers.py ``store`` (Starlette): ``POST /items``
+answers ``{"id": N}`` with the id in ``x-item-id`` too, ``GET /items/N.txt`` answers
+``item N: TEXT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from _needs import need_module
+from _support.servers import http_server
+
+import probes
+from fidelity import Status, UsageError
+
+VALUE = "a\r\n“b” \u2028 c: (d)"
+
+
+@pytest.fixture
+def store() -> Iterator[str]:
+    need_module("starlette")
+    with http_server("store") as url:
+        yield url
+
+
+@pytest.mark.parametrize("id_from", ["json:id", "header:x-item-id", 'regex:"id":\\s*(\\d+)'])
+def test_the_id_comes_from_where_id_from_says(store: str, id_from: str) -> None:
+    with probes.http(
+        f"{store}items", read=None, read_url=f"{store}items/{{id}}.txt", id_from=id_from
+    ) as probe:
+        assert probe.needs_calibration
+        spec = probe.calibrate()
+        assert spec == r"regex:(?s): (.*)\Z"
+        assert probe.requests == 2  # the calibration's write and read
+        observation = probe.observe(VALUE)
+        assert probe.requests == 4
+    assert observation.status is Status.PRESERVED, observation.error
+    setup = probe.setup
+    assert (setup.read, setup.read_found, setup.id_from) == (spec, True, id_from)
+
+
+def test_a_missing_id_is_lost(store: str) -> None:
+    with probes.http(
+        f"{store}items", read_url=f"{store}items/{{id}}", id_from="header:x-nothing"
+    ) as probe:
+        observation = probe.observe("x")
+    assert observation.status is Status.LOST
+    assert "no id at header:x-nothing" in observation.error
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"read_url": "http://h/{payload}"}, "{payload}"),
+        ({"read_url": "http://h/{nope}"}, "unknown placeholder"),
+        ({"read_url": "http://h/{id}"}, "needs id_from"),
+        ({"read_url": "http://h/x", "id_from": "body"}, "json:PATH, header:NAME or regex"),
+        ({"id_from": "json:id"}, "only used with read_url"),
+    ],
+)
+def test_bad_read_back_options_are_usage_errors(kwargs: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError, match=message.replace("{", "\\{").replace("}", "\\}")):
+        probes.http("http://127.0.0.1:9/items", **kwargs)
