@@ -134,12 +134,15 @@ def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
 
 def test_a_destructive_read_tool_needs_yes_too(tmp_path: Path) -> None:
     read_args = json.dumps({"path": str(tmp_path / "x"), "content": "stored"})
-    options = ["--read-tool", "store", "--read-args", read_args, "--families", "quotes"]
+    options = ["--read-tool", "store", "--read-args", read_args, "--read", "text"]
+    options += ["--families", "quotes"]
     refused = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--", *SERVER)
     assert refused.returncode == 2
     assert _one_sentence(refused) == (
-        "fidelity: tool 'store' is annotated destructiveHint: sending payloads may overwrite "
-        "or delete data; point it at disposable data and pass --yes to proceed."
+        "fidelity: tool 'store' (read tool; annotated destructiveHint: true) may change or "
+        "delete data: a tool is called without --yes only when the server annotates it "
+        "readOnlyHint: true (annotations are the server's hints, not guarantees); point the "
+        "run at disposable data and pass --yes to proceed."
     )
     accepted = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--yes", "--", *SERVER)
     # Past the guard: store answers its fixed content, a rewrite of every payload.

@@ -25,7 +25,7 @@ def test_http_requests_are_paced(concurrency: int) -> None:
 
     with http_server("counted") as url:
         result = fidelity(
-            "probe", url, "--families", "quotes", "--max-requests", "12", "--rate", f"{RATE}/s",
+            "probe", url, "--families", "quotes", "--max-requests", "14", "--rate", f"{RATE}/s",
             "--concurrency", str(concurrency), "--quiet",
         )  # fmt: skip
         arrivals = httpx.get(url + "_count", timeout=10).json()["arrivals"]
@@ -37,7 +37,8 @@ def test_mcp_tool_calls_are_paced(tmp_path: Path) -> None:
     need_module("mcp")
     log = tmp_path / "arrivals.txt"
     result = fidelity(
-        "probe", "--families", "quotes", "--max-requests", "7", "--rate", str(RATE), "--quiet",
+        "probe", "--families", "quotes", "--read", "text", "--max-requests", "7",
+        "--rate", str(RATE), "--quiet",
         "--mcp", "--", *HOSTILE_MCP, "--arrivals", str(log),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
