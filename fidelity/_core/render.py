@@ -121,8 +121,9 @@ def safe(text: str) -> str:
     Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
     consists only of combining marks, is spelled out badge by badge. Variation
     selectors and other marks that follow an unsafe base are badges too, and so are
-    the marks of a base that carries more than ``MAX_MARKS`` of them. The result
-    contains only printable characters and U+0020.
+    the marks of a base that carries more than ``MAX_MARKS`` of them, and a zero width
+    joiner that joins nothing. The result contains only printable characters and
+    U+0020.
     """
     if text.isascii() and text.isprintable():
         return text
@@ -136,12 +137,13 @@ def safe(text: str) -> str:
         if len(cluster) > MAX_MARKS + 1 and _stacked(cluster):
             out.extend(badge(c) for c in cluster[1:])
             continue
+        shown = True  # the previous code point of the cluster was shown raw
         for i, c in enumerate(cluster[1:], start=1):
             # A ZWJ joining two pictures inside one emoji sequence is part of the
-            # picture; any other format character is shown.
-            joins = c == "\u200d" and i < len(cluster) - 1
-            if is_unsafe(c) and not joins:
-                out.append(badge(c))
-            else:
-                out.append(c)
+            # picture (it follows a raw code point and a picture follows it, not a
+            # mark); any other format character is shown, and so is a mark after it.
+            after = cluster[i + 1] if i + 1 < len(cluster) else "\x00"
+            joins = c == "\u200d" and shown and not (is_unsafe(after) or _is_mark(after))
+            shown = joins or not (is_unsafe(c) or (_is_mark(c) and not shown))
+            out.append(c if shown else badge(c))
     return "".join(out)

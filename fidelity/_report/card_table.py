@@ -2,8 +2,9 @@
 
 ``fidelity card --check`` compares a document's block with a fresh result. The block
 is the card's Markdown (``Card.to_markdown``): its table rows carry the family, the
-direction, the outcome and the kinds in backticks, which is all that drift is about;
-facts such as the date are ignored. :func:`rows_from_markdown` reads those rows.
+direction, the outcome (with its counts, shown in drift messages) and the kinds in
+backticks, which is all that drift is about; facts such as the date are ignored.
+:func:`rows_from_markdown` reads those rows.
 """
 
 from __future__ import annotations
@@ -18,12 +19,26 @@ __all__ = ["rows_from_markdown"]
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _KIND = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[a-z_]+")
+_COUNT = re.compile(r"[a-z_]+ \((\d+)\)$")  # "preserved (14)"
+_MIXED = re.compile(r"(\d+) ([a-z_]+)")  # "mixed: 8 preserved, 6 transformed"
 _HEADER = ("family", "direction", "outcome", "kinds")
 _DIRECTIONS = {d.value.replace("_", " "): d.value for d in Direction}
 
 
 def _unescape(cell: str) -> str:
     return re.sub(r"\\(.)", r"\1", cell.strip())
+
+
+def _counts(outcome: str, cell: str) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """The count and statuses an outcome cell shows (none when it shows none)."""
+    if outcome == "mixed":
+        statuses = tuple((s, int(n)) for n, s in _MIXED.findall(cell))
+        return sum(n for _, n in statuses), statuses
+    counted = _COUNT.match(cell)
+    if counted is None:
+        return 0, ()
+    count = int(counted.group(1))
+    return count, ((outcome, count),)
 
 
 def rows_from_markdown(text: str) -> tuple[CardRow, ...] | None:
@@ -50,13 +65,14 @@ def rows_from_markdown(text: str) -> tuple[CardRow, ...] | None:
             continue  # the "no payloads observed" row
         if direction is None or outcome is None:
             return None
+        count, statuses = _counts(outcome.group(0), cells[2])
         rows.append(
             CardRow(
                 family=family,
                 direction=direction,
                 outcome=outcome.group(0),
-                count=0,
-                statuses=(),
+                count=count,
+                statuses=statuses,
                 kinds=tuple(_KIND.findall(cells[3])),
                 examples=(),
             )

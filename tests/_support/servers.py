@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-__all__ = ["HOSTILE_MCP", "PYTHON", "SERVERS", "http_server", "serving"]
+__all__ = ["HOSTILE_MCP", "PYTHON", "SERVERS", "assert_paced", "http_server", "serving"]
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 PYTHON = sys.executable
@@ -51,3 +51,18 @@ def serving(script: str, *args: str, start: float = 20) -> Iterator[str]:
 def http_server(mode: str) -> AbstractContextManager[str]:
     """One of the modes of ``tests/servers/http_servers.py``; yields its base URL."""
     return serving("http_servers.py", mode)
+
+
+def assert_paced(arrivals: list[float], rate: float) -> None:
+    """Requests sent at most ``rate`` a second, as a test server saw them arrive.
+
+    N requests whose starts are spaced at least 1/R apart span at least (N-1)/R at the
+    server. The first request also sets up the connection and may arrive later than it
+    left: one interval of slack covers it, so the bound is (N-2)/R. A lower bound only,
+    never an upper one: a slow machine cannot fail it. Unpaced, the same requests arrive
+    within a few milliseconds.
+    """
+    count = len(arrivals)
+    assert count >= 5, f"too few requests to tell a pace: {arrivals}"
+    span = max(arrivals) - min(arrivals)
+    assert span >= (count - 2) / rate, f"{count} requests arrived within {span:.3f}s"

@@ -33,8 +33,14 @@ def crlf_to_lf(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def result_of(path: Path, chain: Callable[[str], str]) -> Path:
-    survey = fidelity.survey(chain, payloads=PAYLOADS, name="edit.old_string")
+def straighten_then_upper(text: str) -> str:
+    return straighten(text).upper()
+
+
+def result_of(
+    path: Path, chain: Callable[[str], str], payloads: tuple[Payload, ...] = PAYLOADS
+) -> Path:
+    survey = fidelity.survey(chain, payloads=payloads, name="edit.old_string")
     path.write_text(survey.card().to_json())
     return path
 
@@ -93,6 +99,45 @@ def test_check_shows_changed_rows_and_exits_1(tmp_path: Path) -> None:
     assert "quotes (round trip): kind quote.straighten disappeared" in out
     assert "newlines (round trip): kind newline.crlf_to_lf appeared" in out
     assert "bidi" not in out
+
+
+#: A quotes row that stays "mixed (1 preserved, 1 transformed)" whether or not the chain
+#: also upper-cases, and a newlines row that upper-casing leaves alone.
+SAME_OUTCOME = (
+    Payload(id="quotes/curly", text="\u201cq\u201d", families=("quotes",)),
+    Payload(id="quotes/digits", text="123", families=("quotes",)),
+    Payload(id="newlines/crlf", text="1\r\n2", families=("newlines",)),
+)
+
+
+def test_check_sees_kinds_change_within_an_unchanged_outcome(tmp_path: Path) -> None:
+    doc = tmp_path / "CARD.md"
+    committed = result_of(tmp_path / "old.json", straighten, SAME_OUTCOME)
+    assert card(str(committed), "--update", str(doc)).returncode == 0
+    drifted = card(
+        str(result_of(tmp_path / "new.json", straighten_then_upper, SAME_OUTCOME)),
+        "--check",
+        str(doc),
+    )
+    assert drifted.returncode == 1, drifted.stdout
+    assert drifted.stdout.splitlines()[1:] == ["  quotes (round trip): kind unicode.case appeared"]
+    assert "1 changed row:" in drifted.stdout
+
+
+def test_check_sees_rows_that_appear_or_vanish(tmp_path: Path) -> None:
+    doc = tmp_path / "CARD.md"
+    fewer = result_of(tmp_path / "fewer.json", straighten, PAYLOADS[:2])
+    full = result_of(tmp_path / "full.json", straighten)
+    assert card(str(full), "--update", str(doc)).returncode == 0
+    vanished = card(str(fewer), "--check", str(doc))
+    assert vanished.returncode == 1
+    assert vanished.stdout.splitlines()[1:] == [
+        "  bidi (round trip): no longer surveyed (was preserved (1))"
+    ]
+    assert card(str(fewer), "--update", str(doc)).returncode == 0
+    appeared = card(str(full), "--check", str(doc))
+    assert appeared.returncode == 1
+    assert appeared.stdout.splitlines()[1:] == ["  bidi (round trip): new row, preserved (1)"]
 
 
 def test_check_without_the_block_exits_1(tmp_path: Path) -> None:

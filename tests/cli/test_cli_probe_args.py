@@ -132,6 +132,24 @@ def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
     assert "2 payloads: 2 preserved" in accepted.stdout
 
 
+def test_a_destructive_read_tool_needs_yes_too(tmp_path: Path) -> None:
+    read_args = json.dumps({"path": str(tmp_path / "x"), "content": "stored"})
+    options = ["--read-tool", "store", "--read-args", read_args, "--read", "text"]
+    options += ["--families", "quotes"]
+    refused = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--", *SERVER)
+    assert refused.returncode == 2
+    assert _one_sentence(refused) == (
+        "fidelity: tool 'store' (read tool; annotated destructiveHint: true) may change or "
+        "delete data: a tool is called without --yes only when the server annotates it "
+        "readOnlyHint: true (annotations are the server's hints, not guarantees); point the "
+        "run at disposable data and pass --yes to proceed."
+    )
+    accepted = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--yes", "--", *SERVER)
+    # Past the guard: store answers its fixed content, a rewrite of every payload.
+    assert accepted.returncode == 1, accepted.stderr
+    assert "2 payloads: 2 transformed" in accepted.stdout
+
+
 def test_list_tools_shows_arguments_and_annotations() -> None:
     result = fidelity("probe", "--mcp", "--list-tools", "--", *SERVER)
     assert result.returncode == 0, result.stderr

@@ -113,8 +113,10 @@ def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> No
     result = fidelity(
         "probe", straightener, "--max-requests", "5", "--json", str(tmp_path / "r.json")
     )
-    assert result.returncode in (0, 1)
-    # The calibration request that located the read-back counts: 1 + 4 payloads.
+    # The calibration request that located the read-back counts: 1 + 4 payloads. The
+    # first payloads are quotes: the straightening is beyond --allow, exit 1.
+    assert result.returncode == 1, result.stderr
+    assert "rewrites beyond --allow: quote.straighten" in result.stdout
     assert result.stdout.startswith("read back at: json:text (located by a calibration call")
     assert len(json.loads((tmp_path / "r.json").read_text())["observations"]) == 4
 

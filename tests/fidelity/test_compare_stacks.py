@@ -452,9 +452,21 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
         ({"escape.html"}, {"escape.html", "unknown"}),
     ),
     # ---- tiny values
-    ("tiny CRLF", lambda: ("\r\n", "\n"), ({"newline.crlf_to_lf"}, {"newline.final_removed"})),
-    ("tiny BOM only", lambda: ("\ufeff", ""), ({"bom.removed"}, {"invisible.removed"})),
-    ("tiny é as latin-1 byte", lambda: ("\u00e9", b"\xe9"), ({"encoding.mojibake"},)),
+    (
+        "tiny CRLF read in text mode",
+        lambda: ("\r\n", io.TextIOWrapper(io.BytesIO(b"\r\n"), encoding="utf-8").read()),
+        ({"newline.crlf_to_lf"}, {"newline.final_removed"}),
+    ),
+    (
+        "tiny BOM only, decoded utf-8-sig",
+        lambda: (s := "\ufeff", s.encode().decode("utf-8-sig")),
+        ({"bom.removed"}, {"invisible.removed"}),
+    ),
+    (
+        "tiny é encoded latin-1",
+        lambda: (s := "\u00e9", s.encode("latin-1")),
+        ({"encoding.mojibake"},),
+    ),
 ]
 
 
@@ -472,8 +484,9 @@ def test_stack_is_classified_by_its_bytes(
 @pytest.mark.parametrize(
     ("sent", "received"),
     [
-        ("\u00e9t\u00e9 \u201cok\u201d", "\u00e9t\u00e9 \u201cok\u201d"),
-        ("keep \ud83d lone", json.loads(json.dumps("keep \ud83d lone"))),
+        (s := "\u00e9t\u00e9 \u201cok\u201d", json.loads(json.dumps(s, ensure_ascii=False))),
+        (s := "keep \ud83d lone", json.loads(json.dumps(s))),
+        (s := "\u00e9t\u00e9\r\n\u201cok\u201d\u00a0", _sqlite("select ?", s)),
     ],
 )
 def test_faithful_stacks_stay_faithful(sent: str, received: str) -> None:

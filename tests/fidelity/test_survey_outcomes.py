@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import pytest
-from _needs import need
 
 import fidelity
 import probes
+import strategies
 from fidelity import Direction, Observation, Payload, Probe, Status, UsageError
 
 PAYLOADS = (
@@ -43,7 +43,7 @@ def test_survey_of_a_real_chain_maps_each_family() -> None:
 def test_smallest_example_per_kind_and_failure() -> None:
     result = fidelity.survey(probes.chain(probes.xml_text()), PAYLOADS)
     newlines = result.families["newlines"][Direction.ROUND_TRIP]
-    assert newlines.kinds
+    assert newlines.kinds == ("newline.cr_to_lf", "newline.crlf_to_lf")
     for kind in newlines.kinds:
         example = newlines.example(kind)
         assert example is not None
@@ -51,9 +51,9 @@ def test_smallest_example_per_kind_and_failure() -> None:
         smallest = min(showing, key=lambda o: (len(o.sent.encode()), o.payload_id))
         assert (example.payload_id, example.sent) == (smallest.payload_id, smallest.sent)
         assert example.received == smallest.received
-    assert newlines.example("newline.cr_to_lf") is None or (
-        newlines.example("newline.cr_to_lf").payload_id == "newlines/cr"  # type: ignore[union-attr]
-    )
+    cr = newlines.example("newline.cr_to_lf")
+    assert cr is not None
+    assert (cr.payload_id, cr.received) == ("newlines/cr", "a\nb")
     nul = result.families["nul"][Direction.ROUND_TRIP]
     assert nul.outcome == "rejected"
     failure = nul.example("rejected")
@@ -188,21 +188,7 @@ def test_bad_survey_arguments(kwargs: dict[str, object]) -> None:
         fidelity.survey(42, PAYLOADS)  # type: ignore[arg-type]
 
 
-def _strategies_ready() -> bool:
-    try:
-        import strategies
-
-        return callable(getattr(strategies, "catalogue", None)) and callable(
-            getattr(strategies, "text", None)
-        )
-    except Exception:
-        return False
-
-
 def test_default_payloads_are_the_catalogue() -> None:
-    need(_strategies_ready(), "strategies.catalogue is available")
-    import strategies
-
     result = fidelity.survey(probes.chain(probes.json()), families=["quotes", "nul"])
     expected = strategies.catalogue(["quotes", "nul"])
     assert [o.payload_id for o in result.observations] == [p.id for p in expected]
@@ -210,7 +196,6 @@ def test_default_payloads_are_the_catalogue() -> None:
 
 
 def test_hypothesis_examples_are_reproducible_from_the_seed() -> None:
-    need(_strategies_ready(), "strategies.text is available")
     chain = probes.chain(probes.csv())  # keeps line breaks: nothing new to shrink
     first = fidelity.survey(chain, payloads=(), examples=6, seed=11, families=["newlines"])
     again = fidelity.survey(chain, payloads=(), examples=6, seed=11, families=["newlines"])
@@ -223,7 +208,6 @@ def test_hypothesis_examples_are_reproducible_from_the_seed() -> None:
 
 
 def test_an_example_showing_a_new_kind_is_shrunk() -> None:
-    need(_strategies_ready(), "strategies.text is available")
     # The catalogue part is empty, so every kind the examples show is new.
     result = fidelity.survey(
         probes.chain(probes.text_file()), payloads=(), examples=4, seed=3, families=["newlines"]
@@ -308,7 +292,6 @@ def test_odd_callables_get_stable_names_without_addresses() -> None:
 
 
 def test_shrinking_stops_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    need(_strategies_ready(), "strategies.text is available")
     from fidelity._survey import run as _survey
 
     monkeypatch.setattr(_survey, "SHRINK_SECONDS", 0.0)

@@ -99,6 +99,90 @@ def test_a_changed_chain_fails_the_drift_check(
     )
 
 
+#: The tool before and after a release that upper-cases on top of straightening quotes:
+#: the quotes row stays "mixed (1 preserved, 1 transformed)", only its kinds change.
+TOOL_V1 = """
+def send(text):
+    return text.translate({0x201C: '"', 0x201D: '"'})
+"""
+TOOL_V2 = """
+def send(text):
+    return text.translate({0x201C: '"', 0x201D: '"'}).upper()
+"""
+PAYLOAD_TESTS = """
+import pytest
+from fidelity import Payload
+import tool
+
+PAYLOADS = [
+    Payload(id="quotes/curly", text="\\u201cq\\u201d", families=("quotes",)),
+    Payload(id="quotes/digits", text="123", families=("quotes",)),
+    Payload(id="newlines/crlf", text="1\\r\\n2", families=("newlines",)),
+    Payload(id="whitespace/nbsp", text="1\\u00a02", families=("whitespace",)),
+]
+
+@pytest.mark.fidelity(allow=["quote.straighten", "unicode.case"], card="edit")
+def test_edit_survey(fidelity):
+    fidelity.survey(tool.send, payloads=PAYLOADS)
+"""
+
+
+def test_kinds_that_change_within_an_unchanged_outcome_fail_the_check(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(tool=TOOL_V1, test_tool=PAYLOAD_TESTS)
+    families = "--fidelity-families=quotes,newlines"
+    pytester.runpytest(families, "--fidelity-cards=committed").assert_outcomes(passed=1)
+    pytester.makepyfile(tool=TOOL_V2)
+    drifted = pytester.runpytest(families, "--fidelity-check=committed")
+    drifted.assert_outcomes(passed=1)
+    assert drifted.ret == pytest.ExitCode.TESTS_FAILED
+    drifted.stdout.fnmatch_lines(
+        [
+            "card drift (the chains now behave differently; the run fails):",
+            "card edit drifted from committed*edit.json:",
+            "    quotes (round trip): kind unicode.case appeared",
+            "        committed: mixed (1 preserved, 1 transformed); kinds: quote.straighten",
+            "        now:       mixed (1 preserved, 1 transformed); kinds: quote.straighten, "
+            "unicode.case",
+            "        e.g. unicode.case: *",
+        ]
+    )
+    drifted.stdout.no_fnmatch_line("*outcome*->*")
+    drifted.stdout.no_fnmatch_line("*newlines (round trip)*")
+
+
+def test_rows_that_appear_or_vanish_fail_the_check(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(tool=TOOL_V1, test_tool=PAYLOAD_TESTS)
+    written = pytester.runpytest("--fidelity-families=quotes,newlines", "--fidelity-cards=c")
+    written.assert_outcomes(passed=1)
+    fewer = pytester.runpytest("--fidelity-families=quotes", "--fidelity-check=c")
+    assert fewer.ret == pytest.ExitCode.TESTS_FAILED
+    fewer.stdout.fnmatch_lines(
+        [
+            "card edit drifted from c*edit.json:",
+            "    newlines (round trip): no longer surveyed (was preserved (1))",
+            "        committed: preserved (1); kinds: none",
+            "        now:       (no row)",
+        ]
+    )
+    more = pytester.runpytest(
+        "--fidelity-families=quotes,newlines,whitespace", "--fidelity-check=c"
+    )
+    assert more.ret == pytest.ExitCode.TESTS_FAILED
+    more.stdout.fnmatch_lines(
+        [
+            "card edit drifted from c*edit.json:",
+            "    whitespace (round trip): new row, preserved (1)",
+            "        committed: (no row)",
+            "        now:       preserved (1); kinds: none",
+        ]
+    )
+    same = pytester.runpytest("--fidelity-families=quotes,newlines", "--fidelity-check=c")
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["1 card(s) match c"])
+
+
 def test_a_card_without_a_committed_card_is_drift(tool_repo: pytest.Pytester) -> None:
     tool_repo.makepyfile(test_tool=SURVEY_TESTS)
     (tool_repo.path / "committed").mkdir()

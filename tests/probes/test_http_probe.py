@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from _needs import need_module
-from _support.servers import http_server
+from _support.servers import assert_paced, http_server
 
 import fidelity
 from fidelity import Direction, Payload, Status, UsageError
@@ -193,12 +193,19 @@ def test_concurrency_keeps_input_order(reflector: object) -> None:
     assert [o.received for o in seen] == texts
 
 
-def test_rate_limit_spaces_requests(reflector: object) -> None:
-    # Counted, not timed: pacing is recorded by the pacer, requests are still all made.
-    with http(reflector.url + "reflect", rate=1000.0, reflector=True) as probe:  # type: ignore[attr-defined]
-        seen = list(probe.observe_many(["a", "b", "c"]))
-        assert probe._pacer.next > 0
-    assert all(o.status is Status.PRESERVED for o in seen)
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_rate_limit_spaces_requests(concurrency: int) -> None:
+    need_module("starlette")
+    import httpx
+
+    rate = 10.0
+    with http_server("counted") as url:
+        with http(url + "reflect", rate=rate, concurrency=concurrency, reflector=True) as probe:
+            seen = list(probe.observe_many(list("abcdef")))
+        arrivals = httpx.get(url + "_count", timeout=10).json()["arrivals"]
+    assert [o.status for o in seen] == [Status.PRESERVED] * 6
+    assert len(arrivals) == probe.requests
+    assert_paced(arrivals, rate)
 
 
 # --- a rewriting app, write-then-read ------------------------------------------------

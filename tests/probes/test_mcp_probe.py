@@ -182,6 +182,18 @@ def test_destructive_tool_is_refused_but_listed() -> None:
     assert error.advice("--yes").endswith("pass --yes to proceed.")
 
 
+def test_a_destructive_read_tool_is_refused_too() -> None:
+    # echo is annotated read-only, store destructive: the read step would call store.
+    store = {"path": "x", "content": "stored"}
+    probe = probes.mcp(HOSTILE, read_tool="store", read_args=store)
+    with pytest.raises(DestructiveToolRefused) as refused, probe:
+        pass
+    assert refused.value.tool == "store"
+    allowed = probes.mcp(HOSTILE, read_tool="store", read_args=store, allow_destructive=True)
+    with allowed:
+        assert allowed.observe("a“b").received == "stored"  # store answers its content
+
+
 def test_tool_discovery_lists_schemas_and_annotations(reflector_url: str) -> None:
     with probes.mcp(reflector_url) as probe:
         tools = {t.name: t for t in probe.tools}

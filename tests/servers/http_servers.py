@@ -20,7 +20,8 @@ that straightens typographic quotes in the JSON body field ``text`` of every req
 with the id in the ``x-item-id`` header too, ``GET /items/N`` answers ``{"text": ...}``,
 ``GET /items/N.txt`` answers ``item N: TEXT`` as text/plain; in memory), ``counted``
 (``quotes`` that also counts the requests it gets; ``GET /_count`` answers
-``{"count": N}`` and is not counted).
+``{"count": N, "arrivals": [...]}``, when each arrived by this process's
+``time.monotonic()``, and is not counted).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import json
 import socket
 import struct
 import sys
+import time
 from typing import Any
 
 HUGE = 50 * 1024 * 1024
@@ -156,19 +158,18 @@ def _quotes_app() -> Any:
 
 def _counted_app() -> Any:
     inner = _quotes_app()
-    count = 0
+    arrivals: list[float] = []
 
     async def counter(scope: Any, receive: Any, send: Any) -> None:
-        nonlocal count
         if scope["type"] == "http" and scope["path"] == "/_count":
-            body = json.dumps({"count": count}).encode()
+            body = json.dumps({"count": len(arrivals), "arrivals": arrivals}).encode()
             headers = [(b"content-type", b"application/json")]
             headers.append((b"content-length", str(len(body)).encode()))
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
         if scope["type"] == "http":
-            count += 1
+            arrivals.append(time.monotonic())
         await inner(scope, receive, send)
 
     return counter

@@ -7,6 +7,8 @@ and ``ping_tool()`` annotated read-only. Flags, combinable:
 
 - ``--echo-annotations readonly|destructive|none``: how ``echo`` is annotated;
 - ``--crash-after N``: exit without answering the (N+1)-th ``tools/call``;
+- ``--arrivals PATH``: append to PATH when each ``tools/call`` arrives (this process's
+  ``time.monotonic()``, one per line);
 - ``--noise``: before each answer, write a non-protocol line, a line with an ESC
   sequence and a bidi override, and a line of invalid UTF-8 on stdout;
 - ``--log-stderr``: write every received text raw to stderr;
@@ -131,6 +133,7 @@ def _option(argv: list[str], name: str) -> str | None:
 
 def main(argv: list[str]) -> int:
     crash_after = int(_option(argv, "--crash-after") or -1)
+    arrivals = _option(argv, "--arrivals")
     noise = "--noise" in argv
     log_stderr = "--log-stderr" in argv
     surrogate = "--surrogate-reply" in argv
@@ -178,6 +181,9 @@ def main(argv: list[str]) -> int:
         elif method == "ping":
             result = {}
         elif method == "tools/call":
+            if arrivals is not None:
+                with open(arrivals, "a", encoding="ascii") as f:
+                    f.write(f"{time.monotonic()!r}\n")
             arguments = params.get("arguments") or {}
             text = arguments.get("text", arguments.get("content", "pong"))
             text = text if isinstance(text, str) else str(text)

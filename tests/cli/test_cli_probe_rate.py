@@ -1,0 +1,46 @@
+"""``fidelity probe --rate``: the pace measured where it matters, at the server.
+
+Real servers note when each request arrives, by their own clock: the HTTP test server
+(``counted``) and the hostile MCP stdio server (``--arrivals``). N requests sent at
+``--rate R`` are spaced at least 1/R apart when they leave, so they span at least
+(N-1)/R at the server (``assert_paced``: a lower bound only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _needs import need_module
+from _support.cli import fidelity
+from _support.servers import HOSTILE_MCP, assert_paced, http_server
+
+RATE = 8.0
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_http_requests_are_paced(concurrency: int) -> None:
+    need_module("starlette")
+    import httpx
+
+    with http_server("counted") as url:
+        result = fidelity(
+            "probe", url, "--families", "quotes", "--max-requests", "14", "--rate", f"{RATE}/s",
+            "--concurrency", str(concurrency), "--quiet",
+        )  # fmt: skip
+        arrivals = httpx.get(url + "_count", timeout=10).json()["arrivals"]
+    assert result.returncode == 1, result.stderr  # the server straightens quotes
+    assert_paced(arrivals, RATE)
+
+
+def test_mcp_tool_calls_are_paced(tmp_path: Path) -> None:
+    need_module("mcp")
+    log = tmp_path / "arrivals.txt"
+    result = fidelity(
+        "probe", "--families", "quotes", "--read", "text", "--max-requests", "7",
+        "--rate", str(RATE), "--quiet",
+        "--mcp", "--", *HOSTILE_MCP, "--arrivals", str(log),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("7 payloads: 7 preserved;"), result.stdout
+    assert_paced([float(line) for line in log.read_text().split()], RATE)
