@@ -63,9 +63,19 @@ def _canonical(obs: CardObservation) -> tuple[tuple[int, str], str, str]:
 
 
 def _rows(observations: Iterable[CardObservation]) -> tuple[CardRow, ...]:
+    pool = tuple(observations)
+    # As in Survey.of: with directions measured apart, a value the client library
+    # refused before sending failed on the request path.
+    split = any(o.parts for o in pool)
+
+    def request(obs: CardObservation) -> tuple[CardObservation, ...]:
+        if split and obs.client_side and not obs.parts:
+            return (dataclasses.replace(obs, direction=Direction.REQUEST.value),)
+        return ()
+
     def entries() -> Iterable[Entry]:
-        for obs in observations:
-            for measured in (obs, *obs.parts):
+        for obs in pool:
+            for measured in (obs, *obs.parts, *request(obs)):
                 sent = measured.sent.value()
                 assert isinstance(sent, str)
                 yield Entry(

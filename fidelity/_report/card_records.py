@@ -32,6 +32,7 @@ from fidelity._report.json_doc import (
 from fidelity._report.outcomes import FamilyOutcome
 
 __all__ = [
+    "EFFECTS",
     "CardExample",
     "CardFacts",
     "CardHop",
@@ -280,6 +281,8 @@ class CardObservation:
     blame: str | None = None
     hops: tuple[CardHop, ...] = ()
     parts: tuple[CardObservation, ...] = ()
+    client_side: bool = False
+    effect: str = ""
 
     @classmethod
     def of(cls, obs: Observation) -> CardObservation:
@@ -299,11 +302,17 @@ class CardObservation:
             # A one-hop chain's only hop value is the received value: not repeated.
             hops=tuple(_hop(h) for h in obs.hops) if len(obs.hops) > 1 else (),
             parts=tuple(cls.of(p) for p in obs.parts),
+            client_side=obs.client_side,
+            effect=obs.effect,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``."""
-        return {
+        """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``.
+
+        ``client_side`` and ``effect`` are written only when set, so a card without them
+        reads as it always did.
+        """
+        out: dict[str, Any] = {
             "payload_id": self.payload_id,
             "families": list(self.families),
             "direction": self.direction,
@@ -319,6 +328,11 @@ class CardObservation:
             ],
             "parts": [p.to_dict() for p in self.parts],
         }
+        if self.client_side:
+            out["client_side"] = True
+        if self.effect:
+            out["effect"] = self.effect
+        return out
 
     def _ref(self, value: CardValue | None) -> dict[str, Any] | str | None:
         return _SAME if value == self.sent else _optional_value(value)
@@ -363,7 +377,27 @@ class CardObservation:
             blame=blame,
             hops=tuple(hops),
             parts=tuple(cls.from_dict(p) for p in list_field(d, "parts")),
+            client_side=_flag(d, "client_side"),
+            effect=_effect(d),
         )
+
+
+#: What reading back once after a timed-out write can find (``Observation.effect``).
+EFFECTS = ("landed", "absent", "unknown")
+
+
+def _flag(d: dict[str, Any], key: str) -> bool:
+    value = d.get(key, False)
+    if not isinstance(value, bool):
+        raise Malformed(f"an observation's {key} must be true or false")
+    return value
+
+
+def _effect(d: dict[str, Any]) -> str:
+    value = d.get("effect", "")
+    if value != "" and value not in EFFECTS:
+        raise Malformed(f"an observation's effect must be one of {', '.join(EFFECTS)}")
+    return str(value)
 
 
 def _hop(h: Hop) -> CardHop:

@@ -69,7 +69,8 @@ _SCRIPT = """
       }
     });
     document.body.setAttribute('data-filter', 'family=' + f + ';kind=' + k);
-    count.textContent = (f || k) ? shown + ' of ' + total + ' payloads shown' : total + ' payloads';
+    count.textContent = (f || k) ? shown + ' of ' + total + ' listed shown'
+      : count.getAttribute('data-all');
   }
   function fromHash() { var w = wanted(); choose(fam, w.family); choose(kind, w.kind); apply(); }
   function toHash() {
@@ -196,6 +197,12 @@ def render_html(
         if failed
         else ""
     )
+    # Every payload sent counts, the preserved ones too; the list below holds the others.
+    sent = len(observations)
+    count = (
+        f"{sent} payload{'' if sent == 1 else 's'} sent, "
+        f"{len(rewritten) + len(failed)} listed below (rewritten or failed)"
+    )
     body = "".join(rewritten) or '<p class="none">No payload was rewritten.</p>'
     return document(
         title=f"Parameter transformations: {name}",
@@ -208,7 +215,7 @@ def render_html(
 <div class="filters">
 <label>family <select id="f-family">{_options(families, "all families")}</select></label>
 <label>kind <select id="f-kind">{_options(kinds, "all kinds")}</select></label>
-<span id="f-count">{len(rewritten) + len(failed)} payloads</span>
+<span id="f-count" data-all="{attr([count])}">{esc(count)}</span>
 </div>
 </header>
 <main>

@@ -21,6 +21,8 @@ from fidelity._cli.probe.budget import (
     Budget,
     BudgetSpent,
     calls_per_payload,
+    examples_note,
+    generated,
     within_budget,
 )
 from fidelity._cli.probe.messages import as_options, one_line
@@ -311,6 +313,7 @@ def execute(plan: ProbePlan) -> int:
 
         return list_tools(plan)
     payloads = _payloads(plan)
+    plan = _with_seed(plan)
     if plan.dry_run:
         from fidelity._cli.probe.listing import dry_run
 
@@ -352,7 +355,9 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     resolved = _resolved(plan, probe)
     _announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
-    planned = len(payloads) + plan.examples
+    drawn = len(generated(plan, todo, examples))
+    # Asked for: the catalogue and the examples, less those the families do not hold.
+    planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
     setup = getattr(probe, "setup", None)
     target: Probe = probe
@@ -412,7 +417,11 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
                 writer.checkpoint()
         raise
     _write_reports(plan, _card(result, setup, complete=True), writer)
-    _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
+    notes = (
+        examples_note(examples, drawn, plan.seed),
+        _unsent(plan, planned, len(result.observations)),
+    )
+    _print_map(plan, result, note="; ".join(n for n in notes if n))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
         first = broken[0]
