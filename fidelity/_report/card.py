@@ -174,6 +174,7 @@ class Card:
                 allow=tuple(sorted({k for c in pool for k in c.facts.allow})),
                 complete=all(c.facts.complete for c in pool),
                 setup=setups.pop() if len(setups) == 1 else None,
+                warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
             ),
             rows=_rows(observations),
             observations=observations,
@@ -191,6 +192,11 @@ class Card:
     def with_setup(self, setup: ProbeSetup | None) -> Card:
         """This card, recording how the probe sent and read back each payload."""
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, setup=setup))
+
+    def with_warnings(self, warnings: Iterable[str]) -> Card:
+        """This card, recording the warnings the run printed (one sentence each)."""
+        kept = tuple(dict.fromkeys(warnings))
+        return dataclasses.replace(self, facts=dataclasses.replace(self.facts, warnings=kept))
 
     def row(self, family: str, direction: str | Direction = Direction.ROUND_TRIP) -> CardRow | None:
         """The row of ``family`` in ``direction``, if the card has one."""

@@ -408,7 +408,8 @@ def _hop(h: Hop) -> CardHop:
 class CardFacts:
     """The facts of the run: tool version, date, chain, sizes, seed, allow list,
     completeness, and, when the run was a probe that records it, the probe's ``setup``
-    (what was sent where and read back how: enough to repeat the run)."""
+    (what was sent where and read back how: enough to repeat the run) and the
+    ``warnings`` it printed (most rejected, a server's stdout not all JSON-RPC...)."""
 
     version: str
     date: str
@@ -419,9 +420,11 @@ class CardFacts:
     allow: tuple[str, ...] = ()
     complete: bool = True
     setup: ProbeSetup | None = None
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``setup`` only when there is one, so older cards read the same)."""
+        """The JSON form (``setup`` and ``warnings`` only when there are some, so older
+        cards read the same)."""
         out: dict[str, Any] = {
             "version": self.version,
             "date": self.date,
@@ -434,6 +437,8 @@ class CardFacts:
         }
         if self.setup is not None:
             out["setup"] = self.setup.to_dict()
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         return out
 
     @classmethod
@@ -462,4 +467,5 @@ class CardFacts:
             allow=strs_field(d, "allow"),
             complete=complete,
             setup=setup,
+            warnings=strs_field(d, "warnings") if "warnings" in d else (),
         )

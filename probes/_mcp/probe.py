@@ -55,6 +55,7 @@ __all__ = ["ArgumentFiller", "DestructiveToolRefused", "McpProbe", "McpTool", "m
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
 _MAX_RESTART_FAILURES = 3
+_NOISE_CHARS = 200
 #: After a call timed out, the health check (``tools/list``) gets this share of the
 #: call timeout, within the bounds below; the same margin bounds our own wait around
 #: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
@@ -174,6 +175,8 @@ class McpProbe(Probe):
         self._restart_failures = 0
         self._gave_up = ""
         self._closed = False
+        self._noise_lines = 0
+        self._noise_first = ""
 
     # -- session management -------------------------------------------------------
 
@@ -238,7 +241,9 @@ class McpProbe(Probe):
         from probes._mcp.session import McpSession
 
         assert self._loop is not None
-        session = McpSession(self._loop, self._make_client, timeout=self.timeout)
+        session = McpSession(
+            self._loop, self._make_client, timeout=self.timeout, on_noise=self._noise
+        )
         try:
             session.start()
         except TargetError as exc:
@@ -288,6 +293,19 @@ class McpProbe(Probe):
             client_info=info,
             message_handler=on_message,  # type: ignore[arg-type]
         )
+
+    def _noise(self, line: str) -> None:
+        """(On the event loop.) Count one stdout line of the server that is not JSON-RPC."""
+        self._noise_lines += 1
+        if self._noise_lines == 1:
+            self._noise_first = line[:_NOISE_CHARS]
+
+    @property
+    def stdout_noise(self) -> tuple[int, str]:
+        """How many lines the server wrote to stdout that are not JSON-RPC (a banner, log
+        lines, bytes that are not UTF-8, shown as U+FFFD), and the first of them, raw
+        (cut to 200 characters). This client skips them; stricter clients fail on them."""
+        return self._noise_lines, self._noise_first
 
     def _with_stderr(self, message: str) -> str:
         if self._stderr is not None:
@@ -463,6 +481,21 @@ class McpProbe(Probe):
         )
 
     @property
+    def tolerates_timeouts(self) -> bool:
+        """True when every tool the run calls is annotated ``readOnlyHint`` or
+        ``idempotentHint`` true (opens the probe): a call that timed out then leaves
+        nothing to fear from going on. Any other tool may have written, or still be
+        writing, so a run should stop at its first timeout."""
+        plan = self._plan if self._plan is not None else self.plan  # no new session
+        return all(_harmless(info) for info, _ in plan.calls)
+
+    @property
+    def connected(self) -> bool:
+        """True while a session is up: after a timeout, it answered its health check."""
+        session = self._session
+        return session is not None and not session.dead
+
+    @property
     def splits_directions(self) -> bool:
         """True when request and response paths are measured apart (reflector targets)."""
         self.open()
@@ -526,6 +559,8 @@ class McpProbe(Probe):
         arguments = plan.arguments(values)
         result = self._call(text, self.tool, arguments, Direction.ROUND_TRIP)
         if isinstance(result, Observation):
+            if result.status is Status.TIMEOUT and self.read_tool is not None:
+                return self._effect_after(result, values, arguments)
             return result
         if result.is_error:
             return self._rejected(text, result, Direction.ROUND_TRIP)
@@ -537,6 +572,45 @@ class McpProbe(Probe):
             if result.is_error:
                 return self._rejected(text, result, Direction.ROUND_TRIP, prefix="read tool: ")
         return result
+
+    def _effect_after(
+        self, timed_out: Observation, values: Filled, arguments: dict[str, Any]
+    ) -> Observation:
+        """A payload call that timed out on a tool that may write: read back once.
+
+        Only when the session still answers (the health check passed) and the read-back
+        is known; the read tool is called once, never the payload tool again. The
+        observation stays a ``timeout``, with ``effect`` ``landed`` (the value read back
+        is the payload, or a rewrite of it that the kinds explain), ``absent`` (the read
+        answered without it) or ``unknown`` (no read was possible, or it failed).
+        """
+        if self.tolerates_timeouts:
+            return timed_out
+        text = timed_out.sent
+        effect, why = "unknown", "not possible, the session no longer answers"
+        if self.connected and self.reader is not None:
+            read_arguments = self.plan.read_arguments(values, arguments)
+            result = self._call(text, str(self.read_tool), read_arguments, Direction.ROUND_TRIP)
+            if isinstance(result, Observation):
+                why = f"the read tool did not answer ({result.status.value})"
+            elif result.is_error:
+                why = f"the read tool answered an error: {result_text(result, 120)}"
+            else:
+                found, value, _ = self.reader.read(result)
+                seen = observe_value(text, value) if found else None
+                if (
+                    seen is not None
+                    and (
+                        seen.status is Status.PRESERVED
+                        or (seen.comparison is not None and seen.comparison.explained)
+                    )
+                    and "unknown" not in seen.kinds
+                ):
+                    effect, why = "landed", "the value is there"
+                else:
+                    effect, why = "absent", "the value is not there"
+        error = f"no answer within {self.timeout:g}s; read back once afterwards: {why}"
+        return dataclasses.replace(timed_out, effect=effect, error=f"{error} (effect: {effect})")
 
     def _step(self, text: str, i: int, tool: str, arguments: dict[str, Any]) -> Observation | None:
         """Call setup step ``i``; ``None`` when it worked, else the payload's observation.
@@ -695,9 +769,11 @@ class McpProbe(Probe):
                 client_side=True,
             )
         except UnparsableReply as exc:
+            # The server answered, but not in a form the client can read: a failure of
+            # the chain's protocol, not the tool's refusal of this value.
             return Observation(
                 sent=text,
-                status=Status.REJECTED,
+                status=Status.BROKEN,
                 error_type="UnparsableReply",
                 error=(
                     "the MCP client library could not parse the server's reply "
@@ -806,6 +882,12 @@ class McpProbe(Probe):
             error=message,
             direction=direction,
         )
+
+
+def _harmless(tool: McpTool) -> bool:
+    """A tool whose call may time out without harm: read-only or idempotent (hints)."""
+    hints = tool.annotations
+    return hints.get("readOnlyHint") is True or hints.get("idempotentHint") is True
 
 
 def _cancelled() -> tuple[type[BaseException], ...]:

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import (
-    Budget,
-    BudgetSpent,
     calls_per_payload,
     examples_note,
     generated,
@@ -27,6 +25,8 @@ from fidelity._cli.probe.budget import (
 )
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._cli.probe.sweep import Breaker, stop_note, sweep
+from fidelity._cli.probe.verdict import UNPARSABLE, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
@@ -42,47 +42,8 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
-_CONSECUTIVE = 3
 #: Largest document --card rewrites (a card block is a few KiB).
 _MAX_CARD_DOCUMENT = 64 * 1024 * 1024
-
-
-class _Stopped(TargetError):
-    """The circuit breaker stopped the run: the target stopped answering."""
-
-
-class Breaker:
-    """Stop a run whose target never answered, or stopped answering.
-
-    A failure is a ``broken`` or ``timeout`` observation that is not the client's own
-    fault. Before any success, one failure stops the run; after a success, three in a
-    row do.
-    """
-
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self.answered = False
-        self.streak = 0
-
-    def __call__(self, observation: Observation) -> None:
-        if observation.status not in _FAILED or observation.client_side:
-            self.answered = True
-            self.streak = 0
-            return
-        self.streak += 1
-        if not self.answered or self.streak >= _CONSECUTIVE:
-            reason = one_line(safe(observation.error or observation.error_type or "no detail"))
-            reason = reason.rstrip(". ")
-            if observation.status is Status.TIMEOUT:
-                what = f"did not answer within {self.timeout:g}s"
-            else:
-                what = f"failed ({reason})"
-            if not self.answered:
-                raise _Stopped(f"the target {what}; nothing more was sent.")
-            raise _Stopped(
-                f"the target stopped answering: {self.streak} payloads in a row {what}; "
-                "nothing more was sent."
-            )
 
 
 class RateLimited(Probe):
@@ -288,7 +249,9 @@ def _summary(survey: Survey) -> str:
     return line
 
 
-def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
+def _print_map(
+    plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
+) -> None:
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
@@ -300,6 +263,8 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     if note:
         line += f"; {note}"
     stream.write(safe(line) + ".\n")
+    for warning in warnings:
+        stream.write(f"warning: {safe(warning)}\n")
     stream.flush()
 
 
@@ -345,7 +310,6 @@ def _with_seed(plan: ProbePlan) -> ProbePlan:
 
 def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._report.results import ResultWriter
-    from fidelity._survey.run import survey
 
     plan = _with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
@@ -374,38 +338,18 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         )
         writer.start()
     seen: list[Observation] = []
-    breaker = Breaker(plan.timeout)
-    # A calibration call that came back shows the target answers.
-    breaker.answered = calibrating
-    budget = Budget(plan.max_requests, probe, plan.concurrency)
-
-    def observed(observation: Observation) -> None:
-        seen.append(observation)
-        if writer is not None:
-            writer.add(observation)
-        breaker(observation)
-        budget(observation)
-
     try:
-        result = survey(
+        swept = sweep(
+            plan,
+            probe,
             target,
-            payloads=todo,
+            todo=todo,
             examples=examples,
-            allow=plan.allow,
-            seed=plan.seed,
-            families=plan.families,
             name=name,
-            progress=not plan.quiet,
-            on_observation=observed,
+            writer=writer,
+            calibrated=calibrating,
+            seen=seen,
         )
-    except BudgetSpent:
-        result = partial(seen)
-    except _Stopped as exc:
-        cut = partial(seen)
-        _write_reports(plan, _card(cut, setup, complete=False), writer)
-        if breaker.answered:
-            _print_map(plan, cut, note="incomplete")
-        raise TargetError(str(exc)) from None
     except KeyboardInterrupt:
         cut = partial(seen)
         with suppress(Exception):
@@ -416,13 +360,26 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    _write_reports(plan, _card(result, setup, complete=True), writer)
+    if swept.stopped:
+        cut = partial(seen)
+        warnings = run_warnings(probe, cut.observations, plan, judged=False)
+        _write_reports(plan, _card(cut, setup, complete=False).with_warnings(warnings), writer)
+        if swept.answered:
+            _print_map(plan, cut, note=stop_note(seen), warnings=warnings)
+        raise TargetError(swept.stopped)
+    result = swept.result or partial(seen)
+    warnings = run_warnings(probe, result.observations, plan)
+    _write_reports(plan, _card(result, setup, complete=True).with_warnings(warnings), writer)
     notes = (
         examples_note(examples, drawn, plan.seed),
         _unsent(plan, planned, len(result.observations)),
     )
-    _print_map(plan, result, note="; ".join(n for n in notes if n))
-    broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
+    _print_map(plan, result, note="; ".join(n for n in notes if n), warnings=warnings)
+    broken = [
+        o
+        for o in result.observations
+        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
+    ]
     if broken:
         first = broken[0]
         reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
@@ -431,11 +388,34 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             f"(first: {reason}); "
             "their statuses are in the results."
         )
+    failure = judge(result.observations, read=plan.read, read_found=False).failure
+    if failure:
+        raise TargetError(failure)
     if result.observations and all(
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
         raise TargetError("the target answered none of the payloads.")
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def run_warnings(
+    probe: Any, observations: Sequence[Observation], plan: ProbePlan, *, judged: bool = True
+) -> tuple[str, ...]:
+    """The warnings of a run: the verdict's (when ``judged``: the run finished) and a
+    stdio server's stdout lines that are not JSON-RPC."""
+    warnings: list[str] = []
+    if judged:
+        read_found = bool(getattr(probe, "read_found", False))
+        warnings += judge(observations, read=plan.read, read_found=read_found).warnings
+    lines, first = getattr(probe, "stdout_noise", (0, ""))
+    if lines:
+        shown = one_line(safe(first), limit=120)
+        warnings.append(
+            f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
+            f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
+            "skips them, stricter clients fail on them: a stdio server should log to stderr."
+        )
+    return tuple(warnings)
 
 
 def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:
