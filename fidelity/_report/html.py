@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fidelity._report.html_parts import (
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
         CardRow,
     )
 
-__all__ = ["render_html"]
+__all__ = ["FILTER_SCRIPT", "CardParts", "card_parts", "filters", "render_html", "sent_count"]
 
 _SCRIPT = """
 (function () {
@@ -155,13 +156,31 @@ def _options(values: Iterable[str], everything: str) -> str:
     return "".join(items)
 
 
-def render_html(
-    name: str,
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardParts:
+    """The pieces of one card's report, as HTML: what a page of one card or of several
+    (``fidelity probe --all-tools``) is made of."""
+
+    families: tuple[str, ...]
+    kinds: tuple[str, ...]
+    facts_line: str
+    interrupted: str
+    map_table: str
+    rewritten: tuple[str, ...]
+    failed: tuple[str, ...]
+    failures: str
+
+
+def card_parts(
     facts: CardFacts,
     rows: Sequence[CardRow],
     observations: Sequence[CardObservation],
-) -> str:
-    """The self-contained HTML report of ``card``."""
+    *,
+    heading: str = "h2",
+    table_id: str = "map",
+) -> CardParts:
+    """The map table (``table_id`` as its id, none when empty), the rewritten payloads,
+    the failed ones (under a ``heading``) and the facts of one card."""
     from fidelity._report.outcomes import family_key
 
     measured = []
@@ -191,40 +210,77 @@ def render_html(
         '<tr><td colspan="5" class="none">no payloads observed</td></tr>'
     )
     failures = (
-        "<h2>Failed payloads</h2><table><thead><tr><th>payload</th><th>direction</th>"
+        f"<{heading}>Failed payloads</{heading}><table><thead><tr><th>payload</th>"
+        "<th>direction</th>"
         f"<th>status</th><th>sent</th><th>error</th></tr></thead><tbody>{''.join(failed)}"
         "</tbody></table>"
         if failed
         else ""
     )
-    # Every payload sent counts, the preserved ones too; the list below holds the others.
-    sent = len(observations)
-    count = (
-        f"{sent} payload{'' if sent == 1 else 's'} sent, "
-        f"{len(rewritten) + len(failed)} listed below (rewritten or failed)"
+    table_attr = f' id="{attr([table_id])}"' if table_id else ' class="map"'
+    map_table = (
+        f"<table{table_attr}><thead><tr><th>family</th>{direction_head}<th>outcome</th>"
+        "<th>kinds</th>\n<th>smallest examples</th></tr></thead><tbody>"
+        f"{map_rows}</tbody></table>"
     )
-    body = "".join(rewritten) or '<p class="none">No payload was rewritten.</p>'
-    return document(
-        title=f"Parameter transformations: {name}",
-        version=f.version,
-        style=STYLE,
-        body=f"""<header>
-<h1>Parameter transformations: {esc(name)}</h1>
-<p class="facts">{esc(facts_line)}</p>
-{warning}
-<div class="filters">
+    return CardParts(
+        families=tuple(families),
+        kinds=tuple(kinds),
+        facts_line=facts_line,
+        interrupted=warning,
+        map_table=map_table,
+        rewritten=tuple(rewritten),
+        failed=tuple(failed),
+        failures=failures,
+    )
+
+
+def sent_count(sent: int, listed: int) -> str:
+    """The filter bar's count when nothing is filtered: every payload sent counts, the
+    preserved ones too; the page lists the others."""
+    plural = "" if sent == 1 else "s"
+    return f"{sent} payload{plural} sent, {listed} listed below (rewritten or failed)"
+
+
+def filters(families: Sequence[str], kinds: Sequence[str], count: str) -> str:
+    """The filter bar (family, kind, the count the script keeps current)."""
+    return f"""<div class="filters">
 <label>family <select id="f-family">{_options(families, "all families")}</select></label>
 <label>kind <select id="f-kind">{_options(kinds, "all kinds")}</select></label>
 <span id="f-count" data-all="{attr([count])}">{esc(count)}</span>
-</div>
+</div>"""
+
+
+#: The script that applies the filter bar to every ``.f-item`` of a page.
+FILTER_SCRIPT = _SCRIPT
+
+
+def render_html(
+    name: str,
+    facts: CardFacts,
+    rows: Sequence[CardRow],
+    observations: Sequence[CardObservation],
+) -> str:
+    """The self-contained HTML report of ``card``."""
+    parts = card_parts(facts, rows, observations)
+    count = sent_count(len(observations), len(parts.rewritten) + len(parts.failed))
+    body = "".join(parts.rewritten) or '<p class="none">No payload was rewritten.</p>'
+    return document(
+        title=f"Parameter transformations: {name}",
+        version=facts.version,
+        style=STYLE,
+        body=f"""<header>
+<h1>Parameter transformations: {esc(name)}</h1>
+<p class="facts">{esc(parts.facts_line)}</p>
+{parts.interrupted}
+{filters(parts.families, parts.kinds, count)}
 </header>
 <main>
 <h2>Transformation map</h2>
-<table id="map"><thead><tr><th>family</th>{direction_head}<th>outcome</th><th>kinds</th>
-<th>smallest examples</th></tr></thead><tbody>{map_rows}</tbody></table>
-<h2>Rewritten payloads ({len(rewritten)})</h2>
+{parts.map_table}
+<h2>Rewritten payloads ({len(parts.rewritten)})</h2>
 <div id="rewritten">{body}</div>
-{failures}
+{parts.failures}
 </main>""",
         script=_SCRIPT,
     )

@@ -50,7 +50,14 @@ if TYPE_CHECKING:
 
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
-__all__ = ["ArgumentFiller", "DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
+__all__ = [
+    "ArgumentFiller",
+    "CalibrationFailed",
+    "DestructiveToolRefused",
+    "McpProbe",
+    "McpTool",
+    "mcp",
+]
 
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
@@ -63,6 +70,16 @@ _NOISE_CHARS = 200
 _MARGIN_SHARE = 0.2
 _MARGIN_MIN = 0.2
 _MARGIN_MAX = 2.0
+
+
+class CalibrationFailed(UsageError):
+    """The calibration call did not show where the value comes back (it failed, or the
+    marker was not in the answer); ``answer`` says what came back instead, in one
+    clause without advice (terminal-safe)."""
+
+    def __init__(self, message: str, *, answer: str) -> None:
+        super().__init__(message)
+        self.answer = answer
 
 
 def _margin(timeout: float) -> float:
@@ -441,19 +458,22 @@ class McpProbe(Probe):
             if result.status in (Status.REJECTED, Status.LOST) or (
                 result.status is Status.BROKEN and result.error_type == "SetupStep"
             ):
-                raise UsageError(
+                raise CalibrationFailed(
                     f"the calibration call (the plain value {marker!r} in place of a payload) "
                     f"failed: {reason}; check the tool's arguments, or name where the value "
-                    "comes back with read='WHERE'."
+                    "comes back with read='WHERE'.",
+                    answer=f"the calibration call failed: {reason}",
                 )
             raise TargetError(f"the calibration call got no answer: {reason}.")
         spec = locate(result, marker)
         if spec is None:
             source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
-            raise UsageError(
+            answered = result_text(result, 160) or _no_text(result)
+            raise CalibrationFailed(
                 f"the calibration value {marker!r} did not come back in what {source} "
-                f"answered ({result_text(result, 160) or 'no text content'}); name where "
-                "it comes back with read='WHERE', or read it back with read_tool='NAME'."
+                f"answered ({answered}); name where "
+                "it comes back with read='WHERE', or read it back with read_tool='NAME'.",
+                answer=f"the calibration value did not come back; {source} answered: {answered}",
             )
         self.reader = parse_read(spec)
         self.read_found = True
@@ -882,6 +902,13 @@ class McpProbe(Probe):
             error=message,
             direction=direction,
         )
+
+
+def _no_text(result: Any) -> str:
+    """What a result without text content holds instead (its content items' types)."""
+    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
+    structured = " and structured content" if result.structured_content is not None else ""
+    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"
 
 
 def _harmless(tool: McpTool) -> bool:

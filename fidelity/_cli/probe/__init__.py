@@ -126,6 +126,19 @@ def register(sub: Any) -> None:
         "header:NAME or regex:PATTERN",
     )
     target.add_argument(
+        "--all-tools",
+        action="store_true",
+        help="MCP: survey every free-form string parameter of every tool (instead of "
+        "--tool); constrained strings and tools that need --yes are listed as skipped",
+    )
+    target.add_argument(
+        "--args-for",
+        action="append",
+        metavar="TOOL=JSON",
+        help="with --all-tools: pin some arguments of TOOL (repeat for several tools; the "
+        "others are made from its schema; same placeholders)",
+    )
+    target.add_argument(
         "--yes",
         action="store_true",
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
@@ -167,7 +180,13 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
-    from fidelity._cli.probe.execute import execute
     from fidelity._cli.probe.plan import plan_from_args
 
-    return execute(plan_from_args(args))
+    plan = plan_from_args(args)
+    if plan.all_tools and not plan.list_tools:
+        from fidelity._cli.probe.alltools import execute_all
+
+        return execute_all(plan)
+    from fidelity._cli.probe.execute import execute
+
+    return execute(plan)

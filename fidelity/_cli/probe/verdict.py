@@ -43,10 +43,12 @@ _MIN_QUOTED = 4
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
-    """``failure``: one sentence when the run must exit 3 (else ``""``); ``warnings``:
-    one sentence each, printed and recorded in the result."""
+    """``failure``: one sentence when the run must exit 3 (else ``""``), and whether it
+    is a failure of the chain's protocol (``protocol``; otherwise nothing was measured);
+    ``warnings``: one sentence each, printed and recorded in the result."""
 
     failure: str = ""
+    protocol: bool = False
     warnings: tuple[str, ...] = ()
 
 
@@ -115,6 +117,7 @@ def judge(observations: Sequence[Observation], *, read: str | None, read_found: 
     rejected = [o for o in sent if o.status is Status.REJECTED]
     warnings: list[str] = []
     failure = ""
+    protocol = False
     if unparsable:
         error, _ = common_error(unparsable)
         what = (
@@ -123,7 +126,7 @@ def judge(observations: Sequence[Observation], *, read: str | None, read_found: 
             f"common error: {error})"
         )
         if 2 * len(unparsable) > len(sent):
-            failure = what[0].upper() + what[1:] + "."
+            failure, protocol = what[0].upper() + what[1:] + ".", True
         else:
             warnings.append(what + ".")
     if not arrived and not failure:
@@ -143,7 +146,7 @@ def judge(observations: Sequence[Observation], *, read: str | None, read_found: 
     around = wrapped(sent)
     if around is not None:
         warnings.append(_wrapped_advice(*around, read=read, read_found=read_found))
-    return Verdict(failure=failure, warnings=tuple(warnings))
+    return Verdict(failure=failure, protocol=protocol, warnings=tuple(warnings))
 
 
 def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: bool) -> str:
