@@ -73,8 +73,7 @@ def render_tools_map(
                 continue
             counts = ", ".join(f"{n} {s.value}" for s, n in row.statuses)
             example = example_text(row.examples[0]) if row.examples else ""
-            details.append(
-                f"  {name}  {safe(family)}: {counts}" + (f"; {example}" if example else "")
-            )
+            line = f"  {name:<{width}}  {safe(family)}: {counts}"
+            details.append(line + (f"; {example}" if example else ""))
     lines.append(f"  {_LEGEND}")
     return "\n".join([*lines, *details]) + "\n"

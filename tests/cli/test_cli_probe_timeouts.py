@@ -136,8 +136,8 @@ def test_a_write_that_did_not_land_is_absent(tmp_path: Path) -> None:
 
 
 def test_without_a_read_tool_the_effect_is_unknown(tmp_path: Path) -> None:
-    # put answers "stored": read as text, each value arrives rewritten; what matters
-    # here is the stop.
+    # put answers "stored: VALUE": read as text, each value arrives with that prefix;
+    # what matters here is the stop.
     result, out, calls = _run(
         tmp_path, "--yes", "--tool", "put", "--param", "value", "--args", '{"key": "k"}',
         "--read", "text",
@@ -149,3 +149,41 @@ def test_without_a_read_tool_the_effect_is_unknown(tmp_path: Path) -> None:
     made = _calls(calls)
     assert made[-1] == ("put", _first_hung())
     assert [name for name, _ in made] == ["put"] * len(made)
+
+
+def test_all_tools_applies_each_tools_rule(tmp_path: Path) -> None:
+    # Every tool's parameters, each with its own session: the read-only echo and the
+    # idempotent put go on after their timeouts, put stops at its first; the run goes
+    # on to the next parameters, and exits 3 because one parameter's run broke.
+    out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes", "--timeout", TIMEOUT,
+        "--json", str(out), "--", *SLOW_STORE, str(calls), "--hang-on", WORD,
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    document = json.loads(out.read_text())
+    statuses = {
+        card["name"]: [o["status"] for o in card["observations"]] for card in document["cards"]
+    }
+    assert set(statuses) == {"put.value", "put_idempotent.value", "echo.text"}
+    assert statuses["echo.text"].count("timeout") == 3
+    assert len(statuses["echo.text"]) == 17
+    assert statuses["put_idempotent.value"].count("timeout") == 3
+    assert len(statuses["put_idempotent.value"]) == 17
+    # put: the payloads before the first that hung, then that one; nothing after it.
+    first = _quotes().index(_first_hung())
+    assert sorted(statuses["put.value"]) == sorted(["preserved"] * first + ["timeout"])
+    puts = [value for name, value in _calls(calls) if name == "put"]
+    assert _first_hung() in puts
+    assert puts.index(_first_hung()) == len(puts) - 1
+    (failed,) = [line for line in result.stdout.splitlines() if line.startswith("failed:")]
+    assert failed.startswith(
+        "failed: put.value: payload quotes/left-double-mid got no answer within 1s; its "
+        "effect on the server is unknown; tool 'put' is not annotated readOnlyHint or "
+        "idempotentHint true, so the run stops here"
+    )
+    assert result.stderr.startswith(
+        "fidelity: 1 of the 6 tool parameters run broke (put.value); the lines starting "
+        "'failed:' say why"
+    )

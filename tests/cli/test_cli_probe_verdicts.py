@@ -234,3 +234,24 @@ def test_a_common_prefix_is_named_with_the_read_that_removes_it(tmp_path: Path) 
     )  # fmt: skip
     assert fixed.returncode == 0, fixed.stderr
     assert fixed.stdout.endswith("29 payloads: 29 preserved.\n")
+
+
+def test_help_lists_the_exit_codes_with_the_rules() -> None:
+    text = fidelity("probe", "--help").stdout
+    codes = " ".join(text.split("\nexit codes:", 1)[1].split())
+    for said in (
+        "0 payloads came back, and no rewrite beyond --allow",
+        "1 rewrites beyond --allow",
+        "2 usage error",
+        "3 the target is unreachable or broke",
+        "parse the replies to more than half of the payloads sent",
+        "a timeout on a tool not annotated readOnlyHint or idempotentHint true",
+        "nothing was measured: no payload sent came back (the most common error is quoted)",
+        "more than half of the payloads sent rejected by the target",
+        "lines of a stdio server's stdout that are not JSON-RPC",
+        "the same prefix or suffix around every value",
+        "Values the client library refused before sending count toward none of these rules",
+        "effect: landed, absent or unknown",
+        "With --all-tools: 3 when the server or a parameter's run broke",
+    ):
+        assert said in codes, said

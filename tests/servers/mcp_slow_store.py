@@ -3,7 +3,7 @@
 ``python mcp_slow_store.py CALLS_FILE [--hang-on WORD] [--lose-on WORD]``. Tools:
 
 - ``put(key, value)``: annotated destructive (not idempotent); stores ``value`` under
-  ``key`` and answers ``stored``;
+  ``key`` and answers ``stored: VALUE``;
 - ``put_idempotent(key, value)``: the same, annotated ``idempotentHint: true``;
 - ``get(key)``: read-only; answers the value stored under ``key`` (an error if none);
 - ``echo(text)``: read-only; answers ``text``.
@@ -104,7 +104,7 @@ def main(argv: list[str]) -> int:
             if name in ("put", "put_idempotent"):
                 if not lose:
                     store[arguments["key"]] = value
-                text = "stored"
+                text = f"stored: {value}"
             elif name == "get":
                 key = arguments.get("key", "")
                 text, error = (store[key], False) if key in store else (f"no key {key}", True)
