@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
@@ -290,15 +291,14 @@ def builtin_targets() -> tuple[BuiltinTarget, ...]:
     return tuple(targets)
 
 
-def _node_reflector() -> tuple[str | None, str]:
+def _node_reflector(servers: Path | None = None) -> tuple[str | None, str]:
     """The TypeScript reflector's script (``None`` outside a source tree) and what it
     still needs here, as one sentence naming the command that installs it (``""``
-    when it can run)."""
-    import os
+    when it can run). ``servers`` is the source tree's ``tests/servers``."""
     import shutil
-    from pathlib import Path
 
-    servers = Path(__file__).resolve().parents[2] / "tests" / "servers"
+    if servers is None:
+        servers = Path(__file__).resolve().parents[2] / "tests" / "servers"
     script = servers / "mcp_reflector.mjs"
     if not script.is_file():
         return None, ""

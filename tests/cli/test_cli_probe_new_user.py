@@ -149,3 +149,22 @@ def test_survey_names_the_missing_node_chain_and_what_installs_it(tmp_path: Path
     head = everything.stdout.splitlines()[:2]
     assert head[0].endswith("chains, 17 catalogue payloads through each")
     assert head[1].startswith("not surveyed: mcp.stdio.node: needs Node.js (node is not on PATH)")
+
+
+def test_the_node_chain_names_the_install_it_misses(tmp_path: Path) -> None:
+    from probes._mcp.reflector import _node_reflector
+
+    need_node = shutil.which("node")
+    servers = tmp_path / "servers"
+    servers.mkdir()
+    # Outside a source tree (no script): not a chain of this installation at all.
+    assert _node_reflector(servers) == (None, "")
+    (servers / "mcp_reflector.mjs").write_text("// the reflector\n")
+    script, missing = _node_reflector(servers)
+    assert script == str(servers / "mcp_reflector.mjs")
+    if need_node:
+        assert missing == f"needs the TypeScript MCP SDK, which npm ci --prefix {servers} installs."
+        (servers / "node_modules" / "@modelcontextprotocol" / "sdk").mkdir(parents=True)
+        assert _node_reflector(servers) == (script, "")
+    else:
+        assert missing.startswith("needs Node.js (node is not on PATH)")
