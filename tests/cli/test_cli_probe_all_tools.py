@@ -425,3 +425,38 @@ def test_outputs_one_entry_per_tool_parameter(tmp_path: Path) -> None:
     cards = fidelity("card", str(out))
     assert cards.returncode == 0, cards.stderr
     assert cards.stdout.count("#### Parameter transformations:") == 3
+
+
+def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from _support.cli import FIDELITY
+
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    slow = [sys.executable, str(SERVERS / "mcp_slow_store.py"), str(calls), "--delay", "0.05"]
+    proc = subprocess.Popen(
+        [*FIDELITY, "probe", "--mcp", "--all-tools", "--json", str(out), "--", *slow],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    echoed = 0
+    while time.monotonic() < deadline and echoed < 6:
+        time.sleep(0.1)
+        echoed = sum(1 for line in _calls(calls) if line.startswith("echo "))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    document = json.loads(out.read_text())
+    assert document["complete"] is False
+    (card,) = document["cards"]
+    assert card["name"] == "echo.text"
+    assert card["facts"]["complete"] is False
+    # Every payload answered before the interrupt is kept: the calls the server got,
+    # less the calibration call and the one in flight.
+    assert echoed - 2 <= len(card["observations"]) < 298
+    assert {o["status"] for o in card["observations"]} == {"preserved"}

@@ -11,7 +11,8 @@
 ``--hang-on WORD``: a call whose value (or text) contains WORD is carried out (the
 value is stored), but never answered; ``--lose-on WORD``: the same, without storing;
 ``--garble-on WORD``: such a call is answered with a JSON escape of a lone surrogate
-as its text, a reply the Python client library cannot parse.
+as its text, a reply the Python client library cannot parse; ``--delay S``: every
+call is answered S seconds late (a slow server, to interrupt a run in the middle).
 The server keeps reading and answering everything else (``tools/list`` included), so
 a client's health check passes. Every ``tools/call`` appends ``NAME VALUE`` (the value
 JSON-encoded) and a newline to ``CALLS_FILE`` before anything else, so a test can count
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 _STRING = {"type": "string"}
@@ -74,6 +76,7 @@ def main(argv: list[str]) -> int:
     calls_file = argv[0]
     hang_on, lose_on = _option(argv, "--hang-on"), _option(argv, "--lose-on")
     garble_on = _option(argv, "--garble-on")
+    delay = float(_option(argv, "--delay") or 0)
     store: dict[str, str] = {}
     for raw in sys.stdin.buffer:
         try:
@@ -115,6 +118,7 @@ def main(argv: list[str]) -> int:
             if garble_on is not None and garble_on in value:
                 text = "a\ud800b"  # written as the escape \\ud800 (ensure_ascii)
             result = {"content": [{"type": "text", "text": text}], "isError": error}
+            time.sleep(delay)
         else:
             error_body = {"code": -32601, "message": f"method not found: {method}"}
             _send({"jsonrpc": "2.0", "id": mid, "error": error_body})
