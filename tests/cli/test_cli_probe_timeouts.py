@@ -187,3 +187,22 @@ def test_all_tools_applies_each_tools_rule(tmp_path: Path) -> None:
         "fidelity: 1 of the 6 tool parameters run broke (put.value); the lines starting "
         "'failed:' say why"
     )
+
+
+def test_a_read_only_tool_that_answers_nothing_stops_after_five(tmp_path: Path) -> None:
+    # Every call hangs (the empty word is in every value), the session still answers:
+    # each timeout is recorded and the run goes on, but not for ever.
+    out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
+    result = fidelity(
+        "probe", "--mcp", "--tool", "echo", "--read", "text", "--families", "quotes",
+        "--timeout", TIMEOUT, "--json", str(out), "--", *SLOW_STORE, str(calls),
+        "--hang-on", "", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        "fidelity: the tool answered none of 5 payloads in a row within 1s (each timeout was "
+        "recorded and the payload not sent again, as the tool is read-only or idempotent); "
+        "nothing more was sent.\n"
+    )
+    assert [o["status"] for o in json.loads(out.read_text())["observations"]] == ["timeout"] * 5
+    assert [value for _, value in _calls(calls)] == _quotes()[:5]

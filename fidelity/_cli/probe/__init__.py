@@ -66,9 +66,9 @@ stdout that are not JSON-RPC; the same prefix or suffix around every value (with
 toward none of these rules.
 
 timeouts follow the tool: annotated readOnlyHint or idempotentHint true, a timeout is
-recorded, the session checked, and the run goes on (the payload is never resent); any
-other tool stops the run, after one read with --read-tool that says whether the write
-landed (effect: landed, absent or unknown).
+recorded, the session checked, and the run goes on (the payload is never resent; five
+timeouts in a row stop it); any other tool stops the run, after one read with
+--read-tool that says whether the write landed (effect: landed, absent or unknown).
 """  # noqa: E501
 
 

@@ -37,6 +37,9 @@ __all__ = ["Breaker", "Stopped", "Swept", "stop_note", "sweep"]
 
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
 _CONSECUTIVE = 3
+#: A tool that tolerates timeouts still stops the run after this many in a row: each
+#: costs the whole timeout, and a tool that answers none would take the run with it.
+_TIMEOUTS_IN_A_ROW = 5
 _EFFECTS = {
     "landed": "reading back once found the value: the write landed",
     "absent": "reading back once did not find the value: the write had not landed",
@@ -56,7 +59,8 @@ class Breaker:
     row do. A reply the client library could not parse is an answer (the verdict at
     the end judges those). A timeout follows the operation (see the module): with a
     ``probe`` that tolerates timeouts (every tool read-only or idempotent) and still
-    answers, the run goes on; with one that does not, the run stops at once.
+    answers, the run goes on (until five timeouts in a row); with one that does not,
+    the run stops at once.
     """
 
     def __init__(self, timeout: float, probe: Any = None) -> None:
@@ -64,8 +68,11 @@ class Breaker:
         self.answered = False
         self.streak = 0
         self.probe = probe
+        self.timeouts = 0
 
     def __call__(self, observation: Observation) -> None:
+        if observation.status is not Status.TIMEOUT:
+            self.timeouts = 0
         if observation.error_type == UNPARSABLE and not observation.client_side:
             self.answered = True
             self.streak = 0
@@ -109,6 +116,13 @@ class Breaker:
         if getattr(self.probe, "connected", False):
             # Read-only or idempotent, and the session answered its health check: the
             # timeout is recorded (never resent) and the run goes on.
+            self.timeouts += 1
+            if self.timeouts >= _TIMEOUTS_IN_A_ROW:
+                raise Stopped(
+                    f"the tool answered none of {self.timeouts} payloads in a row within "
+                    f"{self.timeout:g}s (each timeout was recorded and the payload not sent "
+                    "again, as the tool is read-only or idempotent); nothing more was sent."
+                )
             self.answered = True
             self.streak = 0
             return True
