@@ -13,6 +13,7 @@ linked. All payload text is escaped: payloads contain ``<script>`` and friends.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         CardObservation,
         CardRow,
     )
+    from fidelity._report.hints import Hint
 
 __all__ = ["FILTER_SCRIPT", "CardParts", "card_parts", "filters", "render_html", "sent_count"]
 
@@ -150,6 +152,24 @@ def _failure_row(obs: CardObservation, families: tuple[str, ...]) -> str:
     )
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _hint(hint: Hint, rows: Sequence[CardRow]) -> str:
+    """One hint as a list item, filtered with the families whose rows show its kind.
+
+    The text is the project's own, with code in backticks; it is escaped like anything
+    else, then the code spans are set as ``<code>``."""
+    families = sorted({r.family for r in rows if hint.kind in r.kinds})
+    where = f' <span class="dir">{esc(hint.where)}</span>' if hint.where else ""
+    text = _CODE.sub(r"<code>\1</code>", esc(hint.text))
+    return (
+        f'<li class="f-item hint" data-families="{attr(families)}" '
+        f'data-kinds="{attr([hint.kind])}"><span class="kind">{esc(hint.kind)}</span>'
+        f"{where}: {text}</li>"
+    )
+
+
 def _options(values: Iterable[str], everything: str) -> str:
     items = [f'<option value="">{html.escape(everything)}</option>']
     items += [f'<option value="{attr([v])}">{esc(v)}</option>' for v in values]
@@ -169,6 +189,7 @@ class CardParts:
     rewritten: tuple[str, ...]
     failed: tuple[str, ...]
     failures: str
+    fixes: str = ""
 
 
 def card_parts(
@@ -178,9 +199,11 @@ def card_parts(
     *,
     heading: str = "h2",
     table_id: str = "map",
+    hints: Sequence[Hint] = (),
 ) -> CardParts:
-    """The map table (``table_id`` as its id, none when empty), the rewritten payloads,
-    the failed ones (under a ``heading``) and the facts of one card."""
+    """The map table (``table_id`` as its id, none when empty), how to fix each rewrite
+    (``hints``), the rewritten payloads, the failed ones (under a ``heading``) and the
+    facts of one card."""
     from fidelity._report.outcomes import family_key
 
     measured = []
@@ -223,6 +246,13 @@ def card_parts(
         "<th>kinds</th>\n<th>smallest examples</th></tr></thead><tbody>"
         f"{map_rows}</tbody></table>"
     )
+    hints_attr = ' id="hints"' if table_id else ' class="hints"'
+    fixes = (
+        f"<{heading}>How to fix each rewrite</{heading}><ul{hints_attr}>"
+        f"{''.join(_hint(h, rows) for h in hints)}</ul>"
+        if hints
+        else ""
+    )
     return CardParts(
         families=tuple(families),
         kinds=tuple(kinds),
@@ -232,6 +262,7 @@ def card_parts(
         rewritten=tuple(rewritten),
         failed=tuple(failed),
         failures=failures,
+        fixes=fixes,
     )
 
 
@@ -260,9 +291,10 @@ def render_html(
     facts: CardFacts,
     rows: Sequence[CardRow],
     observations: Sequence[CardObservation],
+    hints: Sequence[Hint] = (),
 ) -> str:
-    """The self-contained HTML report of ``card``."""
-    parts = card_parts(facts, rows, observations)
+    """The self-contained HTML report of ``card``, with how to fix each rewrite."""
+    parts = card_parts(facts, rows, observations, hints=hints)
     count = sent_count(len(observations), len(parts.rewritten) + len(parts.failed))
     body = "".join(parts.rewritten) or '<p class="none">No payload was rewritten.</p>'
     return document(
@@ -278,6 +310,7 @@ def render_html(
 <main>
 <h2>Transformation map</h2>
 {parts.map_table}
+{parts.fixes}
 <h2>Rewritten payloads ({len(parts.rewritten)})</h2>
 <div id="rewritten">{body}</div>
 {parts.failures}

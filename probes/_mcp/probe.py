@@ -41,6 +41,7 @@ from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_call
 from probes._mcp.name import target_label
 from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.placeholders import Filled, new_run_id
@@ -63,6 +64,9 @@ _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
 _MAX_RESTART_FAILURES = 3
 _NOISE_CHARS = 200
+#: How the SDK's Streamable HTTP client words a reply it could not parse (as a
+#: JSON-RPC parse error of its own making).
+_CLIENT_PARSE_ERRORS = ("Failed to parse JSON response", "Failed to parse SSE message")
 #: After a call timed out, the health check (``tools/list``) gets this share of the
 #: call timeout, within the bounds below; the same margin bounds our own wait around
 #: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
@@ -140,6 +144,7 @@ class McpProbe(Probe):
         reflector: bool | None = None,
         mode: str = "auto",
         fill_args: ArgumentFiller | None = None,
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
@@ -161,6 +166,12 @@ class McpProbe(Probe):
             raise UsageError(f"timeout={timeout!r} must be a number of seconds in (0, 3600].")
         if mode not in ("auto", "legacy") and not str(mode)[:1].isdigit():
             raise UsageError(f"mode={mode!r} must be 'auto', 'legacy' or a protocol version.")
+        if type(max_reply) is not int or max_reply < MIN_MAX_REPLY:
+            raise UsageError(
+                f"max_reply={max_reply!r} must be a whole number of bytes, "
+                f"at least {MIN_MAX_REPLY}."
+            )
+        self.max_reply = max_reply
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -259,7 +270,11 @@ class McpProbe(Probe):
 
         assert self._loop is not None
         session = McpSession(
-            self._loop, self._make_client, timeout=self.timeout, on_noise=self._noise
+            self._loop,
+            self._make_client,
+            timeout=self.timeout,
+            on_noise=self._noise,
+            max_reply=self.max_reply,
         )
         try:
             session.start()
@@ -274,16 +289,15 @@ class McpProbe(Probe):
     ) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
-        from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
         from fidelity._core.version import __version__
-        from probes._mcp.session import guard_transport
+        from probes._mcp.session import guard_transport, streamable_http
 
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                guard_transport(streamable_http_client(self.target), close_within),
+                guard_transport(streamable_http(self.target), close_within),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -758,9 +772,9 @@ class McpProbe(Probe):
     def _call(self, text: str, name: str, arguments: dict[str, Any], direction: Direction) -> Any:
         """One ``tools/call``: the ``CallToolResult``, or the failure as an ``Observation``."""
         from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 
-        from probes._mcp.session import UnencodableRequest, UnparsableReply
+        from probes._mcp.session import ReplyTooLarge, UnencodableRequest, UnparsableReply
 
         session = self._session_for_call(text, direction)
         if isinstance(session, Observation):
@@ -788,6 +802,15 @@ class McpProbe(Probe):
                 direction=direction,
                 client_side=True,
             )
+        except ReplyTooLarge as exc:
+            session.abandon()
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="ReplyTooLarge",
+                error=str(exc),
+                direction=direction,
+            )
         except UnparsableReply as exc:
             # The server answered, but not in a form the client can read: a failure of
             # the chain's protocol, not the tool's refusal of this value.
@@ -807,6 +830,19 @@ class McpProbe(Probe):
                 return self._timed_out(text, session, direction)
             if exc.code == CONNECTION_CLOSED:
                 return self._broken(text, session, direction)
+            if exc.code == PARSE_ERROR and str(exc.message).startswith(_CLIENT_PARSE_ERRORS):
+                # The Streamable HTTP client's own report of a body (or event) it could
+                # not parse: the reply, not the request, failed.
+                return Observation(
+                    sent=text,
+                    status=Status.BROKEN,
+                    error_type="UnparsableReply",
+                    error=(
+                        "the MCP client library could not parse the server's reply "
+                        f"({safe(str(exc.message)[:200])})"
+                    ),
+                    direction=direction,
+                )
             return Observation(
                 sent=text,
                 status=Status.REJECTED,
@@ -819,11 +855,16 @@ class McpProbe(Probe):
                 return self._broken(text, session, direction)
             if not isinstance(exc, Exception):
                 raise
+            # The SDK could not take the reply in: a failure of the chain's protocol, as
+            # for a reply it could not parse at all.
             return Observation(
                 sent=text,
-                status=Status.REJECTED,
-                error_type=type(exc).__name__,
-                error=f"the MCP client library refused the reply: {safe(str(exc)[:300])}",
+                status=Status.BROKEN,
+                error_type="UnparsableReply",
+                error=(
+                    "the MCP client library could not take the server's reply in "
+                    f"({type(exc).__name__}: {safe(str(exc)[:300])})"
+                ),
                 direction=direction,
             )
 
@@ -960,6 +1001,9 @@ mcp = factory(
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
     ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
+    ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
+    a stdio line, an HTTP body or server-sent event); a longer one is not read
+    further, its call is ``broken`` and the server is let go.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

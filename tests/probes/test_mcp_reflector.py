@@ -100,10 +100,13 @@ def test_python_reflector_over_streamable_http() -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert out == b""
-    # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it.
-    _check_chain(survey, {Status.REJECTED})
+    # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it:
+    # a reply it cannot parse is a protocol failure of the chain (broken).
+    _check_chain(survey, {Status.BROKEN})
     response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
-    assert all(o.error_type.startswith("MCPError") for o in response)
+    assert response
+    assert all(o.error_type == "UnparsableReply" for o in response)
+    assert all("Invalid JSON" in o.error for o in response)
 
 
 def test_typescript_reflector_over_stdio() -> None:

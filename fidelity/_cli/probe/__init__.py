@@ -50,6 +50,7 @@ exit codes:
   0  payloads came back, and no rewrite beyond --allow
   1  rewrites beyond --allow (the map names them)
   2  usage error, in one sentence; nothing was sent
+  With --check: 0 when the endpoint behaves as its card says, 1 on drift.
   3  the target is unreachable or broke; or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
@@ -179,6 +180,12 @@ def register(sub: Any) -> None:
     budget.add_argument("--concurrency", metavar="N", help="HTTP requests in flight (default 1)")
     budget.add_argument("--timeout", metavar="S", help="seconds per request (default 10)")
     budget.add_argument("--seed", metavar="N", help="seed for generated payloads")
+    budget.add_argument(
+        "--max-reply",
+        metavar="BYTES",
+        help="largest reply read, e.g. 65536, 512KiB, 8MiB (default 8MiB); a longer one is "
+        "not read further and its payload is broken",
+    )
     report = p.add_argument_group("report")
     report.add_argument(
         "--allow",
@@ -188,6 +195,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument(
         "--card", metavar="FILE.md", help="write (or update the block of) a contract card"
+    )
+    report.add_argument(
+        "--check",
+        metavar="DOC.md",
+        help="compare the run with the card block of the same name in DOC.md (as fidelity "
+        "card --check does): exit 1 on drift, 0 when the endpoint still behaves as its card "
+        "says, rewrites it documents included; DOC.md is not rewritten",
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

@@ -33,7 +33,6 @@ from fidelity._cli.probe.budget import calls_per_payload, within_budget
 from fidelity._cli.probe.execute import (
     RateLimited,
     _card,
-    _check_output,
     _enter,
     _payloads,
     _survey_of,
@@ -58,8 +57,6 @@ if TYPE_CHECKING:
 
 __all__ = ["execute_all"]
 
-#: Largest document --card rewrites (as for one tool).
-_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 #: What one parameter costs at least: its calibration call and one payload.
 _LEAST = 2
 
@@ -286,13 +283,16 @@ def _check_pins(plan: ProbePlan, inv: Inventory, names: Sequence[str]) -> dict[s
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
     from fidelity._cli.probe.listing import _tools_of
+    from fidelity._cli.probe.outputs import check_outputs
     from probes._mcp.inventory import inventory
 
-    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
-        _check_output(option, path)
+    check_outputs(plan)
     tools = _tools_of(plan)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
     pinned = _check_pins(plan, inv, [t.name for t in tools])
+    # Every card's block name, checked against the document before the first call.
+    for param in inv.surveyed:
+        check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
     payloads = _payloads(plan)
     plan = _with_seed(plan)
     surveyed = inv.surveyed
@@ -365,28 +365,29 @@ def _write_json(
     from fidelity._report.results import write_atomic
 
     if plan.json is not None and plan.json != "-":
-        write_atomic(plan.json, _collection(inv, runs, complete=complete))
+        write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
 
 
 def _write_reports(
     plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
 ) -> None:
-    from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    """Write the JSON collection, the --html page and a --card block per parameter,
+    each on its own (as the single-tool form does; a card of a run that did not
+    complete never replaces a complete block); the first failure is raised after."""
+    from fidelity._cli.probe.outputs import _write_card
+    from fidelity._report.results import write_atomic
 
+    steps: list[Any] = []
     if plan.json is not None:
         text = _collection(inv, runs, complete=complete)
         if plan.json == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            steps.append(lambda: (sys.stdout.write(text), sys.stdout.flush()))
         else:
-            write_atomic(plan.json, text)
+            json_path = plan.json
+            steps.append(lambda: write_atomic(json_path, text, "--json"))
     cards = [r.card for r in runs if r.card is not None]
-    if plan.card is not None and cards:
-        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
-        for card in cards:
-            document = replace_block(document, card.name, card.to_markdown())
-        write_atomic(plan.card, document)
+    if plan.card is not None:
+        steps += [lambda card=card: _write_card(plan, card, None) for card in cards]
     if plan.html is not None:
         from fidelity._core.version import __version__
         from fidelity._report.html_tools import render_tools_html
@@ -403,7 +404,16 @@ def _write_reports(
             version=__version__,
             order=[p.tool.name for p in inv.params],
         )
-        write_atomic(plan.html, page)
+        html_path = plan.html
+        steps.append(lambda: write_atomic(html_path, page, "--html"))
+    failures: list[UsageError] = []
+    for step in steps:
+        try:
+            step()
+        except UsageError as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]
 
 
 def _verdict(
@@ -423,11 +433,11 @@ def _verdict(
         seen = {r.family for run in surveyed for r in run.outcomes}
         families = [f for f in (plan.families or FAMILIES) if f in seen]
         if surveyed:
-            lines.append(
-                render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families).rstrip(
-                    "\n"
-                )
-            )
+            table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+            lines.append(table.rstrip("\n"))
+            # How to fix each rewrite, once per line however many parameters show it.
+            hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
+            lines += list(dict.fromkeys(hints))
         if not_surveyed:
             width = max(len(safe(n)) for n, _ in not_surveyed)
             lines.append(f"not surveyed ({len(not_surveyed)}):")
