@@ -34,6 +34,26 @@ def test_the_two_commands_are_marked() -> None:
     assert "fidelity survey" in text.split("<!-- main-command -->", 1)[1].split("```\n", 2)[1]
 
 
+def test_every_install_command_shown_works_without_a_package_index() -> None:
+    # param-fidelity is not on a package index: `pip install param-fidelity` fails. Every
+    # install in a code block installs from a checkout or a wheel built from one; the
+    # index form appears only in prose that says it does not work yet.
+    text = README.read_text("utf-8")
+    blocks = re.findall(r"^```[a-z]*\n(.*?)^```$", text, re.S | re.M)
+    installs = [
+        line.split("pip install", 1)[1]
+        for block in blocks
+        for line in block.splitlines()
+        if "pip install" in line
+    ]
+    assert len(installs) >= 4
+    for words in installs:
+        assert " -e " in f" {words} " or ".whl" in words, words
+    marked = text.split("`pip install 'param-fidelity[mcp]'`", 1)[1][:80]
+    assert "today it" in marked
+    assert "fails" in marked
+
+
 def test_the_safety_section_states_the_limits_the_code_applies() -> None:
     from fidelity._cli.probe import listing
     from fidelity._cli.probe.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT

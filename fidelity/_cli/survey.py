@@ -209,9 +209,7 @@ def run(args: argparse.Namespace) -> int:
     _save(args, cards, final=True, targets=selected, missing={**unavailable, **dict(failed)})
     if not args.quiet:
         described = {t.name: t.description for t in runnable}
-        _print_map(out, cards, described, payloads_count=len(payloads), seed=seed)
-        for t in skipped:
-            print(f"skipped {safe(t.name)}: {safe(t.unavailable)}", file=out)
+        _print_map(out, cards, described, payloads_count=len(payloads), seed=seed, skipped=skipped)
         for name, reason in failed:
             print(f"failed {safe(name)}: {safe(reason)}", file=out)
     return 0
@@ -298,12 +296,15 @@ def _print_map(
     *,
     payloads_count: int,
     seed: int | None,
+    skipped: Sequence[BuiltinTarget] = (),
 ) -> None:
     from fidelity._core.version import __version__
     from fidelity._report.outcomes import family_key
 
+    # A chain this machine cannot run is said first, with what installs it.
+    missing = [f"not surveyed: {safe(t.name)}: {safe(t.unavailable)}" for t in skipped]
     if not cards:
-        print("no chain was surveyed.", file=out)
+        print("\n".join([*missing, "no chain was surveyed."]), file=out)
         return
     print(
         f"param-fidelity {__version__} survey: {len(cards)} chains, "
@@ -311,6 +312,8 @@ def _print_map(
         + (f", seed {seed}" if seed is not None else ""),
         file=out,
     )
+    for line in missing:
+        print(line, file=out)
     numbers = [str(i + 1) for i in range(len(cards))]
     col = max(len(n) for n in numbers) + 1
     name_width = min(36, max(len(safe(c.name)) for c in cards))

@@ -139,6 +139,7 @@ def stamp(observation: Observation, payload: Payload) -> Observation:
         client_side=obs.client_side,
         payload_id=payload.id,
         families=payload.families,
+        effect=obs.effect,
     )
 
 

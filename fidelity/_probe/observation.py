@@ -46,7 +46,9 @@ class Observation:
     changed it. ``parts`` holds separately measured directions (request path and
     response path) when the probe can tell them apart; the observation itself is the
     round trip. ``client_side`` marks a failure that happened in the client library
-    before anything was sent.
+    before anything was sent. ``effect`` says, for a call that timed out on a tool that
+    may write, whether reading back once afterwards found the value: ``landed``,
+    ``absent`` or ``unknown`` (empty when there was no such read).
     """
 
     sent: str
@@ -63,6 +65,7 @@ class Observation:
     client_side: bool = False
     payload_id: str = ""
     families: tuple[str, ...] = ()
+    effect: str = ""
 
     @property
     def kinds(self) -> frozenset[str]:

@@ -69,9 +69,19 @@ def _canonical(obs: CardObservation) -> tuple[tuple[int, str], str, str]:
 
 
 def _rows(observations: Iterable[CardObservation]) -> tuple[CardRow, ...]:
+    pool = tuple(observations)
+    # As in Survey.of: with directions measured apart, a value the client library
+    # refused before sending failed on the request path.
+    split = any(o.parts for o in pool)
+
+    def request(obs: CardObservation) -> tuple[CardObservation, ...]:
+        if split and obs.client_side and not obs.parts:
+            return (dataclasses.replace(obs, direction=Direction.REQUEST.value),)
+        return ()
+
     def entries() -> Iterable[Entry]:
-        for obs in observations:
-            for measured in (obs, *obs.parts):
+        for obs in pool:
+            for measured in (obs, *obs.parts, *request(obs)):
                 sent = measured.sent.value()
                 assert isinstance(sent, str)
                 yield Entry(
@@ -175,6 +185,7 @@ class Card:
                 allow=tuple(sorted({k for c in pool for k in c.facts.allow})),
                 complete=all(c.facts.complete for c in pool),
                 setup=setups.pop() if len(setups) == 1 else None,
+                warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
             ),
             rows=_rows(observations),
             observations=observations,
@@ -192,6 +203,11 @@ class Card:
     def with_setup(self, setup: ProbeSetup | None) -> Card:
         """This card, recording how the probe sent and read back each payload."""
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, setup=setup))
+
+    def with_warnings(self, warnings: Iterable[str]) -> Card:
+        """This card, recording the warnings the run printed (one sentence each)."""
+        kept = tuple(dict.fromkeys(warnings))
+        return dataclasses.replace(self, facts=dataclasses.replace(self.facts, warnings=kept))
 
     def row(self, family: str, direction: str | Direction = Direction.ROUND_TRIP) -> CardRow | None:
         """The row of ``family`` in ``direction``, if the card has one."""

@@ -37,6 +37,7 @@ from fidelity._report.json_doc import (
 from fidelity._report.outcomes import FamilyOutcome
 
 __all__ = [
+    "EFFECTS",
     "CardExample",
     "CardFacts",
     "CardHop",
@@ -311,6 +312,8 @@ class CardObservation:
     blame: str | None = None
     hops: tuple[CardHop, ...] = ()
     parts: tuple[CardObservation, ...] = ()
+    client_side: bool = False
+    effect: str = ""
 
     @classmethod
     def of(cls, obs: Observation) -> CardObservation:
@@ -330,11 +333,17 @@ class CardObservation:
             # A one-hop chain's only hop value is the received value: not repeated.
             hops=tuple(_hop(h) for h in obs.hops) if len(obs.hops) > 1 else (),
             parts=tuple(cls.of(p) for p in obs.parts),
+            client_side=obs.client_side,
+            effect=obs.effect,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``."""
-        return {
+        """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``.
+
+        ``client_side`` and ``effect`` are written only when set, so a card without them
+        reads as it always did.
+        """
+        out: dict[str, Any] = {
             "payload_id": self.payload_id,
             "families": list(self.families),
             "direction": self.direction,
@@ -350,6 +359,11 @@ class CardObservation:
             ],
             "parts": [p.to_dict() for p in self.parts],
         }
+        if self.client_side:
+            out["client_side"] = True
+        if self.effect:
+            out["effect"] = self.effect
+        return out
 
     def _ref(self, value: CardValue | None) -> dict[str, Any] | str | None:
         return _SAME if value == self.sent else _optional_value(value)
@@ -394,7 +408,44 @@ class CardObservation:
             blame=blame,
             hops=tuple(hops),
             parts=tuple(cls.from_dict(p) for p in list_field(d, "parts")),
+            client_side=_flag(d, "client_side"),
+            effect=_effect(d),
         )
+
+
+#: What reading back once after a timed-out write can find (``Observation.effect``).
+EFFECTS = ("landed", "absent", "unknown")
+
+
+def _flag(d: dict[str, Any], key: str) -> bool:
+    value = d.get(key, False)
+    if not isinstance(value, bool):
+        raise Malformed(f"an observation's {key} must be true or false")
+    return value
+
+
+def _effect(d: dict[str, Any]) -> str:
+    value = d.get("effect", "")
+    if value != "" and value not in EFFECTS:
+        raise Malformed(f"an observation's effect must be one of {', '.join(EFFECTS)}")
+    return str(value)
+
+
+#: The longest warning a card's facts may hold.
+_WARNING_CHARS = 1000
+
+
+def _warnings(d: dict[str, Any]) -> tuple[str, ...]:
+    """A run's warnings: printable one-line sentences (a result file is input)."""
+    values = d.get("warnings", [])
+    if not isinstance(values, list) or not all(
+        isinstance(v, str) and len(v) <= _WARNING_CHARS and safe(v) == v for v in values
+    ):
+        raise Malformed(
+            f"facts.warnings must be a list of printable sentences of at most "
+            f"{_WARNING_CHARS} characters"
+        )
+    return tuple(values)
 
 
 def _hop(h: Hop) -> CardHop:
@@ -405,7 +456,8 @@ def _hop(h: Hop) -> CardHop:
 class CardFacts:
     """The facts of the run: tool version, date, chain, sizes, seed, allow list,
     completeness, and, when the run was a probe that records it, the probe's ``setup``
-    (what was sent where and read back how: enough to repeat the run)."""
+    (what was sent where and read back how: enough to repeat the run) and the
+    ``warnings`` it printed (most rejected, a server's stdout not all JSON-RPC...)."""
 
     version: str
     date: str
@@ -416,9 +468,11 @@ class CardFacts:
     allow: tuple[str, ...] = ()
     complete: bool = True
     setup: ProbeSetup | None = None
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``setup`` only when there is one, so older cards read the same)."""
+        """The JSON form (``setup`` and ``warnings`` only when there are some, so older
+        cards read the same)."""
         out: dict[str, Any] = {
             "version": self.version,
             "date": self.date,
@@ -431,6 +485,8 @@ class CardFacts:
         }
         if self.setup is not None:
             out["setup"] = self.setup.to_dict()
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         return out
 
     @classmethod
@@ -459,4 +515,5 @@ class CardFacts:
             allow=kinds_field(d, "allow"),
             complete=complete,
             setup=setup,
+            warnings=_warnings(d),
         )

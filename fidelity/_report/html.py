@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fidelity._report.html_parts import (
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     )
     from fidelity._report.hints import Hint
 
-__all__ = ["render_html"]
+__all__ = ["FILTER_SCRIPT", "CardParts", "card_parts", "filters", "render_html", "sent_count"]
 
 _SCRIPT = """
 (function () {
@@ -71,7 +72,8 @@ _SCRIPT = """
       }
     });
     document.body.setAttribute('data-filter', 'family=' + f + ';kind=' + k);
-    count.textContent = (f || k) ? shown + ' of ' + total + ' payloads shown' : total + ' payloads';
+    count.textContent = (f || k) ? shown + ' of ' + total + ' listed shown'
+      : count.getAttribute('data-all');
   }
   function fromHash() { var w = wanted(); choose(fam, w.family); choose(kind, w.kind); apply(); }
   function toHash() {
@@ -174,14 +176,34 @@ def _options(values: Iterable[str], everything: str) -> str:
     return "".join(items)
 
 
-def render_html(
-    name: str,
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardParts:
+    """The pieces of one card's report, as HTML: what a page of one card or of several
+    (``fidelity probe --all-tools``) is made of."""
+
+    families: tuple[str, ...]
+    kinds: tuple[str, ...]
+    facts_line: str
+    interrupted: str
+    map_table: str
+    rewritten: tuple[str, ...]
+    failed: tuple[str, ...]
+    failures: str
+    fixes: str = ""
+
+
+def card_parts(
     facts: CardFacts,
     rows: Sequence[CardRow],
     observations: Sequence[CardObservation],
+    *,
+    heading: str = "h2",
+    table_id: str = "map",
     hints: Sequence[Hint] = (),
-) -> str:
-    """The self-contained HTML report of ``card``, with how to fix each rewrite."""
+) -> CardParts:
+    """The map table (``table_id`` as its id, none when empty), how to fix each rewrite
+    (``hints``), the rewritten payloads, the failed ones (under a ``heading``) and the
+    facts of one card."""
     from fidelity._report.outcomes import family_key
 
     measured = []
@@ -211,41 +233,87 @@ def render_html(
         '<tr><td colspan="5" class="none">no payloads observed</td></tr>'
     )
     failures = (
-        "<h2>Failed payloads</h2><table><thead><tr><th>payload</th><th>direction</th>"
+        f"<{heading}>Failed payloads</{heading}><table><thead><tr><th>payload</th>"
+        "<th>direction</th>"
         f"<th>status</th><th>sent</th><th>error</th></tr></thead><tbody>{''.join(failed)}"
         "</tbody></table>"
         if failed
         else ""
     )
-    body = "".join(rewritten) or '<p class="none">No payload was rewritten.</p>'
+    table_attr = f' id="{attr([table_id])}"' if table_id else ' class="map"'
+    map_table = (
+        f"<table{table_attr}><thead><tr><th>family</th>{direction_head}<th>outcome</th>"
+        "<th>kinds</th>\n<th>smallest examples</th></tr></thead><tbody>"
+        f"{map_rows}</tbody></table>"
+    )
+    hints_attr = ' id="hints"' if table_id else ' class="hints"'
     fixes = (
-        f'<h2>How to fix each rewrite</h2><ul id="hints">{"".join(_hint(h, rows) for h in hints)}'
-        "</ul>"
+        f"<{heading}>How to fix each rewrite</{heading}><ul{hints_attr}>"
+        f"{''.join(_hint(h, rows) for h in hints)}</ul>"
         if hints
         else ""
     )
+    return CardParts(
+        families=tuple(families),
+        kinds=tuple(kinds),
+        facts_line=facts_line,
+        interrupted=warning,
+        map_table=map_table,
+        rewritten=tuple(rewritten),
+        failed=tuple(failed),
+        failures=failures,
+        fixes=fixes,
+    )
+
+
+def sent_count(sent: int, listed: int) -> str:
+    """The filter bar's count when nothing is filtered: every payload sent counts, the
+    preserved ones too; the page lists the others."""
+    plural = "" if sent == 1 else "s"
+    return f"{sent} payload{plural} sent, {listed} listed below (rewritten or failed)"
+
+
+def filters(families: Sequence[str], kinds: Sequence[str], count: str) -> str:
+    """The filter bar (family, kind, the count the script keeps current)."""
+    return f"""<div class="filters">
+<label>family <select id="f-family">{_options(families, "all families")}</select></label>
+<label>kind <select id="f-kind">{_options(kinds, "all kinds")}</select></label>
+<span id="f-count" data-all="{attr([count])}">{esc(count)}</span>
+</div>"""
+
+
+#: The script that applies the filter bar to every ``.f-item`` of a page.
+FILTER_SCRIPT = _SCRIPT
+
+
+def render_html(
+    name: str,
+    facts: CardFacts,
+    rows: Sequence[CardRow],
+    observations: Sequence[CardObservation],
+    hints: Sequence[Hint] = (),
+) -> str:
+    """The self-contained HTML report of ``card``, with how to fix each rewrite."""
+    parts = card_parts(facts, rows, observations, hints=hints)
+    count = sent_count(len(observations), len(parts.rewritten) + len(parts.failed))
+    body = "".join(parts.rewritten) or '<p class="none">No payload was rewritten.</p>'
     return document(
         title=f"Parameter transformations: {name}",
-        version=f.version,
+        version=facts.version,
         style=STYLE,
         body=f"""<header>
 <h1>Parameter transformations: {esc(name)}</h1>
-<p class="facts">{esc(facts_line)}</p>
-{warning}
-<div class="filters">
-<label>family <select id="f-family">{_options(families, "all families")}</select></label>
-<label>kind <select id="f-kind">{_options(kinds, "all kinds")}</select></label>
-<span id="f-count">{len(rewritten) + len(failed)} payloads</span>
-</div>
+<p class="facts">{esc(parts.facts_line)}</p>
+{parts.interrupted}
+{filters(parts.families, parts.kinds, count)}
 </header>
 <main>
 <h2>Transformation map</h2>
-<table id="map"><thead><tr><th>family</th>{direction_head}<th>outcome</th><th>kinds</th>
-<th>smallest examples</th></tr></thead><tbody>{map_rows}</tbody></table>
-{fixes}
-<h2>Rewritten payloads ({len(rewritten)})</h2>
+{parts.map_table}
+{parts.fixes}
+<h2>Rewritten payloads ({len(parts.rewritten)})</h2>
 <div id="rewritten">{body}</div>
-{failures}
+{parts.failures}
 </main>""",
         script=_SCRIPT,
     )

@@ -55,6 +55,9 @@ def render_markdown(
         "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
         "",
     ]
+    if f.warnings:
+        for warning in f.warnings:
+            lines += [f"Warning: {md(warning)}", ""]
     if f.setup is not None:
         lines += _setup_lines(f)
     return "\n".join(lines)

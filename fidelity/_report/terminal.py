@@ -36,6 +36,8 @@ _DIRECTION_TITLES = {
 }
 _MAX_POINTS = 6
 _MAX_CELL = 48
+#: A failure's message in the example column: its first line, up to this long.
+_MAX_REASON = 200
 
 
 def use_color(stream: TextIO) -> bool:
@@ -60,10 +62,10 @@ def _clip(text: str, width: int = _MAX_CELL) -> str:
 def example_text(example: Example) -> str:
     """The example as code points: the changed segment, or the failure's message."""
     if example.key in ("rejected", "lost", "timeout", "broken"):
-        reason = safe(
-            f"{example.error_type}: {example.error}" if example.error_type else example.error
-        )
-        return f"{_points(example.sent)}: {_clip(reason.strip() or example.key, 40)}"
+        message = f"{example.error_type}: {example.error}" if example.error_type else example.error
+        # The first line in full (up to a bound): the cause is often past its start.
+        first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+        return f"{_points(example.sent)}: {_clip(safe(first) or example.key, _MAX_REASON)}"
     from fidelity._compare.api import compare
 
     received = example.received

@@ -75,11 +75,21 @@ class Survey:
             statuses[status] += n
         preserved = Status.PRESERVED
         notable = [entry(o, o) for o in observed if o.status is not preserved]
-        for obs in [o for o in observed if o.parts]:
+        split = [o for o in observed if o.parts]
+        for obs in split:
             for part in obs.parts:
                 counts[(obs.families, part.direction, part.status)] += 1
                 if part.status is not preserved:
                     notable.append(entry(obs, part))
+        if split:
+            # Directions measured apart: a value the client library refused before
+            # sending failed on the request path, whether or not it has a request part.
+            for obs in observed:
+                if obs.client_side and not obs.parts:
+                    counts[(obs.families, Direction.REQUEST, obs.status)] += 1
+                    notable.append(
+                        entry(obs, dataclasses.replace(obs, direction=Direction.REQUEST))
+                    )
         outcomes = rows(counts, notable)
         kinds = frozenset(k for e in notable if e.kinds for k in e.kinds)
         families: dict[str, dict[Direction, FamilyOutcome]] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -24,7 +25,7 @@ from fidelity._probe.observation import Observation
 from fidelity._report.outcomes import GENERATED, SHRUNK, entries, is_example
 from fidelity._survey.result import Survey
 
-__all__ = ["survey"]
+__all__ = ["examples_for", "survey"]
 
 _ID_TEXT = attrgetter("id", "text")
 #: Observations a shrink may spend per kind, so a shrink is always bounded.
@@ -32,6 +33,10 @@ _SHRINK_BUDGET = 100
 #: Wall-clock seconds all the shrinks of one survey may spend (a slow or hanging chain
 #: would otherwise multiply its timeout by the budget): a safety net, rarely reached.
 SHRINK_SECONDS = 20.0
+#: Examples are drawn past duplicates: at most this many draws per example asked...
+_DRAWS_PER_EXAMPLE = 4
+#: ...and at least this many per family.
+_MIN_DRAWS = 20
 
 
 def _broken(payload: Payload, error_type: str, error: str) -> Observation:
@@ -129,16 +134,22 @@ def _check(
             results[n] = _not_an_observation(payloads[n], results[n])
 
 
-def _generate(strategy: Any, count: int, seed: int) -> list[str]:
-    """``count`` examples drawn from a Hypothesis strategy, reproducibly from ``seed``."""
+def _generate(strategy: Any, count: int, seed: int, exclude: set[str]) -> list[str]:
+    """Up to ``count`` distinct examples drawn from a Hypothesis strategy, none of them
+    in ``exclude``, reproducibly from ``seed``.
+
+    Duplicates are drawn past: up to ``_DRAWS_PER_EXAMPLE`` times ``count`` draws (and
+    at least ``_MIN_DRAWS``) are made, so a family rich enough gives ``count`` distinct
+    values; a narrow one gives what it holds.
+    """
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
 
-    drawn: list[str] = []
+    drawn: dict[str, None] = {}
 
     @hypothesis.seed(seed)
     @settings(
-        max_examples=count,
+        max_examples=max(count * _DRAWS_PER_EXAMPLE, _MIN_DRAWS),
         database=None,
         deadline=None,
         phases=[Phase.generate],
@@ -146,11 +157,11 @@ def _generate(strategy: Any, count: int, seed: int) -> list[str]:
     )
     @given(strategy)
     def collect(text: str) -> None:
-        if len(drawn) < count:
-            drawn.append(text)
+        if len(drawn) < count and text not in exclude:
+            drawn[text] = None
 
     collect()
-    return drawn
+    return list(drawn)
 
 
 class _BudgetSpent(Exception):
@@ -205,27 +216,31 @@ def _shrink(strategy: Any, probe: Probe, kind: str, seed: int, deadline: float) 
     return found
 
 
-def _examples(
-    probe: Probe,
-    strategies: Any,
-    *,
-    families: Sequence[str],
-    count: int,
-    seed: int,
-    seen_texts: set[str],
+def examples_for(
+    families: Sequence[str] | None, count: int, seed: int, exclude: Iterable[str] = ()
 ) -> list[Payload]:
-    """``count`` Hypothesis examples spread over ``families``, tagged with their family."""
+    """The Hypothesis examples a survey adds: ``count`` spread over ``families`` (all when
+    ``None``), each distinct and not among ``exclude`` (the catalogue texts surveyed),
+    tagged with its family; reproducible from ``seed``.
+
+    A family that holds fewer distinct values than its share gives fewer: the result
+    may be shorter than ``count``. ``fidelity probe --dry-run`` calls this too, so a
+    dry run shows exactly the examples the run sends.
+    """
+    from fidelity._core.siblings import load
+
+    strategies = load("strategies")
+    chosen = tuple(families) if families else FAMILIES
+    seen = set(exclude)
     payloads: list[Payload] = []
-    share, extra = divmod(count, len(families))
-    for index, family in enumerate(families):
+    share, extra = divmod(count, len(chosen))
+    for index, family in enumerate(chosen):
         wanted = share + (1 if index < extra else 0)
         if not wanted:
             continue
         strategy = strategies.text(families=[family])
-        for n, text in enumerate(_generate(strategy, wanted, seed + index)):
-            if text in seen_texts:
-                continue
-            seen_texts.add(text)
+        for n, text in enumerate(_generate(strategy, wanted, seed + index, seen)):
+            seen.add(text)
             payloads.append(Payload(id=f"{family}{GENERATED}{n}", text=text, families=(family,)))
     return payloads
 
@@ -247,7 +262,9 @@ def survey(
     ``target`` is a ``Probe`` or a callable ``str -> object``. ``payloads`` default to
     the catalogue (of ``families``, when given; explicit payloads are filtered to those
     families). ``examples=N`` adds N Hypothesis examples from ``strategies.text``,
-    reproducible from ``seed`` (drawn at random and recorded when ``None``); an example
+    reproducible from ``seed`` (drawn at random and recorded when ``None``), each distinct
+    and not a catalogue text (a narrow family may give fewer: see :func:`examples_for`;
+    the survey records how many were sent); an example
     that shows a kind the catalogue did not is shrunk with ``hypothesis.find`` and the
     minimal payload is added. ``allow`` lists accepted kind ids. ``on_observation`` is
     called with each observation as it arrives. ``progress`` shows a bar on stderr
@@ -279,15 +296,19 @@ def survey(
         bad = next((p for p in todo if not isinstance(p, Payload)), None)
         if bad is not None:
             raise UsageError(f"payloads must be fidelity.Payload records, got {bad!r}.")
-        if chosen is not None:
-            todo = [p for p in todo if set(p.families) & set(chosen)]
+    if chosen is not None:
+        todo = _within(todo, chosen)
     if examples and seed is None:
         seed = random.SystemRandom().randrange(2**32)
+    extra: list[Payload] = []
+    if examples:
+        assert seed is not None
+        extra = examples_for(chosen, examples, seed, exclude=(p.text for p in todo))
 
     from fidelity._survey.progress import Progress
 
     try:
-        with Progress(len(todo) + examples, label=probe.name, enabled=progress) as bar:
+        with Progress(len(todo) + len(extra), label=probe.name, enabled=progress) as bar:
 
             def advance(obs: Observation) -> None:
                 bar.advance()
@@ -297,18 +318,9 @@ def survey(
             # Nothing to tell anyone: skip the per-observation call on the hot path.
             seen = advance if bar.active else on_observation
             observed = _observe_all(probe, todo, seen)
-            if examples:
+            if extra:
                 assert seed is not None
                 kinds_before = frozenset(k for e in entries(observed) for k in e.kinds)
-                texts = {p.text for p in todo}
-                extra = _examples(
-                    probe,
-                    strategies,
-                    families=chosen or FAMILIES,
-                    count=examples,
-                    seed=seed,
-                    seen_texts=texts,
-                )
                 observed_extra = _observe_all(probe, extra, seen)
                 observed += observed_extra
                 observed += _shrunk(
@@ -328,9 +340,24 @@ def survey(
         chain=probe.name,
         allow=allowed,
         seed=seed,
-        examples=examples,
+        examples=len(extra),
         catalogue_size=_catalogue_size(todo),
     )
+
+
+def _within(payloads: Sequence[Payload], families: Sequence[str]) -> list[Payload]:
+    """The payloads of ``families``, each tagged with those of its families only.
+
+    A payload that exercises two families (a CRLF inside a path) is filed under the
+    ones asked for, so a survey of some families shows rows for those alone.
+    """
+    wanted = frozenset(families)
+    kept = []
+    for payload in payloads:
+        mine = tuple(f for f in payload.families if f in wanted)
+        if mine:
+            kept.append(payload if mine == payload.families else replace(payload, families=mine))
+    return kept
 
 
 def _catalogue_size(payloads: Sequence[Payload]) -> int:

@@ -612,10 +612,12 @@ class HttpProbe(Probe):
             try:
                 document = reply.json()
             except ValueError as exc:
+                # The endpoint answered, but not in the form the chain promises: a
+                # failure of the protocol, not the endpoint's refusal of this value.
                 return Observation(
                     sent=text,
                     status=Status.BROKEN,
-                    error_type=type(exc).__name__,
+                    error_type="UnparsableReply",
                     error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
                     direction=direction,
                     **fields,

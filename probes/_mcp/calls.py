@@ -23,7 +23,14 @@ from probes._mcp.template import ArgumentTemplate, Step
 from probes._mcp.tools import DestructiveToolRefused, McpTool, Refusal, consent_reason
 from probes._payload.placeholders import Filled
 
-__all__ = ["ArgumentFiller", "CallPlan", "check_consent", "choose_param", "plan_calls"]
+__all__ = [
+    "ArgumentFiller",
+    "CallPlan",
+    "check_consent",
+    "choose_param",
+    "other_arguments",
+    "plan_calls",
+]
 
 #: Makes a tool's other required arguments from its listing and the payload's parameter.
 ArgumentFiller = Callable[[McpTool, str], Mapping[str, Any]]
@@ -185,6 +192,14 @@ def _base(tool: McpTool, param: ParamPath | None, fill: ArgumentFiller | None) -
         return {k: v for k, v in fill(level, following).items() if k != following}
 
     return put(base, param, "", make=make)
+
+
+def other_arguments(tool: McpTool, param: ParamPath, fill: ArgumentFiller) -> dict[str, Any]:
+    """The arguments the payload tool gets besides the payload at ``param``, as
+    :func:`plan_calls` makes them without a template: the other required arguments
+    made by ``fill``, and the containers along ``param`` with their required keys (the
+    payload's own place holds ``""``). A ``UsageError`` when ``fill`` cannot make them."""
+    return _base(tool, param, fill)
 
 
 def plan_calls(

@@ -51,11 +51,22 @@ if TYPE_CHECKING:
 
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
-__all__ = ["ArgumentFiller", "DestructiveToolRefused", "McpProbe", "McpTool", "mcp"]
+__all__ = [
+    "ArgumentFiller",
+    "CalibrationFailed",
+    "DestructiveToolRefused",
+    "McpProbe",
+    "McpTool",
+    "mcp",
+]
 
 _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
 _MAX_RESTART_FAILURES = 3
+_NOISE_CHARS = 200
+#: How the SDK's Streamable HTTP client words a reply it could not parse (as a
+#: JSON-RPC parse error of its own making).
+_CLIENT_PARSE_ERRORS = ("Failed to parse JSON response", "Failed to parse SSE message")
 #: After a call timed out, the health check (``tools/list``) gets this share of the
 #: call timeout, within the bounds below; the same margin bounds our own wait around
 #: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
@@ -63,6 +74,16 @@ _MAX_RESTART_FAILURES = 3
 _MARGIN_SHARE = 0.2
 _MARGIN_MIN = 0.2
 _MARGIN_MAX = 2.0
+
+
+class CalibrationFailed(UsageError):
+    """The calibration call did not show where the value comes back (it failed, or the
+    marker was not in the answer); ``answer`` says what came back instead, in one
+    clause without advice (terminal-safe)."""
+
+    def __init__(self, message: str, *, answer: str) -> None:
+        super().__init__(message)
+        self.answer = answer
 
 
 def _margin(timeout: float) -> float:
@@ -182,6 +203,8 @@ class McpProbe(Probe):
         self._restart_failures = 0
         self._gave_up = ""
         self._closed = False
+        self._noise_lines = 0
+        self._noise_first = ""
 
     # -- session management -------------------------------------------------------
 
@@ -247,7 +270,11 @@ class McpProbe(Probe):
 
         assert self._loop is not None
         session = McpSession(
-            self._loop, self._make_client, timeout=self.timeout, max_reply=self.max_reply
+            self._loop,
+            self._make_client,
+            timeout=self.timeout,
+            on_noise=self._noise,
+            max_reply=self.max_reply,
         )
         try:
             session.start()
@@ -297,6 +324,19 @@ class McpProbe(Probe):
             client_info=info,
             message_handler=on_message,  # type: ignore[arg-type]
         )
+
+    def _noise(self, line: str) -> None:
+        """(On the event loop.) Count one stdout line of the server that is not JSON-RPC."""
+        self._noise_lines += 1
+        if self._noise_lines == 1:
+            self._noise_first = line[:_NOISE_CHARS]
+
+    @property
+    def stdout_noise(self) -> tuple[int, str]:
+        """How many lines the server wrote to stdout that are not JSON-RPC (a banner, log
+        lines, bytes that are not UTF-8, shown as U+FFFD), and the first of them, raw
+        (cut to 200 characters). This client skips them; stricter clients fail on them."""
+        return self._noise_lines, self._noise_first
 
     def _with_stderr(self, message: str) -> str:
         if self._stderr is not None:
@@ -432,19 +472,22 @@ class McpProbe(Probe):
             if result.status in (Status.REJECTED, Status.LOST) or (
                 result.status is Status.BROKEN and result.error_type == "SetupStep"
             ):
-                raise UsageError(
+                raise CalibrationFailed(
                     f"the calibration call (the plain value {marker!r} in place of a payload) "
                     f"failed: {reason}; check the tool's arguments, or name where the value "
-                    "comes back with read='WHERE'."
+                    "comes back with read='WHERE'.",
+                    answer=f"the calibration call failed: {reason}",
                 )
             raise TargetError(f"the calibration call got no answer: {reason}.")
         spec = locate(result, marker)
         if spec is None:
             source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
-            raise UsageError(
+            answered = result_text(result, 160) or _no_text(result)
+            raise CalibrationFailed(
                 f"the calibration value {marker!r} did not come back in what {source} "
-                f"answered ({result_text(result, 160) or 'no text content'}); name where "
-                "it comes back with read='WHERE', or read it back with read_tool='NAME'."
+                f"answered ({answered}); name where "
+                "it comes back with read='WHERE', or read it back with read_tool='NAME'.",
+                answer=f"the calibration value did not come back; {source} answered: {answered}",
             )
         self.reader = parse_read(spec)
         self.read_found = True
@@ -470,6 +513,21 @@ class McpProbe(Probe):
             allow_destructive=self.allow_destructive
             and any(consent_reason(info) for info, _ in plan.calls),
         )
+
+    @property
+    def tolerates_timeouts(self) -> bool:
+        """True when every tool the run calls is annotated ``readOnlyHint`` or
+        ``idempotentHint`` true (opens the probe): a call that timed out then leaves
+        nothing to fear from going on. Any other tool may have written, or still be
+        writing, so a run should stop at its first timeout."""
+        plan = self._plan if self._plan is not None else self.plan  # no new session
+        return all(_harmless(info) for info, _ in plan.calls)
+
+    @property
+    def connected(self) -> bool:
+        """True while a session is up: after a timeout, it answered its health check."""
+        session = self._session
+        return session is not None and not session.dead
 
     @property
     def splits_directions(self) -> bool:
@@ -535,6 +593,8 @@ class McpProbe(Probe):
         arguments = plan.arguments(values)
         result = self._call(text, self.tool, arguments, Direction.ROUND_TRIP)
         if isinstance(result, Observation):
+            if result.status is Status.TIMEOUT and self.read_tool is not None:
+                return self._effect_after(result, values, arguments)
             return result
         if result.is_error:
             return self._rejected(text, result, Direction.ROUND_TRIP)
@@ -546,6 +606,45 @@ class McpProbe(Probe):
             if result.is_error:
                 return self._rejected(text, result, Direction.ROUND_TRIP, prefix="read tool: ")
         return result
+
+    def _effect_after(
+        self, timed_out: Observation, values: Filled, arguments: dict[str, Any]
+    ) -> Observation:
+        """A payload call that timed out on a tool that may write: read back once.
+
+        Only when the session still answers (the health check passed) and the read-back
+        is known; the read tool is called once, never the payload tool again. The
+        observation stays a ``timeout``, with ``effect`` ``landed`` (the value read back
+        is the payload, or a rewrite of it that the kinds explain), ``absent`` (the read
+        answered without it) or ``unknown`` (no read was possible, or it failed).
+        """
+        if self.tolerates_timeouts:
+            return timed_out
+        text = timed_out.sent
+        effect, why = "unknown", "not possible, the session no longer answers"
+        if self.connected and self.reader is not None:
+            read_arguments = self.plan.read_arguments(values, arguments)
+            result = self._call(text, str(self.read_tool), read_arguments, Direction.ROUND_TRIP)
+            if isinstance(result, Observation):
+                why = f"the read tool did not answer ({result.status.value})"
+            elif result.is_error:
+                why = f"the read tool answered an error: {result_text(result, 120)}"
+            else:
+                found, value, _ = self.reader.read(result)
+                seen = observe_value(text, value) if found else None
+                if (
+                    seen is not None
+                    and (
+                        seen.status is Status.PRESERVED
+                        or (seen.comparison is not None and seen.comparison.explained)
+                    )
+                    and "unknown" not in seen.kinds
+                ):
+                    effect, why = "landed", "the value is there"
+                else:
+                    effect, why = "absent", "the value is not there"
+        error = f"no answer within {self.timeout:g}s; read back once afterwards: {why}"
+        return dataclasses.replace(timed_out, effect=effect, error=f"{error} (effect: {effect})")
 
     def _step(self, text: str, i: int, tool: str, arguments: dict[str, Any]) -> Observation | None:
         """Call setup step ``i``; ``None`` when it worked, else the payload's observation.
@@ -673,7 +772,7 @@ class McpProbe(Probe):
     def _call(self, text: str, name: str, arguments: dict[str, Any], direction: Direction) -> Any:
         """One ``tools/call``: the ``CallToolResult``, or the failure as an ``Observation``."""
         from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 
         from probes._mcp.session import ReplyTooLarge, UnencodableRequest, UnparsableReply
 
@@ -713,9 +812,11 @@ class McpProbe(Probe):
                 direction=direction,
             )
         except UnparsableReply as exc:
+            # The server answered, but not in a form the client can read: a failure of
+            # the chain's protocol, not the tool's refusal of this value.
             return Observation(
                 sent=text,
-                status=Status.REJECTED,
+                status=Status.BROKEN,
                 error_type="UnparsableReply",
                 error=(
                     "the MCP client library could not parse the server's reply "
@@ -729,6 +830,19 @@ class McpProbe(Probe):
                 return self._timed_out(text, session, direction)
             if exc.code == CONNECTION_CLOSED:
                 return self._broken(text, session, direction)
+            if exc.code == PARSE_ERROR and str(exc.message).startswith(_CLIENT_PARSE_ERRORS):
+                # The Streamable HTTP client's own report of a body (or event) it could
+                # not parse: the reply, not the request, failed.
+                return Observation(
+                    sent=text,
+                    status=Status.BROKEN,
+                    error_type="UnparsableReply",
+                    error=(
+                        "the MCP client library could not parse the server's reply "
+                        f"({safe(str(exc.message)[:200])})"
+                    ),
+                    direction=direction,
+                )
             return Observation(
                 sent=text,
                 status=Status.REJECTED,
@@ -741,11 +855,16 @@ class McpProbe(Probe):
                 return self._broken(text, session, direction)
             if not isinstance(exc, Exception):
                 raise
+            # The SDK could not take the reply in: a failure of the chain's protocol, as
+            # for a reply it could not parse at all.
             return Observation(
                 sent=text,
-                status=Status.REJECTED,
-                error_type=type(exc).__name__,
-                error=f"the MCP client library refused the reply: {safe(str(exc)[:300])}",
+                status=Status.BROKEN,
+                error_type="UnparsableReply",
+                error=(
+                    "the MCP client library could not take the server's reply in "
+                    f"({type(exc).__name__}: {safe(str(exc)[:300])})"
+                ),
                 direction=direction,
             )
 
@@ -824,6 +943,19 @@ class McpProbe(Probe):
             error=message,
             direction=direction,
         )
+
+
+def _no_text(result: Any) -> str:
+    """What a result without text content holds instead (its content items' types)."""
+    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
+    structured = " and structured content" if result.structured_content is not None else ""
+    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"
+
+
+def _harmless(tool: McpTool) -> bool:
+    """A tool whose call may time out without harm: read-only or idempotent (hints)."""
+    hints = tool.annotations
+    return hints.get("readOnlyHint") is True or hints.get("idempotentHint") is True
 
 
 def _cancelled() -> tuple[type[BaseException], ...]:

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
@@ -259,8 +260,9 @@ def _open_node_reflector(script: str) -> Iterator[Probe]:
 def builtin_targets() -> tuple[BuiltinTarget, ...]:
     """The MCP chains ``fidelity survey`` runs: the Python reflector over stdio and HTTP.
 
-    The TypeScript reflector under the source tree's ``tests/servers`` is added only
-    when it is there with its ``node_modules`` installed and ``node`` is on PATH.
+    In a source tree, the TypeScript reflector under ``tests/servers`` is listed too;
+    it is marked unavailable, naming what installs it, until ``node`` is on PATH and
+    ``npm ci --prefix tests/servers`` has installed its SDK.
     """
     targets = [
         BuiltinTarget(
@@ -276,26 +278,41 @@ def builtin_targets() -> tuple[BuiltinTarget, ...]:
             unavailable=_http_missing(),
         ),
     ]
-    script = _node_reflector_script()
+    script, missing = _node_reflector()
     if script is not None:
         targets.append(
             BuiltinTarget(
                 name="mcp.stdio.node",
                 description="Python MCP SDK client -> TypeScript MCP SDK server over stdio",
                 open=lambda: _open_node_reflector(script),
-                unavailable=_mcp_missing(),
+                unavailable=missing or _mcp_missing(),
             )
         )
     return tuple(targets)
 
 
-def _node_reflector_script() -> str | None:
+def _node_reflector(servers: Path | None = None) -> tuple[str | None, str]:
+    """The TypeScript reflector's script (``None`` outside a source tree) and what it
+    still needs here, as one sentence naming the command that installs it (``""``
+    when it can run). ``servers`` is the source tree's ``tests/servers``."""
     import shutil
-    from pathlib import Path
 
-    servers = Path(__file__).resolve().parents[2] / "tests" / "servers"
+    if servers is None:
+        servers = Path(__file__).resolve().parents[2] / "tests" / "servers"
     script = servers / "mcp_reflector.mjs"
+    if not script.is_file():
+        return None, ""
+    try:
+        shown = os.path.relpath(servers)
+    except ValueError:  # another drive (Windows)
+        shown = str(servers)
+    shown = shown if not shown.startswith("..") else str(servers)
+    install = f"npm ci --prefix {shown}"
+    if not shutil.which("node"):
+        return str(script), (
+            f"needs Node.js (node is not on PATH): install Node.js 20+, then run {install}."
+        )
     sdk = servers / "node_modules" / "@modelcontextprotocol" / "sdk"
-    if script.is_file() and sdk.is_dir() and shutil.which("node"):
-        return str(script)
-    return None
+    if not sdk.is_dir():
+        return str(script), f"needs the TypeScript MCP SDK, which {install} installs."
+    return str(script), ""

@@ -20,14 +20,34 @@ __all__ = ["StringParam", "object_schema", "schema_at", "string_params"]
 _MAX_DEPTH = 12
 _MAX_PARAMS = 500
 _CONSTRAINED = ("enum", "const", "format", "pattern", "contentEncoding", "contentMediaType")
+_SHOWN_VALUE = 40
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StringParam:
-    """One place a string goes: its path, and whether any text is allowed there."""
+    """One place a string goes: its path, and whether any text is allowed there.
+
+    ``constraint`` says what limits a string that is not free-form, as the schema
+    words it (``enum``, ``const``, ``format: uri``, ``pattern: ^[a-z]+$``).
+    """
 
     path: ParamPath
     free: bool
+    constraint: str = ""
+
+
+def _constraint(schema: Mapping[str, Any]) -> str:
+    """The first keyword of ``schema`` that limits a string, with its value when short."""
+    for key in _CONSTRAINED:
+        if key in schema:
+            value = schema[key]
+            if key in ("format", "pattern", "contentEncoding", "contentMediaType") and isinstance(
+                value, str
+            ):
+                shown = value if len(value) <= _SHOWN_VALUE else value[: _SHOWN_VALUE - 3] + "..."
+                return f"{key}: {shown}"
+            return key
+    return ""
 
 
 def _resolve(
@@ -79,8 +99,8 @@ def _walk(
         return
     types = _types(schema)
     if "string" in types and path:
-        free = not any(key in schema for key in _CONSTRAINED)
-        yield StringParam(path=ParamPath(path), free=free)
+        constraint = _constraint(schema)
+        yield StringParam(path=ParamPath(path), free=not constraint, constraint=constraint)
     if "object" in types:
         props = schema.get("properties")
         if isinstance(props, Mapping):
@@ -107,12 +127,13 @@ def string_params(input_schema: Mapping[str, Any]) -> tuple[StringParam, ...]:
 
     A place reached by several branches is free-form if any branch leaves it free.
     """
-    found: dict[ParamPath, bool] = {}
+    found: dict[ParamPath, str] = {}  # path -> its constraint ("" once a branch is free)
     for param in _walk(input_schema, input_schema, (), frozenset()):
-        found[param.path] = found.get(param.path, False) or param.free
+        if found.get(param.path) != "":
+            found[param.path] = param.constraint
         if len(found) >= _MAX_PARAMS:
             break
-    return tuple(StringParam(path=p, free=f) for p, f in found.items())
+    return tuple(StringParam(path=p, free=not c, constraint=c) for p, c in found.items())
 
 
 def schema_at(input_schema: Mapping[str, Any], path: ParamPath) -> list[Mapping[str, Any]] | None:

@@ -593,11 +593,13 @@ class McpSession:
         make_client: Callable[[Callable[[object], Awaitable[None]], Callable[[], float]], Client],
         *,
         timeout: float,
+        on_noise: Callable[[str], None] | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self._loop = loop
         self._make_client = make_client
         self._timeout = timeout
+        self._on_noise = on_noise
         self.client: Client | None = None
         self.failure: BaseException | None = None
         self.tools: list[Any] = []
@@ -688,9 +690,11 @@ class McpSession:
         The SDK's stdio client hands each line it cannot parse to the message handler
         and otherwise ignores it: the call would wait for its timeout. A line that is
         a JSON-RPC reply (by the standard ``json`` module, which is laxer, e.g. about
-        lone surrogate escapes) is the answer to the one call in flight.
+        lone surrogate escapes) is the answer to the one call in flight. A line that is
+        not JSON-RPC at all (a banner, a log line, bytes that are not UTF-8) goes to
+        ``on_noise``: this client skips it, a stricter one fails on it.
         """
-        if not isinstance(message, Exception) or self._current is None:
+        if not isinstance(message, Exception):
             return
         raw, reason = _raw_input(message)
         if raw is None:
@@ -698,15 +702,17 @@ class McpSession:
         try:
             parsed = json.loads(raw)
         except ValueError:
-            return
+            parsed = None
         except RecursionError:  # nested deeper than any parser here goes
             parsed = dict.fromkeys(_top_level_keys(raw))
             reason = "the JSON is nested too deeply to be read"
-        if (
-            isinstance(parsed, dict)
-            and "id" in parsed
-            and ("result" in parsed or "error" in parsed)
-        ):
+        if not isinstance(parsed, dict) or "jsonrpc" not in parsed:
+            if self._on_noise is not None and raw.strip():
+                self._on_noise(raw)
+            return
+        if self._current is None:
+            return
+        if "id" in parsed and ("result" in parsed or "error" in parsed):
             self._interrupted = UnparsableReply(reason, raw)
             self._current.cancel()
 

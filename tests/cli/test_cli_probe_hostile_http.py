@@ -35,7 +35,6 @@ def server() -> Iterator[Callable[[str], str]]:
     [
         ("silent", "timeout", f"did not answer within {TIMEOUT:g}s"),
         ("drip", "timeout", f"did not answer within {TIMEOUT:g}s"),
-        ("garbage", "broken", "not JSON"),
         ("huge", "broken", "larger than"),
         ("drop", "broken", "failed"),
     ],
@@ -92,6 +91,30 @@ def test_interrupted_run_keeps_every_observation(
     assert len(kept) < 100  # it really was cut short
 
 
+def test_replies_that_are_not_json_are_a_protocol_failure(
+    server: Callable[[str], str], tmp_path: Path
+) -> None:
+    # The endpoint answers, so the run is not cut short; but every reply is unparsable:
+    # the rule, not the exception, so the run fails (exit 3) as a protocol failure.
+    url = server("garbage")
+    result_file = tmp_path / "result.json"
+    result = fidelity(
+        "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
+        "--timeout", str(TIMEOUT), "--json", str(result_file), timeout=TIMEOUT + 30,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "fidelity: The target's reply to 4 of the 4 payloads sent could not be parsed "
+        "(a protocol failure of the chain, counted as broken; the most common error: "
+        "UnparsableReply: the response is not JSON"
+    ), line
+    card = json.loads(result_file.read_text())
+    assert card["facts"]["complete"] is True
+    assert [o["status"] for o in card["observations"]] == ["broken"] * 4
+    assert {o["error_type"] for o in card["observations"]} == {"UnparsableReply"}
+
+
 def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None:
     url = server("garbage")
     result = fidelity(
@@ -100,4 +123,4 @@ def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None
     )  # fmt: skip
     assert result.returncode == 3
     card = json.loads(result.stdout)  # nothing but the JSON on stdout
-    assert card["facts"]["complete"] is False
+    assert {o["status"] for o in card["observations"]} == {"broken"}

@@ -70,6 +70,15 @@ def test_non_protocol_and_invalid_utf8_stdout(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert set(_statuses(card)) == {"preserved"}
+    # But they would break a stricter client: one warning line says so, the first one
+    # shown safely, and the result records it. Three lines before each of 6 answers.
+    (warning,) = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
+    assert warning == (
+        "warning: the server wrote 18 lines to stdout that are not JSON-RPC (first: "
+        "'this is not JSON-RPC'); this client skips them, stricter clients fail on them: "
+        "a stdio server should log to stderr."
+    )
+    assert card["facts"]["warnings"] == [warning.removeprefix("warning: ")]
 
 
 def test_server_logging_payloads_to_stderr_does_not_reach_ours(tmp_path: Path) -> None:
@@ -81,12 +90,14 @@ def test_server_logging_payloads_to_stderr_does_not_reach_ours(tmp_path: Path) -
 
 def test_lone_surrogate_escape_in_a_reply(tmp_path: Path) -> None:
     result, card = probe(tmp_path, "--surrogate-reply", budget=3)
-    # The SDK cannot parse the reply: each payload is rejected on its own (the session
-    # lives on), no hang; nothing was rewritten, so the exit code is 0.
-    assert _statuses(card) == ["rejected"] * 3
-    errors = {o["error"] for o in card["observations"]}
-    assert all("could not parse the server's reply" in e for e in errors), errors
-    assert result.returncode == 0, result.stderr
+    # The SDK cannot parse the reply: a protocol failure of the chain (broken), each
+    # payload its own, no hang; every reply so is the rule, so the run fails.
+    assert _statuses(card) == ["broken"] * 3
+    assert result.returncode == 3
+    assert result.stderr.startswith(
+        "fidelity: The target's reply to 3 of the 3 payloads sent could not be parsed "
+        "(a protocol failure of the chain, counted as broken;"
+    ), result.stderr
 
 
 @pytest.mark.parametrize("flags", [["--mangle", "--log-stderr"], ["--reject"]])

@@ -45,7 +45,7 @@ def test_a_bad_max_reply_is_a_usage_error(value: str) -> None:
     assert result.stderr.count("\n") == 1
 
 
-def test_a_reply_nested_too_deeply_is_rejected_without_a_traceback(tmp_path: Path) -> None:
+def test_a_reply_nested_too_deeply_is_broken_without_a_traceback(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     result = fidelity(
         "probe", "--families", "quotes", "--read", "text",
@@ -53,9 +53,13 @@ def test_a_reply_nested_too_deeply_is_rejected_without_a_traceback(tmp_path: Pat
         "--json", str(out), "--mcp", "--", *HOSTILE_MCP, "--deep-reply", "100000",
     )  # fmt: skip
     assert "Traceback" not in result.stderr
-    assert result.returncode == 0, result.stderr  # rejected payloads are no rewrites
+    # A reply the client cannot parse is a protocol failure; every reply so: exit 3.
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.startswith(
+        "fidelity: The target's reply to 2 of the 2 payloads sent could not be parsed"
+    )
     observations = json.loads(out.read_text())["observations"]
-    assert {o["status"] for o in observations} == {"rejected"}
+    assert {o["status"] for o in observations} == {"broken"}
     assert all("nested too deeply" in o["error"] for o in observations)
 
 

@@ -132,7 +132,7 @@ def test_chromium_filter_by_family_from_the_fragment(page: str, tmp_path: Path) 
             assert "hidden" not in tag
         else:
             assert "hidden" in tag, tag
-    assert "1 of 8 payloads shown" in dom
+    assert "1 of 8 listed shown" in dom
 
 
 def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
@@ -160,8 +160,22 @@ def test_failed_payloads_are_counted_by_the_filter(tmp_path: Path) -> None:
 
     payloads = PAYLOADS[1:3]  # bidi and invisible: nothing is rewritten, both fail
     html = fidelity.survey(refuse, payloads=payloads, name="t.x").card().to_html()
-    assert '<span id="f-count">2 payloads</span>' in html
+    assert ">2 payloads sent, 2 listed below (rewritten or failed)</span>" in html
     report = tmp_path / "report.html"
     report.write_text(html, encoding="utf-8")
     dom = _chromium(report.as_uri() + "#family=bidi", "--dump-dom").stdout.decode("utf-8")
-    assert "1 of 2 payloads shown" in dom
+    assert "1 of 2 listed shown" in dom
+    # Back to no filter: the count of every payload sent comes back.
+    dom = _chromium(report.as_uri() + "#family=", "--dump-dom").stdout.decode("utf-8")
+    assert ">2 payloads sent, 2 listed below (rewritten or failed)</span>" in dom
+
+
+def test_the_header_counts_every_payload_sent(tmp_path: Path) -> None:
+    # A new user's report said "190 payloads" for a run that sent 298: the preserved
+    # ones were left out of the count.
+    html = fidelity.survey(lambda text: text, payloads=PAYLOADS, name="t.x").card().to_html()
+    assert f">{len(PAYLOADS)} payloads sent, 0 listed below (rewritten or failed)</span>" in html
+    report = tmp_path / "report.html"
+    report.write_text(html, encoding="utf-8")
+    dom = _chromium(report.as_uri(), "--dump-dom").stdout.decode("utf-8")
+    assert f">{len(PAYLOADS)} payloads sent, 0 listed below (rewritten or failed)</span>" in dom

@@ -76,16 +76,19 @@ def test_noise_and_invalid_utf8_on_stdout(capfd: pytest.CaptureFixture[str]) -> 
     assert "Traceback" not in captured.err
 
 
-def test_lone_surrogate_escape_in_a_reply_is_rejected_without_waiting() -> None:
+def test_lone_surrogate_escape_in_a_reply_is_broken_without_waiting() -> None:
+    # A reply the client library cannot parse is a failure of the chain's protocol,
+    # not the tool's refusal of the value.
     with probes.mcp([*HOSTILE, "--surrogate-reply"], timeout=60) as probe:
         obs = probe.observe("plain")
         after = probe.observe("plain")
-    assert obs.status is Status.REJECTED
+    assert obs.status is Status.BROKEN
     assert obs.error_type == "UnparsableReply"
     assert "could not parse" in obs.error
     assert obs.wire is not None
     assert b"\\ud800" in obs.wire
-    assert after.status is Status.REJECTED  # the session survived
+    assert after.status is Status.BROKEN  # the session survived: its own answer again
+    assert after.error_type == "UnparsableReply"
 
 
 def test_lone_surrogate_payload_is_a_client_side_failure() -> None:

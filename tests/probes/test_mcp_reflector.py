@@ -100,10 +100,13 @@ def test_python_reflector_over_streamable_http() -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert out == b""
-    # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it.
-    _check_chain(survey, {Status.REJECTED})
+    # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it:
+    # a reply it cannot parse is a protocol failure of the chain (broken).
+    _check_chain(survey, {Status.BROKEN})
     response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
-    assert all(o.error_type.startswith("MCPError") for o in response)
+    assert response
+    assert all(o.error_type == "UnparsableReply" for o in response)
+    assert all("Invalid JSON" in o.error for o in response)
 
 
 def test_typescript_reflector_over_stdio() -> None:
@@ -117,10 +120,10 @@ def test_typescript_reflector_over_stdio() -> None:
     # A JS string holds UTF-16 code units: a high+low surrogate pair sent as two code
     # points arrives back as the one astral character; a lone surrogate is written as a
     # JSON escape that the Python client cannot parse (it drops the line).
-    _check_chain(survey, {Status.REJECTED, Status.TRANSFORMED})
+    _check_chain(survey, {Status.BROKEN, Status.TRANSFORMED})
     response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
     joined = [o for o in response if o.status is Status.TRANSFORMED]
-    lone = [o for o in response if o.status is Status.REJECTED]
+    lone = [o for o in response if o.status is Status.BROKEN]
     assert joined
     assert lone
     for obs in joined:

@@ -4,8 +4,8 @@ The hostile servers answer with replies larger than the limit, over stdio
 (tests/servers/mcp_hostile.py) and over Streamable HTTP (tests/servers/mcp_http_hostile.py:
 a JSON body, one server-sent event, a gzip body that inflates past the limit). Each such
 call ends ``broken`` with one sentence naming the limit; a reply within the limit is
-read as before. A reply nested too deeply to parse is ``rejected`` at once, not a
-timeout.
+read as before. A reply nested too deeply to parse is ``broken`` at once (a reply the
+client library cannot parse: a protocol failure of the chain), not a timeout.
 """
 
 from __future__ import annotations
@@ -98,22 +98,23 @@ def test_a_streamable_http_reply_within_the_limit_is_read() -> None:
     assert observation.received == "x" * 60000
 
 
-def test_a_stdio_reply_nested_too_deeply_is_rejected_at_once() -> None:
+def test_a_stdio_reply_nested_too_deeply_is_broken_at_once() -> None:
     with probes.mcp([*HOSTILE_MCP, "--deep-reply", "100000"], timeout=30) as probe:
         observation = probe.observe("x")
-    assert observation.status is Status.REJECTED, observation
+    assert observation.status is Status.BROKEN, observation
     assert observation.error_type == "UnparsableReply"
     assert "nested too deeply" in observation.error
 
 
-def test_a_streamable_http_reply_nested_too_deeply_is_rejected() -> None:
+def test_a_streamable_http_reply_nested_too_deeply_is_broken() -> None:
     need_module("uvicorn")
     with (
         serving("mcp_http_hostile.py", "--deep-reply", "100000") as url,
         probes.mcp(url, timeout=30) as probe,
     ):
         observation = probe.observe("x")
-    assert observation.status is Status.REJECTED, observation
+    assert observation.status is Status.BROKEN, observation
+    assert observation.error_type == "UnparsableReply"
 
 
 def test_the_line_filter_passes_whole_lines_and_stops_at_the_first_long_one() -> None:

@@ -12,7 +12,8 @@ Misbehaving raw servers (asyncio streams, keep-alive):
 - ``drop``: reads the request and closes the connection without a word;
 - ``slow-echo``: answers each JSON request with the same JSON after 0.15 s;
 - ``echo``: answers each JSON request with the same JSON, immediately;
-- ``straighten``: like ``echo``, with typographic quotes made ASCII (a real rewrite).
+- ``straighten``: like ``echo``, with typographic quotes made ASCII (a real rewrite);
+- ``error``: answers every request HTTP 500 with a JSON error (a broken backend).
 
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
@@ -53,9 +54,11 @@ async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
         return None
 
 
-def _response(body: bytes, content_type: bytes = b"application/json") -> bytes:
+def _response(
+    body: bytes, content_type: bytes = b"application/json", status: bytes = b"200 OK"
+) -> bytes:
     return (
-        b"HTTP/1.1 200 OK\r\ncontent-type: " + content_type + b"\r\ncontent-length: "
+        b"HTTP/1.1 " + status + b"\r\ncontent-type: " + content_type + b"\r\ncontent-length: "
         + str(len(body)).encode() + b"\r\n\r\n" + body
     )  # fmt: skip
 
@@ -98,6 +101,9 @@ async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.Strea
                 writer.write(_response(b"<html>\x00\xff\xfe not json {{{", b"application/json"))
             elif mode == "huge":
                 await _huge(writer)
+            elif mode == "error":
+                error = b'{"error": "database is locked (SQLITE_BUSY)"}'
+                writer.write(_response(error, status=b"500 Internal Server Error"))
             elif mode == "slow-echo":
                 await asyncio.sleep(0.15)
                 writer.write(_response(body))
@@ -227,7 +233,17 @@ async def _serve_raw(mode: str) -> None:
 
 
 _APPS = {"quotes": "_quotes_app", "store": "_store_app", "counted": "_counted_app"}
-_RAW = ("silent", "drip", "garbage", "huge", "drop", "slow-echo", "echo", "straighten")
+_RAW = (
+    "silent",
+    "drip",
+    "garbage",
+    "huge",
+    "drop",
+    "slow-echo",
+    "echo",
+    "straighten",
+    "error",
+)
 
 
 def main(mode: str) -> None:

@@ -43,8 +43,33 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
-exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow, 2 usage error,
-3 target unreachable or protocol failure; with --check: 0 as the card says, 1 drift.
+  # every free-form string parameter of every tool (read-only ones without --yes)
+  fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
+
+exit codes:
+  0  payloads came back, and no rewrite beyond --allow
+  1  rewrites beyond --allow (the map names them)
+  2  usage error, in one sentence; nothing was sent
+  With --check: 0 when the endpoint behaves as its card says, 1 on drift.
+  3  the target is unreachable or broke; or a protocol failure: the client could not
+     parse the replies to more than half of the payloads sent; or a timeout on a tool
+     not annotated readOnlyHint or idempotentHint true (the run stops at once); or
+     nothing was measured: no payload sent came back (the most common error is
+     quoted). Results gathered so far are kept.
+  With --all-tools: 3 when the server or a parameter's run broke, or no parameter
+  measured anything; a parameter that measured nothing is a warning.
+
+warnings (one line each, kept in the JSON result; the exit code is unchanged): more
+than half of the payloads sent rejected by the target (with the most common error);
+replies the client could not parse, for fewer than half; lines of a stdio server's
+stdout that are not JSON-RPC; the same prefix or suffix around every value (with the
+--read that removes it). Values the client library refused before sending count
+toward none of these rules.
+
+timeouts follow the tool: annotated readOnlyHint or idempotentHint true, a timeout is
+recorded, the session checked, and the run goes on (the payload is never resent; five
+timeouts in a row stop it); any other tool stops the run, after one read with
+--read-tool that says whether the write landed (effect: landed, absent or unknown).
 """  # noqa: E501
 
 
@@ -126,6 +151,19 @@ def register(sub: Any) -> None:
         "header:NAME or regex:PATTERN",
     )
     target.add_argument(
+        "--all-tools",
+        action="store_true",
+        help="MCP: survey every free-form string parameter of every tool (instead of "
+        "--tool); constrained strings and tools that need --yes are listed as skipped",
+    )
+    target.add_argument(
+        "--args-for",
+        action="append",
+        metavar="TOOL=JSON",
+        help="with --all-tools: pin some arguments of TOOL (repeat for several tools; the "
+        "others are made from its schema; same placeholders)",
+    )
+    target.add_argument(
         "--yes",
         action="store_true",
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
@@ -180,7 +218,13 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
-    from fidelity._cli.probe.execute import execute
     from fidelity._cli.probe.plan import plan_from_args
 
-    return execute(plan_from_args(args))
+    plan = plan_from_args(args)
+    if plan.all_tools and not plan.list_tools:
+        from fidelity._cli.probe.alltools import execute_all
+
+        return execute_all(plan)
+    from fidelity._cli.probe.execute import execute
+
+    return execute(plan)

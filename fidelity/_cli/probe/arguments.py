@@ -29,7 +29,7 @@ def plain_arguments(tool: McpTool, param: str) -> Mapping[str, Any]:
     from fidelity._core.siblings import load
 
     from_schema = load("strategies").from_schema
-    from hypothesis import HealthCheck, find, settings
+    from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
     schema = dict(tool.input_schema)
@@ -46,6 +46,9 @@ def plain_arguments(tool: McpTool, param: str) -> Mapping[str, Any]:
                 database=None,
                 derandomize=True,
                 max_examples=50,
+                # The minimal example is all we want: the explain phase (which reruns
+                # the shrunk example to explain it) cost seconds per tool and told nothing.
+                phases=[Phase.generate, Phase.shrink],
                 suppress_health_check=list(HealthCheck),
             ),
         )

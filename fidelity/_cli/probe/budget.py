@@ -11,7 +11,15 @@ from fidelity._core.payload import Payload
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
 
-__all__ = ["Budget", "BudgetSpent", "calls_per_payload", "spread", "within_budget"]
+__all__ = [
+    "Budget",
+    "BudgetSpent",
+    "calls_per_payload",
+    "examples_note",
+    "generated",
+    "spread",
+    "within_budget",
+]
 
 
 class BudgetSpent(Exception):
@@ -129,4 +137,22 @@ def spread(
     return tuple(kept)
 
 
-# -- opening the target -----------------------------------------------------------
+def generated(plan: ProbePlan, todo: Sequence[Payload], count: int) -> tuple[Payload, ...]:
+    """The ``count`` generated examples the run adds after ``todo``, exactly as the survey
+    draws them (distinct, none a catalogue text; possibly fewer than ``count``)."""
+    if not count:
+        return ()
+    from fidelity._survey.run import examples_for
+
+    assert plan.seed is not None
+    return tuple(examples_for(plan.families, count, plan.seed, exclude=(p.text for p in todo)))
+
+
+def examples_note(asked: int, drawn: int, seed: int | None) -> str:
+    """What a run says when the families held fewer distinct examples than asked."""
+    if drawn >= asked:
+        return ""
+    return (
+        f"{drawn} distinct generated examples of the {asked} asked (the families hold no "
+        f"more distinct values for seed {seed}; duplicates are not sent)"
+    )

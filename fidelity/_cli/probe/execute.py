@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import (
-    Budget,
-    BudgetSpent,
     calls_per_payload,
+    examples_note,
+    generated,
     within_budget,
 )
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._cli.probe.sweep import Breaker, stop_note, sweep
+from fidelity._cli.probe.verdict import UNPARSABLE, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
@@ -39,45 +41,6 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
-_CONSECUTIVE = 3
-
-
-class _Stopped(TargetError):
-    """The circuit breaker stopped the run: the target stopped answering."""
-
-
-class Breaker:
-    """Stop a run whose target never answered, or stopped answering.
-
-    A failure is a ``broken`` or ``timeout`` observation that is not the client's own
-    fault. Before any success, one failure stops the run; after a success, three in a
-    row do.
-    """
-
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self.answered = False
-        self.streak = 0
-
-    def __call__(self, observation: Observation) -> None:
-        if observation.status not in _FAILED or observation.client_side:
-            self.answered = True
-            self.streak = 0
-            return
-        self.streak += 1
-        if not self.answered or self.streak >= _CONSECUTIVE:
-            reason = one_line(safe(observation.error or observation.error_type or "no detail"))
-            reason = reason.rstrip(". ")
-            if observation.status is Status.TIMEOUT:
-                what = f"did not answer within {self.timeout:g}s"
-            else:
-                what = f"failed ({reason})"
-            if not self.answered:
-                raise _Stopped(f"the target {what}; nothing more was sent.")
-            raise _Stopped(
-                f"the target stopped answering: {self.streak} payloads in a row {what}; "
-                "nothing more was sent."
-            )
 
 
 class RateLimited(Probe):
@@ -268,7 +231,9 @@ def _summary(survey: Survey) -> str:
     return line
 
 
-def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
+def _print_map(
+    plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
+) -> None:
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
@@ -281,6 +246,8 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     if note:
         line += f"; {note}"
     stream.write(safe(line) + ".\n")
+    for warning in warnings:
+        stream.write(f"warning: {safe(warning)}\n")
     stream.flush()
 
 
@@ -294,6 +261,7 @@ def execute(plan: ProbePlan) -> int:
 
         return list_tools(plan)
     payloads = _payloads(plan)
+    plan = _with_seed(plan)
     if plan.dry_run:
         from fidelity._cli.probe.listing import dry_run
 
@@ -330,7 +298,6 @@ def _with_seed(plan: ProbePlan) -> ProbePlan:
 
 def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._report.results import ResultWriter
-    from fidelity._survey.run import survey
 
     plan = _with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
@@ -344,7 +311,9 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     resolved = _resolved(plan, probe)
     _announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
-    planned = len(payloads) + plan.examples
+    drawn = len(generated(plan, todo, examples))
+    # Asked for: the catalogue and the examples, less those the families do not hold.
+    planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
     if plan.check is not None:
         from fidelity._cli.probe.check import require_block
@@ -365,38 +334,18 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         )
         writer.start()
     seen: list[Observation] = []
-    breaker = Breaker(plan.timeout)
-    # A calibration call that came back shows the target answers.
-    breaker.answered = calibrating
-    budget = Budget(plan.max_requests, probe, plan.concurrency)
-
-    def observed(observation: Observation) -> None:
-        seen.append(observation)
-        if writer is not None:
-            writer.add(observation)
-        breaker(observation)
-        budget(observation)
-
     try:
-        result = survey(
+        swept = sweep(
+            plan,
+            probe,
             target,
-            payloads=todo,
+            todo=todo,
             examples=examples,
-            allow=plan.allow,
-            seed=plan.seed,
-            families=plan.families,
             name=name,
-            progress=not plan.quiet,
-            on_observation=observed,
+            writer=writer,
+            calibrated=calibrating,
+            seen=seen,
         )
-    except BudgetSpent:
-        result = partial(seen)
-    except _Stopped as exc:
-        cut = partial(seen)
-        _write_reports(plan, _card(cut, setup, complete=False), writer)
-        if breaker.answered:
-            _print_map(plan, cut, note="incomplete")
-        raise TargetError(str(exc)) from None
     except KeyboardInterrupt:
         cut = partial(seen)
         with suppress(Exception):
@@ -407,10 +356,27 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    card = _card(result, setup, complete=True)
+    if swept.stopped:
+        cut = partial(seen)
+        warnings = run_warnings(probe, cut.observations, plan, judged=False)
+        _write_reports(plan, _card(cut, setup, complete=False).with_warnings(warnings), writer)
+        if swept.answered:
+            _print_map(plan, cut, note=stop_note(seen), warnings=warnings)
+        raise TargetError(swept.stopped)
+    result = swept.result or partial(seen)
+    warnings = run_warnings(probe, result.observations, plan)
+    card = _card(result, setup, complete=True).with_warnings(warnings)
     _write_reports(plan, card, writer)
-    _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
-    broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
+    notes = (
+        examples_note(examples, drawn, plan.seed),
+        _unsent(plan, planned, len(result.observations)),
+    )
+    _print_map(plan, result, note="; ".join(n for n in notes if n), warnings=warnings)
+    broken = [
+        o
+        for o in result.observations
+        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
+    ]
     if broken:
         first = broken[0]
         reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
@@ -419,6 +385,9 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             f"(first: {reason}); "
             "their statuses are in the results."
         )
+    failure = judge(result.observations, read=plan.read, read_found=False).failure
+    if failure:
+        raise TargetError(failure)
     if result.observations and all(
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
@@ -428,6 +397,26 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
         return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def run_warnings(
+    probe: Any, observations: Sequence[Observation], plan: ProbePlan, *, judged: bool = True
+) -> tuple[str, ...]:
+    """The warnings of a run: the verdict's (when ``judged``: the run finished) and a
+    stdio server's stdout lines that are not JSON-RPC."""
+    warnings: list[str] = []
+    if judged:
+        read_found = bool(getattr(probe, "read_found", False))
+        warnings += judge(observations, read=plan.read, read_found=read_found).warnings
+    lines, first = getattr(probe, "stdout_noise", (0, ""))
+    if lines:
+        shown = one_line(safe(first), limit=120)
+        warnings.append(
+            f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
+            f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
+            "skips them, stricter clients fail on them: a stdio server should log to stderr."
+        )
+    return tuple(warnings)
 
 
 def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:

@@ -148,26 +148,30 @@ def _where(plan: ProbePlan) -> list[str]:
 
 def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
-    from fidelity._cli.probe.budget import within_budget
+    from fidelity._cli.probe.budget import examples_note, generated, within_budget
 
     per = plan.calls_per_payload
     # Without --read, the calibration call costs what a payload costs (not against the
     # MCP reflector, whose read-back is known; a dry run cannot tell).
     calibration = per if plan.read is None else 0
     todo, examples = within_budget(plan, payloads, per, spent=calibration)
+    extra = generated(plan, todo, examples)
     out = sys.stdout
     out.write("dry run: nothing is sent.\n")
     for line in _where(plan):
         out.write(f"  {line}\n")
     budget = f"  {len(todo)} payloads"
     if examples:
-        budget += f", plus {examples} generated examples"
+        budget += f", plus {len(extra)} generated examples (seed {plan.seed})"
     if plan.max_requests is not None:
         budget += f" (--max-requests {plan.max_requests}, {per} call(s) per payload"
         budget += f", {calibration} for the calibration)" if calibration else ")"
     out.write(budget + "\n")
-    width = max((len(p.id) for p in todo), default=2)
-    for payload in todo:
+    note = examples_note(examples, len(extra), plan.seed)
+    if note:
+        out.write(f"  {note}\n")
+    width = max((len(p.id) for p in (*todo, *extra)), default=2)
+    for payload in (*todo, *extra):
         text = payload.text
         shown = safe(text[:_TEXT_CHARS]) + (" ..." if len(text) > _TEXT_CHARS else "")
         out.write(f"  {safe(payload.id).ljust(width)}  {utf8_len(text):>6} B  {shown}\n")

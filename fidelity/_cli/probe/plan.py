@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from fidelity._cli.probe.templates import (
+    check_all_tools,
     check_mcp_options,
     check_read_url,
     parse_json_object,
@@ -100,6 +101,8 @@ class ProbePlan:
     dry_run: bool
     quiet: bool
     max_reply: int = DEFAULT_MAX_REPLY
+    all_tools: bool = False
+    args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def is_mcp(self) -> bool:
@@ -330,6 +333,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     arguments = parse_json_object("--args", args.args)
     read_arguments = parse_json_object("--read-args", args.read_args)
     before = tuple(parse_step(v) for v in args.before or ())
+    args_for = check_all_tools(args, kind)
     if kind is TargetKind.HTTP:
         check_read_url(args.read_url, args.id_from)
     else:
@@ -364,4 +368,6 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         dry_run=args.dry_run,
         quiet=args.quiet,
         max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
+        all_tools=bool(getattr(args, "all_tools", False)),
+        args_for=args_for,
     )

@@ -17,7 +17,13 @@ from fidelity._cli.probe.messages import as_options
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
-__all__ = ["check_mcp_options", "check_read_url", "parse_json_object", "parse_step"]
+__all__ = [
+    "check_all_tools",
+    "check_mcp_options",
+    "check_read_url",
+    "parse_json_object",
+    "parse_step",
+]
 
 _STEP_EXAMPLE = '--before \'git_add={"repo_path": "/tmp/repo", "files": ["f{n}.txt"]}\''
 
@@ -111,3 +117,53 @@ def check_read_url(read_url: str | None, id_from: str | None) -> None:
             "where the write response holds the id), and --id-from needs a --read-url that "
             "holds {id}."
         )
+
+
+#: Options that name one tool's plan; ``--all-tools`` makes each tool's plan itself.
+_ONE_TOOL = ("tool", "param", "args", "before", "read", "read_tool", "read_args")
+
+
+def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Check ``--all-tools`` and ``--args-for 'TOOL=JSON'``; return the pinned arguments
+    per tool, in the order given."""
+    from probes._mcp.template import ArgumentTemplate
+
+    all_tools = bool(getattr(args, "all_tools", False))
+    given = list(getattr(args, "args_for", None) or ())
+    if given and not all_tools:
+        raise UsageError(
+            "--args-for pins a tool's arguments in an --all-tools run; for one tool give "
+            "its arguments with --args."
+        )
+    if not all_tools:
+        return ()
+    if str(kind) == "http":
+        raise UsageError(
+            "--all-tools surveys the tools of an MCP server; add --mcp or use an "
+            "mcp+http(s):// URL."
+        )
+    one = [f"--{o.replace('_', '-')}" for o in _ONE_TOOL if getattr(args, o, None) is not None]
+    if one:
+        raise UsageError(
+            f"{', '.join(one)} describe{'s' if len(one) == 1 else ''} one tool's run; with "
+            "--all-tools every tool's parameters, arguments and read-back are found for it "
+            "(pin a tool's arguments with --args-for 'TOOL=JSON')."
+        )
+    pinned: dict[str, dict[str, Any]] = {}
+    for value in given:
+        tool, sep, text = value.partition("=")
+        tool = tool.strip()
+        if not sep or not tool or tool.startswith(("{", "[")):
+            raise UsageError(
+                f"--args-for {safe(value)!r} must be TOOL=JSON, a tool and the arguments to "
+                'pin, such as --args-for \'write_file={"path": "/tmp/root/f{n}.txt"}\'.'
+            )
+        if tool in pinned:
+            raise UsageError(
+                f"--args-for names tool {safe(tool)!r} twice; give its arguments in one object."
+            )
+        parsed = parse_json_object(f"--args-for {safe(tool)}=...", text)
+        assert parsed is not None
+        ArgumentTemplate.of(parsed, where=f"--args-for {safe(tool)}=...")
+        pinned[tool] = parsed
+    return tuple(pinned.items())

@@ -1,0 +1,553 @@
+"""``fidelity probe --all-tools``: every free-form string parameter of every tool, in one run.
+
+A loop of the single-tool form, one plan per parameter. The server's tools are
+listed; :func:`probes._mcp.inventory.inventory` finds every string parameter (nested
+ones too, addressed like ``--param``: ``edit_file.edits[0].oldText``) and says which
+are left out and why: constrained strings (``enum``, ``format``...), and tools not
+annotated ``readOnlyHint: true`` without ``--yes``. Each parameter then runs as
+``fidelity probe --tool TOOL --param PATH`` would, in a session of its own: its other
+required arguments made from the schema (or pinned with ``--args-for 'TOOL=JSON'``),
+the consent check, one calibration call that locates the read-back (a parameter
+whose value does not come back is listed as "no read-back" with the tool's answer,
+and nothing more is sent to it), then the payloads, within its share of
+``--max-requests``, stopped by the same rules (timeouts follow each tool's
+annotations), judged by the same verdict.
+
+The outputs hold one entry per ``tool.param``: a row of the terminal map, a card in
+the JSON result (a card collection, with the parameters not surveyed and why), a
+block of ``--card``, a section per tool in the ``--html`` page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.arguments import plain_arguments
+from fidelity._cli.probe.budget import calls_per_payload, within_budget
+from fidelity._cli.probe.execute import (
+    RateLimited,
+    _card,
+    _enter,
+    _payloads,
+    _survey_of,
+    _with_seed,
+    card_name,
+    run_warnings,
+)
+from fidelity._cli.probe.messages import as_options, one_line
+from fidelity._cli.probe.plan import ProbePlan
+from fidelity._cli.probe.sweep import stop_note, sweep
+from fidelity._cli.probe.verdict import UNPARSABLE, judge
+from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.kinds import FAMILIES, Status
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    from fidelity._core.payload import Payload
+    from fidelity._probe.observation import Observation
+    from fidelity._report.card import Card
+    from fidelity._report.outcomes import FamilyOutcome
+    from probes._mcp.inventory import Inventory, ToolParam
+
+__all__ = ["execute_all"]
+
+#: What one parameter costs at least: its calibration call and one payload.
+_LEAST = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamRun:
+    """How one tool parameter's run ended.
+
+    ``card`` and ``outcomes`` when it was surveyed; ``skipped`` says why it was not
+    (no read-back, arguments that could not be made); ``failure`` is the sentence of a
+    run that broke (stopped, a protocol failure: exit 3); ``nothing`` that of one that
+    measured nothing (every payload rejected or lost: a warning, since tools of one
+    server often refuse what another left behind); ``fatal`` when the server itself
+    could not be reached, which ends the whole run.
+    """
+
+    param: ToolParam
+    card: Card | None = None
+    outcomes: tuple[FamilyOutcome, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    unexpected: frozenset[str] = frozenset()
+    skipped: str = ""
+    failure: str = ""
+    nothing: str = ""
+    note: str = ""
+    planned: int = 0
+    requests: int = 0
+    fatal: bool = False
+
+
+class _Interrupted(Exception):
+    def __init__(self, run: ParamRun) -> None:
+        super().__init__("interrupted")
+        self.run = run
+
+
+# -- planning ---------------------------------------------------------------------
+
+
+def _escaped(value: Any) -> Any:
+    """Generated arguments as template text: their braces are literal, not placeholders."""
+    if isinstance(value, dict):
+        return {k: _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, str):
+        return value.replace("{", "{{").replace("}", "}}")
+    return value
+
+
+def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The argument template of ``param``'s tool: ``None`` (made from the schema by the
+    probe, as for one tool), or with ``--args-for`` the made ones with the pinned ones
+    over them."""
+    if pinned is None:
+        return None
+    from probes._mcp.calls import other_arguments
+
+    made = other_arguments(param.tool, param.path, plain_arguments)
+    return {**_escaped(made), **pinned}
+
+
+def _subplan(
+    plan: ProbePlan, param: ToolParam, args: dict[str, Any] | None, share: int | None
+) -> ProbePlan:
+    """The single-tool plan of one parameter (its outputs are the whole run's)."""
+    return dataclasses.replace(
+        plan,
+        tool=param.tool.name,
+        param=str(param.path),
+        args=args,
+        before=(),
+        read=None,
+        read_tool=None,
+        read_args=None,
+        max_requests=share,
+        json=None,
+        card=None,
+        html=None,
+        all_tools=False,
+        args_for=(),
+    )
+
+
+# -- one parameter ------------------------------------------------------------------
+
+
+def _survey_param(
+    plan: ProbePlan,
+    param: ToolParam,
+    pinned: Mapping[str, Any] | None,
+    payloads: Sequence[Payload],
+    share: int | None,
+) -> ParamRun:
+    """Run one parameter as the single-tool form would; never raises for the
+    parameter's own failures (they are its ``ParamRun``)."""
+    try:
+        args = _arguments(param, pinned)
+    except UsageError as exc:
+        return ParamRun(param=param, skipped=_cannot(exc))
+    sub = _subplan(plan, param, args, share)
+    try:
+        manager, probe = _enter(sub)
+    except UsageError as exc:
+        return ParamRun(param=param, skipped=_cannot(exc))
+    except TargetError as exc:
+        return ParamRun(param=param, failure=str(exc), fatal=True)
+    try:
+        return _run_open(sub, param, probe, payloads)
+    finally:
+        with suppress(Exception):  # closing a session that failed: nothing more to learn
+            manager.__exit__(None, None, None)
+
+
+def _cannot(exc: Exception) -> str:
+    reason = one_line(as_options(str(exc))).rstrip(".")
+    reason = reason.replace("; pass them as --args {...}", "")
+    return f"not planned: {reason}; pin its arguments with --args-for 'TOOL=JSON'"
+
+
+def _run_open(
+    sub: ProbePlan, param: ToolParam, probe: Any, payloads: Sequence[Payload]
+) -> ParamRun:
+    from probes._mcp.probe import CalibrationFailed
+
+    per_payload = calls_per_payload(sub, probe)
+    try:
+        if probe.needs_calibration:
+            probe.calibrate()
+    except CalibrationFailed as exc:
+        return ParamRun(param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests)
+    except UsageError as exc:
+        return ParamRun(
+            param=param, skipped=f"no read-back: {one_line(str(exc))}", requests=probe.requests
+        )
+    except TargetError as exc:
+        reason = one_line(str(exc)).rstrip(".")
+        return ParamRun(
+            param=param,
+            skipped=f"not surveyed: {reason}",
+            failure=f"{param.name}: {reason}",
+            requests=probe.requests,
+        )
+    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests)
+    name = card_name(sub, probe)
+    target: Any = probe
+    if sub.rate is not None:
+        target = RateLimited(probe, sub.rate, per_payload)
+    seen: list[Observation] = []
+    try:
+        swept = sweep(
+            sub,
+            probe,
+            target,
+            todo=todo,
+            examples=examples,
+            name=name,
+            writer=None,
+            calibrated=True,
+            seen=seen,
+        )
+    except KeyboardInterrupt:
+        cut = _survey_of(sub, probe.name, seen, examples, name=name)
+        card = _card(cut, probe.setup, complete=False)
+        raise _Interrupted(
+            ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
+        ) from None
+    result = swept.result or _survey_of(sub, probe.name, seen, examples, name=name)
+    warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
+    card = _card(result, probe.setup, complete=not swept.stopped).with_warnings(warnings)
+    return ParamRun(
+        param=param,
+        card=card,
+        outcomes=result.outcomes,
+        observations=result.observations,
+        unexpected=result.unexpected,
+        failure=_failure(param, swept.stopped, result.observations),
+        nothing=_nothing(result.observations),
+        note=stop_note(seen) if swept.stopped else "",
+        planned=len(payloads) + sub.examples,
+        requests=probe.requests,
+    )
+
+
+def _failure(param: ToolParam, stopped: str, observations: Sequence[Observation]) -> str:
+    """The sentence of a parameter whose run failed (as the single-tool form's exit 3)."""
+    if stopped:
+        return f"{param.name}: {stopped}"
+    broken = [
+        o
+        for o in observations
+        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
+    ]
+    if broken:
+        reason = one_line(safe(broken[0].error or broken[0].error_type)).rstrip(". ")
+        return (
+            f"{param.name}: {len(broken)} of {len(observations)} payloads broke the chain "
+            f"(first: {reason})."
+        )
+    verdict = judge(observations, read=None, read_found=True)
+    return f"{param.name}: {verdict.failure}" if verdict.protocol else ""
+
+
+def _nothing(observations: Sequence[Observation]) -> str:
+    """The sentence of a parameter whose payloads all failed at the target."""
+    verdict = judge(observations, read=None, read_found=True)
+    return verdict.failure if verdict.failure and not verdict.protocol else ""
+
+
+# -- the whole run ------------------------------------------------------------------
+
+
+def _check_pins(plan: ProbePlan, inv: Inventory, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    pinned = dict(plan.args_for)
+    unknown = [t for t in pinned if t not in names]
+    if unknown:
+        raise UsageError(
+            f"--args-for names {', '.join(repr(safe(t)) for t in unknown)}, which this MCP "
+            f"server does not offer; its tools are: {', '.join(safe(n) for n in sorted(names))}."
+        )
+    return pinned
+
+
+def execute_all(plan: ProbePlan) -> int:
+    """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
+    from fidelity._cli.probe.listing import _tools_of
+    from fidelity._cli.probe.outputs import check_outputs
+    from probes._mcp.inventory import inventory
+
+    check_outputs(plan)
+    tools = _tools_of(plan)
+    inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
+    pinned = _check_pins(plan, inv, [t.name for t in tools])
+    # Every card's block name, checked against the document before the first call.
+    for param in inv.surveyed:
+        check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
+    payloads = _payloads(plan)
+    plan = _with_seed(plan)
+    surveyed = inv.surveyed
+    if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {_LEAST} calls each of "
+            f"the {len(surveyed)} tool parameters needs (a calibration call and one payload); "
+            f"raise it to at least {_LEAST * len(surveyed)}."
+        )
+    if plan.dry_run:
+        return _dry_run(plan, inv, payloads, pinned)
+    runs: list[ParamRun] = []
+    spent = 0
+    try:
+        for i, param in enumerate(surveyed):
+            share = None
+            if plan.max_requests is not None:
+                # What is left, spread over the parameters still to come.
+                share = (plan.max_requests - spent) // (len(surveyed) - i)
+            run = _survey_param(plan, param, pinned.get(param.tool.name), payloads, share)
+            spent += run.requests
+            runs.append(run)
+            _write_json(plan, inv, runs, complete=False)
+            if run.fatal:
+                break
+    except _Interrupted as cut:
+        runs.append(cut.run)
+        _write_reports(plan, inv, runs, complete=False)
+        raise KeyboardInterrupt from None
+    except KeyboardInterrupt:
+        _write_reports(plan, inv, runs, complete=False)
+        raise
+    complete = not any(r.fatal for r in runs)
+    _write_reports(plan, inv, runs, complete=complete)
+    return _verdict(plan, inv, runs, payloads)
+
+
+# -- outputs ------------------------------------------------------------------------
+
+
+def _collection(inv: Inventory, runs: Sequence[ParamRun], *, complete: bool) -> str:
+    from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
+
+    cards = [r.card for r in runs if r.card is not None]
+    done = {r.param.name for r in runs}
+    skipped = [
+        {"tool": p.tool.name, "param": str(p.path), "reason": p.skipped} for p in inv.skipped
+    ] + [
+        {"tool": r.param.tool.name, "param": str(r.param.path), "reason": r.skipped}
+        for r in runs
+        if r.card is None and r.skipped
+    ]
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "record": COLLECTION,
+        "cards": [c.to_dict() for c in cards],
+        "not_surveyed": skipped,
+        "not_reached": [p.name for p in inv.surveyed if p.name not in done],
+        "tools_without_string_parameters": [t.name for t in inv.without_strings],
+        "complete": complete,
+    }
+    return dump(document)
+
+
+def _write_json(
+    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
+) -> None:
+    """Keep the JSON result file current after each parameter (not ``-``: stdout gets
+    the final result only)."""
+    from fidelity._report.results import write_atomic
+
+    if plan.json is not None and plan.json != "-":
+        write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
+
+
+def _write_reports(
+    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
+) -> None:
+    """Write the JSON collection, the --html page and a --card block per parameter,
+    each on its own (as the single-tool form does; a card of a run that did not
+    complete never replaces a complete block); the first failure is raised after."""
+    from fidelity._cli.probe.outputs import _write_card
+    from fidelity._report.results import write_atomic
+
+    steps: list[Any] = []
+    if plan.json is not None:
+        text = _collection(inv, runs, complete=complete)
+        if plan.json == "-":
+            steps.append(lambda: (sys.stdout.write(text), sys.stdout.flush()))
+        else:
+            json_path = plan.json
+            steps.append(lambda: write_atomic(json_path, text, "--json"))
+    cards = [r.card for r in runs if r.card is not None]
+    if plan.card is not None:
+        steps += [lambda card=card: _write_card(plan, card, None) for card in cards]
+    if plan.html is not None:
+        from fidelity._core.version import __version__
+        from fidelity._report.html_tools import render_tools_html
+
+        skipped = [(p.tool.name, str(p.path), p.skipped) for p in inv.skipped] + [
+            (r.param.tool.name, str(r.param.path), r.skipped)
+            for r in runs
+            if r.card is None and r.skipped
+        ]
+        page = render_tools_html(
+            plan.shown_target,
+            [(r.param.tool.name, str(r.param.path), r.card) for r in runs if r.card is not None],
+            skipped,
+            version=__version__,
+            order=[p.tool.name for p in inv.params],
+        )
+        html_path = plan.html
+        steps.append(lambda: write_atomic(html_path, page, "--html"))
+    failures: list[UsageError] = []
+    for step in steps:
+        try:
+            step()
+        except UsageError as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]
+
+
+def _verdict(
+    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], payloads: Sequence[Payload]
+) -> int:
+    from fidelity._report.tools_map import render_tools_map
+
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    surveyed = [r for r in runs if r.card is not None]
+    not_surveyed = [(p.name, p.skipped) for p in inv.skipped] + [
+        (r.param.name, r.skipped) for r in runs if r.card is None and r.skipped
+    ]
+    done = {r.param.name for r in runs}
+    unreached = [p.name for p in inv.surveyed if p.name not in done]
+    lines: list[str] = []
+    if not plan.quiet:
+        seen = {r.family for run in surveyed for r in run.outcomes}
+        families = [f for f in (plan.families or FAMILIES) if f in seen]
+        if surveyed:
+            table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+            lines.append(table.rstrip("\n"))
+            # How to fix each rewrite, once per line however many parameters show it.
+            hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
+            lines += list(dict.fromkeys(hints))
+        if not_surveyed:
+            width = max(len(safe(n)) for n, _ in not_surveyed)
+            lines.append(f"not surveyed ({len(not_surveyed)}):")
+            lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
+        if inv.without_strings:
+            names = ", ".join(safe(t.name) for t in inv.without_strings)
+            lines.append(f"tools without a string parameter (not called): {names}")
+        if unreached:
+            lines.append(f"not reached (the run stopped first): {', '.join(map(safe, unreached))}")
+    for run in surveyed:
+        if run.card is not None:
+            lines += [
+                f"warning: {safe(run.param.name)}: {safe(w)}" for w in run.card.facts.warnings
+            ]
+        if run.nothing and not run.failure:
+            lines.append(f"warning: {safe(run.param.name)}: {safe(run.nothing)}")
+    failures = [r.failure for r in runs if r.failure]
+    lines += [f"failed: {safe(f)}" for f in failures]
+    lines.append(_summary(plan, runs, payloads))
+    stream.write("\n".join(lines) + "\n")
+    stream.flush()
+    fatal = next((r for r in runs if r.fatal), None)
+    if fatal is not None:
+        raise TargetError(fatal.failure)
+    if surveyed and all(r.nothing or r.failure for r in surveyed):
+        raise TargetError(
+            f"nothing was measured: no payload sent to any of the {len(surveyed)} tool "
+            "parameters surveyed came back (the lines starting 'warning:' say why)."
+        )
+    if not surveyed:
+        with_strings = len({p.tool.name for p in inv.params})
+        raise TargetError(
+            f"nothing was measured: none of the {len(inv.params)} string parameters of the "
+            f"{with_strings} tools with one could be surveyed (see 'not surveyed' above for why)."
+        )
+    if failures:
+        names = ", ".join(safe(r.param.name) for r in runs if r.failure)
+        raise TargetError(
+            f"{len(failures)} of the {len(runs)} tool parameters run broke ({names}); the "
+            "lines starting 'failed:' say why, and the results are kept."
+        )
+    unexpected = set().union(*(r.unexpected for r in surveyed))
+    return 1 if unexpected else 0
+
+
+def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Payload]) -> str:
+    surveyed = [r for r in runs if r.card is not None]
+    observations = [o for r in surveyed for o in r.observations]
+    counts: dict[Status, int] = {}
+    for obs in observations:
+        counts[obs.status] = counts.get(obs.status, 0) + 1
+    shown = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts.get(s))
+    line = (
+        f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
+        f"{len(surveyed)} tool parameter{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
+    )
+    client = sum(1 for o in observations if o.client_side)
+    if client:
+        line += f" ({client} failed in the client library before reaching the target)"
+    unexpected = sorted(set().union(*(r.unexpected for r in surveyed)))
+    if unexpected:
+        line += f"; rewrites beyond --allow: {', '.join(unexpected)}"
+    unsent = sum(max(0, r.planned - len(r.observations)) for r in surveyed if not r.failure)
+    if plan.max_requests is not None and unsent:
+        line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
+    return safe(line) + "."
+
+
+# -- looking first ------------------------------------------------------------------
+
+
+def _dry_run(
+    plan: ProbePlan, inv: Inventory, payloads: Sequence[Payload], pinned: Mapping[str, Any]
+) -> int:
+    out = sys.stdout
+    transport = "stdio command" if isinstance(plan.target, tuple) else "Streamable HTTP"
+    surveyed = inv.surveyed
+    out.write("dry run: no tool is called.\n")
+    out.write(f"  target: MCP server over {transport}: {safe(plan.shown_target)}\n")
+    tools = len({p.tool.name for p in inv.params}) + len(inv.without_strings)
+    out.write(
+        f"  {tools} tools, {len(inv.params)} string parameters: {len(surveyed)} to survey, "
+        f"{len(inv.skipped)} not surveyed\n"
+    )
+    width = max((len(safe(p.name)) for p in inv.params), default=10)
+    if surveyed:
+        out.write("  to survey (a calibration call each, then the payloads):\n")
+        for p in surveyed:
+            pins = pinned.get(p.tool.name)
+            how = (
+                f"pinned {safe(json.dumps(pins, ensure_ascii=True))}, the rest from its schema"
+                if pins is not None
+                else "other arguments from its schema"
+            )
+            out.write(f"    {safe(p.name):<{width}}  {how}\n")
+    if inv.skipped:
+        out.write("  not surveyed:\n")
+        for p in inv.skipped:
+            out.write(f"    {safe(p.name):<{width}}  {safe(p.skipped)}\n")
+    if inv.without_strings:
+        names = ", ".join(safe(t.name) for t in inv.without_strings)
+        out.write(f"  tools without a string parameter (not called): {names}\n")
+    each = f"  {len(payloads)} payloads per parameter"
+    if plan.examples:
+        each += f", plus {plan.examples} generated examples (seed {plan.seed})"
+    if plan.max_requests is not None and surveyed:
+        each += (
+            f" (--max-requests {plan.max_requests} for the whole run: about "
+            f"{plan.max_requests // len(surveyed)} calls each, the calibration call included)"
+        )
+    out.write(each + "\n")
+    out.flush()
+    return 0

@@ -1,0 +1,174 @@
+"""What a run's observations say beyond the map: the rules a CI gate relies on.
+
+A run that measured nothing must not pass. :func:`judge` reads the observations of a
+finished run and returns a :class:`Verdict`:
+
+- no payload sent to the target arrived and came back (none ``preserved`` or
+  ``transformed``): a failure (exit 3) that says nothing was measured and quotes the
+  most common error;
+- the client library could not parse the target's reply (``broken``, error type
+  ``UnparsableReply``) for more than half of the payloads sent: a failure, a protocol
+  failure of the chain; for fewer, a warning;
+- more than half of the payloads sent were rejected by the target: a warning with the
+  most common error in full (its first line);
+- every value that arrived differs from what was sent by the same prefix and/or suffix:
+  a warning with the ``--read`` that removes it.
+
+Refusals in the client library before anything was sent (``client_side``) count toward
+none of these: the target never saw those payloads.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fidelity._core.kinds import Status
+from fidelity._core.render import safe
+from fidelity._probe.observation import Observation
+
+__all__ = ["UNPARSABLE", "Verdict", "common_error", "judge", "wrapped"]
+
+#: The error type of an observation whose reply the client library could not parse.
+UNPARSABLE = "UnparsableReply"
+#: A quoted error: its first line, at most this many characters.
+_ERROR_CHARS = 200
+_ARRIVED = (Status.PRESERVED, Status.TRANSFORMED)
+#: The value inside an error is replaced by this when grouping errors, if it is at
+#: least this long (a shorter one could be any part of the message).
+_PAYLOAD = "<payload>"
+_MIN_QUOTED = 4
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """``failure``: one sentence when the run must exit 3 (else ``""``), and whether it
+    is a failure of the chain's protocol (``protocol``; otherwise nothing was measured);
+    ``warnings``: one sentence each, printed and recorded in the result."""
+
+    failure: str = ""
+    protocol: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+def _first_line(observation: Observation) -> str:
+    message = observation.error or observation.error_type or observation.status.value
+    if observation.error_type and observation.error and observation.error_type not in message:
+        message = f"{observation.error_type}: {message}"
+    if len(observation.sent) >= _MIN_QUOTED:
+        # An error that quotes the value (``Invalid reference 'refs/heads/X'``) is the
+        # same error for every value.
+        message = message.replace(observation.sent, _PAYLOAD)
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    first = safe(first)
+    return first if len(first) <= _ERROR_CHARS else first[: _ERROR_CHARS - 3].rstrip() + "..."
+
+
+def common_error(observations: Sequence[Observation]) -> tuple[str, int]:
+    """The most common first line of the errors of ``observations`` (the first seen
+    on a tie; the payload inside it written ``<payload>``), terminal-safe and bounded,
+    and how many times it occurred."""
+    counts = Counter(_first_line(o) for o in observations)
+    if not counts:
+        return "", 0
+    line, count = counts.most_common(1)[0]
+    return line, count
+
+
+def wrapped(observations: Sequence[Observation]) -> tuple[str, str] | None:
+    """The prefix and suffix every arrived value carries around the value sent, when
+    all of them carry the same ones (not both empty); else ``None``."""
+    arrived = [o for o in observations if o.status in _ARRIVED]
+    if not arrived or any(o.status is Status.PRESERVED for o in arrived):
+        return None
+    candidates: set[tuple[str, str]] | None = None
+    for obs in arrived:
+        received, sent = obs.received, obs.sent
+        if not isinstance(received, str) or len(received) <= len(sent):
+            return None
+        extra = len(received) - len(sent)
+        here = {
+            (received[:k], received[len(received) - (extra - k) :])
+            for k in range(extra + 1)
+            if received[k : len(received) - (extra - k)] == sent
+        }
+        candidates = here if candidates is None else candidates & here
+        if not candidates:
+            return None
+    assert candidates
+    return max(candidates, key=lambda pair: (len(pair[0]), pair))
+
+
+def _counts(observations: Sequence[Observation]) -> str:
+    tally = Counter(o.status for o in observations)
+    return ", ".join(f"{tally[s]} {s.value}" for s in Status if tally[s])
+
+
+def judge(observations: Sequence[Observation], *, read: str | None, read_found: bool) -> Verdict:
+    """The verdict on a finished run (see the module). ``read`` is the read-back as the
+    user gave it (``None`` when it was located, then ``read_found``), for the advice
+    on a common prefix or suffix."""
+    sent = [o for o in observations if not o.client_side]
+    if not sent:
+        return Verdict()
+    arrived = [o for o in sent if o.status in _ARRIVED]
+    unparsable = [o for o in sent if o.error_type == UNPARSABLE]
+    rejected = [o for o in sent if o.status is Status.REJECTED]
+    warnings: list[str] = []
+    failure = ""
+    protocol = False
+    if unparsable:
+        error, _ = common_error(unparsable)
+        what = (
+            f"the target's reply to {len(unparsable)} of the {len(sent)} payloads sent could "
+            f"not be parsed (a protocol failure of the chain, counted as broken; the most "
+            f"common error: {error})"
+        )
+        if 2 * len(unparsable) > len(sent):
+            failure, protocol = what[0].upper() + what[1:] + ".", True
+        else:
+            warnings.append(what + ".")
+    if not arrived and not failure:
+        error, count = common_error([o for o in sent if o.status not in _ARRIVED])
+        failure = (
+            f"nothing was measured: none of the {len(sent)} payloads sent to the target "
+            f"came back ({_counts(sent)}); the most common error ({count} of {len(sent)}): "
+            f"{error}"
+        )
+        failure = failure.rstrip(".") + "."
+    if arrived and 2 * len(rejected) > len(sent):
+        error, count = common_error(rejected)
+        warnings.append(
+            f"{len(rejected)} of the {len(sent)} payloads sent were rejected by the target; "
+            f"the most common error ({count} times): {error}"
+        )
+    around = wrapped(sent)
+    if around is not None:
+        warnings.append(_wrapped_advice(*around, read=read, read_found=read_found))
+    return Verdict(failure=failure, protocol=protocol, warnings=tuple(warnings))
+
+
+def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: bool) -> str:
+    import shlex
+
+    from probes._payload.locate import regex_literal
+
+    if prefix and suffix:
+        what = f"between the same prefix {safe(prefix)!r} and suffix {safe(suffix)!r}"
+    elif prefix:
+        what = f"after the same prefix {safe(prefix)!r}"
+    else:
+        what = f"followed by the same suffix {safe(suffix)!r}"
+    pattern = rf"(?s)\A{regex_literal(prefix)}(.*){regex_literal(suffix)}\Z"
+    option = f"--read {shlex.quote('regex:' + pattern)}"
+    if read in ("text", "body"):
+        return (
+            f"every value came back {what}: {option} reads the value alone (or leave --read "
+            "out to locate the read-back automatically)."
+        )
+    where = "the located read-back" if read_found else f"--read {safe(read or '')}"
+    return (
+        f"every value came back {what}, at {where}: name where the value alone comes back "
+        f"with --read (such as {option} over the same text), or leave --read out to locate it."
+    )

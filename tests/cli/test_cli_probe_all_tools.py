@@ -1,0 +1,462 @@
+"""``fidelity probe --all-tools``: a whole server in one command.
+
+Against @modelcontextprotocol/server-everything and server-filesystem (with ``--yes``,
+in a temporary root): every string parameter of every tool is either surveyed or listed
+as not surveyed with its reason, and no tool is called without its guard. The truth is
+established apart from the probe: the tool list from a plain MCP SDK session, walked by
+a schema walker written here; the calls counted by a proxy in front of the server
+(tests/servers/mcp_tee.py) or by a server that records them (mcp_annotated.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _needs import need_module
+from _support.cli import fidelity
+from _support.mcp import npm_server
+from _support.servers import SERVERS
+
+REPO = Path(__file__).resolve().parents[2]
+TEE = [sys.executable, str(SERVERS / "mcp_tee.py")]
+ANNOTATED = [sys.executable, str(SERVERS / "mcp_annotated.py")]
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+# -- the truth, apart from the probe ----------------------------------------------------
+
+
+def _listed(command: list[str]) -> list[dict[str, Any]]:
+    """The tools the server lists, from a plain MCP SDK session."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def listing() -> list[dict[str, Any]]:
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(REPO))
+        async with Client(stdio_client(params)) as client:
+            result = await client.list_tools()
+            return [t.model_dump(by_alias=True, exclude_none=True) for t in result.tools]
+
+    tools: list[dict[str, Any]] = anyio.run(listing)
+    return tools
+
+
+def _strings(schema: Any, path: str = "") -> Iterator[tuple[str, bool]]:
+    """(path, free-form) of every string place of a JSON schema, written here."""
+    if not isinstance(schema, dict):
+        return
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else (kinds or [])
+    if "string" in kinds and path:
+        limits = ("enum", "const", "format", "pattern", "contentEncoding", "contentMediaType")
+        yield path, not any(k in schema for k in limits)
+    for name, sub in (schema.get("properties") or {}).items():
+        yield from _strings(sub, f"{path}.{name}" if path else name)
+    if isinstance(schema.get("items"), dict):
+        yield from _strings(schema["items"], f"{path}[0]")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for branch in schema.get(key) or []:
+            yield from _strings(branch, path)
+
+
+def _every_string(tools: list[dict[str, Any]]) -> dict[str, bool]:
+    found: dict[str, bool] = {}
+    for tool in tools:
+        for path, free in _strings(tool.get("inputSchema") or {}):
+            name = f"{tool['name']}.{path}"
+            found[name] = found.get(name, False) or free
+    return found
+
+
+def _read_only(tool: dict[str, Any]) -> bool:
+    return (tool.get("annotations") or {}).get("readOnlyHint") is True
+
+
+def _accounted(result: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """From the JSON result: each surveyed tool.param (card name -> setup param) and each
+    parameter not surveyed, with its reason."""
+    document = json.loads(result.read_text())
+    assert document["record"] == "param-fidelity.cards"
+    surveyed = {
+        f"{c['facts']['setup']['tool']}.{c['facts']['setup']['param']}": c["name"]
+        for c in document["cards"]
+    }
+    skipped = {f"{s['tool']}.{s['param']}": s["reason"] for s in document["not_surveyed"]}
+    return surveyed, skipped
+
+
+def _calls(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+# -- the two reference servers --------------------------------------------------------
+
+
+def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) -> None:
+    need_module("mcp")
+    server = [npm_server("everything")]
+    tools = _listed(server)
+    by_name = {t["name"]: t for t in tools}
+    strings = _every_string(tools)
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--families", "quotes,newlines", "--json", str(out),
+        "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert not RAW.search(result.stdout)
+    surveyed, skipped = _accounted(out)
+    # Every string parameter, exactly once: surveyed, or not surveyed with a reason.
+    assert set(surveyed) | set(skipped) == set(strings)
+    assert not set(surveyed) & set(skipped)
+    for name, free in strings.items():
+        tool = by_name[name.split(".", 1)[0]]
+        if not free:
+            assert skipped[name].startswith("constrained ("), (name, skipped.get(name))
+        elif not _read_only(tool):
+            assert skipped[name].startswith("needs --yes ("), (name, skipped.get(name))
+    assert set(surveyed) == {"echo.message"}
+    # The guard: only tools annotated read-only were called, and only those surveyed.
+    made = _calls(calls)
+    assert made
+    assert set(made) == {"echo"}
+    assert made.count("echo") == 1 + 29  # the calibration call and one per payload
+    # Every tool without a string parameter is named and was never called.
+    document = json.loads(out.read_text())
+    without = {t["name"] for t in tools if not any(_strings(t.get("inputSchema") or {}))}
+    assert set(document["tools_without_string_parameters"]) == without
+    # The terminal: one row per tool.param, the others listed with their reason.
+    assert re.search(r"^echo\.message +\. \.  -$", result.stdout, re.M)
+    assert "gzip-file-as-resource.name           needs --yes (annotated readOnlyHint: false)" in (
+        result.stdout
+    )
+    assert result.stdout.endswith("29 payloads to 1 tool parameter: 29 preserved.\n")
+
+
+def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
+    tmp_path: Path,
+) -> None:
+    need_module("mcp")
+    server = [npm_server("everything")]
+    strings = _every_string(_listed(server))
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    # gzip-file-as-resource fetches a URL from the network unless its data is given.
+    data = '{"data": "data:text/plain;base64,SGVsbG8="}'
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes",
+        "--args-for", f"gzip-file-as-resource={data}", "--json", str(out),
+        "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    surveyed, skipped = _accounted(out)
+    assert set(surveyed) | set(skipped) == set(strings)
+    assert set(surveyed) == {"echo.message"}
+    # Called once each to locate the read-back, and listed with what they answered.
+    assert skipped["gzip-file-as-resource.name"] == (
+        "no read-back: the calibration value did not come back; the tool answered: no text "
+        "content, only resource_link"
+    )
+    assert skipped["simulate-research-query.topic"].startswith(
+        "no read-back: the calibration call failed: MCP error -32601: Tool "
+        "simulate-research-query requires task augmentation"
+    )
+    made = _calls(calls)
+    assert made.count("gzip-file-as-resource") == 1
+    assert made.count("simulate-research-query") == 1
+    assert made.count("echo") == 1 + 17
+    assert set(made) == {"echo", "gzip-file-as-resource", "simulate-research-query"}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A disposable root for server-filesystem, alone in a directory of its own."""
+    (tmp_path / "box" / "root").mkdir(parents=True)
+    return tmp_path / "box" / "root"
+
+
+def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Path) -> None:
+    need_module("mcp")
+    server = [npm_server("filesystem"), str(root)]
+    tools = _listed(server)
+    by_name = {t["name"]: t for t in tools}
+    strings = _every_string(tools)
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes,bom",
+        "--json", str(out), "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not RAW.search(result.stdout)
+    surveyed, skipped = _accounted(out)
+    assert set(surveyed) | set(skipped) == set(strings)
+    assert not set(surveyed) & set(skipped)
+    assert surveyed  # some parameter came back and was surveyed
+    for name, reason in skipped.items():
+        assert reason.startswith(("constrained (", "no read-back: ", "not planned: ")), name
+    # Every tool called has a free-form string parameter, and the ones not surveyed
+    # were called once only: the calibration call.
+    made = _calls(calls)
+    for tool in set(made):
+        params = [n for n, free in strings.items() if n.startswith(f"{tool}.") and free]
+        assert params, tool
+        if not any(p in surveyed for p in params):
+            assert made.count(tool) == len([p for p in params if p in skipped]), tool
+    assert "list_allowed_directories" not in made
+    # Nothing was written outside the root.
+    assert [p.name for p in root.parent.iterdir()] == ["root"]
+    rows = {line.split()[0] for line in result.stdout.splitlines() if line[:1].isalpha()}
+    assert set(surveyed) <= rows
+    del by_name
+
+
+def test_server_filesystem_without_yes_calls_read_only_tools_only(
+    root: Path, tmp_path: Path
+) -> None:
+    need_module("mcp")
+    server = [npm_server("filesystem"), str(root)]
+    tools = _listed(server)
+    read_only = {t["name"] for t in tools if _read_only(t)}
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--families", "quotes", "--json", str(out),
+        "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    made = _calls(calls)
+    assert made
+    assert set(made) <= read_only
+    _, skipped = _accounted(out)
+    for tool in tools:
+        if _read_only(tool):
+            continue
+        for name, free in _every_string([tool]).items():
+            if free:
+                assert skipped[name].startswith("needs --yes (annotated "), name
+    assert list(root.iterdir()) == []  # nothing was written
+
+
+# -- a server whose tool list is given, and that records every call ----------------
+
+
+def _tool(name: str, schema: dict[str, Any], annotations: dict[str, Any] | None) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": name, "inputSchema": schema}
+    if annotations is not None:
+        tool["annotations"] = annotations
+    return tool
+
+
+READ_ONLY = {"readOnlyHint": True}
+_S = {"type": "string"}
+TOOLS = [
+    _tool("note", {"type": "object", "properties": {"body": _S}, "required": ["body"]}, READ_ONLY),
+    _tool(
+        "edit",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "pattern": "^/"},
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"oldText": _S, "newText": _S},
+                        "required": ["oldText", "newText"],
+                    },
+                },
+                "mode": {"type": "string", "enum": ["a", "b"]},
+            },
+            "required": ["path", "edits"],
+        },
+        READ_ONLY,
+    ),
+    _tool("store", {"type": "object", "properties": {"text": _S}}, {"destructiveHint": True}),
+    _tool("plain", {"type": "object", "properties": {"text": _S}}, None),
+    _tool("count", {"type": "object", "properties": {"n": {"type": "integer"}}}, READ_ONLY),
+]
+
+
+def _annotated(tmp_path: Path, *options: str, tools: list[dict[str, Any]] = TOOLS) -> Any:
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--families", "quotes,bom", "--json", str(out),
+        *options, "--", *ANNOTATED, str(calls), json.dumps(tools), timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    return result, out, calls
+
+
+def test_nested_parameters_constraints_and_the_guard(tmp_path: Path) -> None:
+    result, out, calls = _annotated(tmp_path)
+    assert result.returncode == 0, result.stderr
+    surveyed, skipped = _accounted(out)
+    assert set(surveyed) == {"note.body", "edit.edits[0].oldText", "edit.edits[0].newText"}
+    # Cards are named as a block name allows.
+    assert surveyed["edit.edits[0].oldText"] == "edit.edits.0.oldText"
+    assert skipped == {
+        "edit.path": "constrained (pattern: ^/): not free-form text",
+        "edit.mode": "constrained (enum): not free-form text",
+        "store.text": "needs --yes (annotated destructiveHint: true)",
+        "plain.text": "needs --yes (no annotations)",
+    }
+    made = _calls(calls)
+    # note: calibration + 23 payloads; edit: twice that (two parameters); nothing else.
+    assert made.count("note") == 24
+    assert made.count("edit") == 48
+    assert set(made) == {"note", "edit"}
+    assert "tools without a string parameter (not called): count" in result.stdout
+    # The nested value came back in the structured content (the server returns the
+    # arguments), located by the calibration call.
+    document = json.loads(out.read_text())
+    reads = {c["name"]: c["facts"]["setup"]["read"] for c in document["cards"]}
+    assert reads["edit.edits.0.oldText"] == "structured:edits[0].oldText"
+
+
+def test_budget_is_spread_over_every_parameter(tmp_path: Path) -> None:
+    result, out, calls = _annotated(tmp_path, "--max-requests", "15")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(out.read_text())
+    per_card = {c["name"]: len(c["observations"]) for c in document["cards"]}
+    # 15 calls over three parameters: 5 each, one of them the calibration call; and
+    # each parameter got both families.
+    assert per_card == {"note.body": 4, "edit.edits.0.oldText": 4, "edit.edits.0.newText": 4}
+    for card in document["cards"]:
+        assert {r["family"] for r in card["rows"]} == {"quotes", "bom"}
+    assert len(_calls(calls)) == 15
+    assert result.stdout.endswith(
+        "12 payloads to 3 tool parameters: 12 preserved; 57 not sent within --max-requests 15.\n"
+    )
+    too_small = fidelity(
+        "probe", "--mcp", "--all-tools", "--max-requests", "5",
+        "--", *ANNOTATED, str(tmp_path / "none.txt"), json.dumps(TOOLS),
+    )  # fmt: skip
+    assert too_small.returncode == 2
+    assert too_small.stderr == (
+        "fidelity: --max-requests 5 leaves less than the 2 calls each of the 3 tool parameters "
+        "needs (a calibration call and one payload); raise it to at least 6.\n"
+    )
+    assert not (tmp_path / "none.txt").exists()
+
+
+def test_args_for_pins_a_tools_arguments(tmp_path: Path) -> None:
+    result, out, calls = _annotated(
+        tmp_path, "--args-for", 'edit={"edits": [{"oldText": "x-{n}", "newText": "y"}]}'
+    )
+    assert result.returncode == 0, result.stderr
+    assert _calls(calls).count("edit") == 48  # pinned, and surveyed as before
+    document = json.loads(out.read_text())
+    args = {c["name"]: c["facts"]["setup"].get("args") for c in document["cards"]}
+    assert args["edit.edits.0.newText"] == {
+        "edits": [{"newText": "y", "oldText": "x-{n}"}],
+        "path": "/",  # made from the schema: the smallest string its pattern allows
+    }
+    unknown = fidelity(
+        "probe", "--mcp", "--all-tools", "--args-for", 'nope={"a": 1}',
+        "--", *ANNOTATED, str(tmp_path / "none.txt"), json.dumps(TOOLS),
+    )  # fmt: skip
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith(
+        "fidelity: --args-for names 'nope', which this MCP server does not offer; its tools "
+        "are: count, edit, note, plain, store."
+    )
+    assert not (tmp_path / "none.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--tool", "note"], "--tool describes one tool's run; with --all-tools"),
+        (["--read", "text"], "--read describes one tool's run"),
+        (["--args-for", 'note={"a": 1}', "--no-all"], "--args-for pins a tool's arguments"),
+        (["--args-for", "note"], "must be TOOL=JSON"),
+    ],
+)
+def test_all_tools_usage_errors(tmp_path: Path, options: list[str], said: str) -> None:
+    words = [o for o in options if o != "--no-all"]
+    flag = [] if "--no-all" in options else ["--all-tools"]
+    result = fidelity(
+        "probe", "--mcp", *flag, *words, "--", *ANNOTATED, str(tmp_path / "c"), "[]"
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert said in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    http = fidelity("probe", "http://127.0.0.1:9/", "--all-tools")
+    assert http.returncode == 2
+    assert "--all-tools surveys the tools of an MCP server" in http.stderr
+
+
+def test_dry_run_lists_the_plan_and_calls_nothing(tmp_path: Path) -> None:
+    result, _out, calls = _annotated(tmp_path, "--dry-run", "--max-requests", "30")
+    assert result.returncode == 0, result.stderr
+    assert _calls(calls) == []
+    assert "dry run: no tool is called." in result.stdout
+    assert "5 tools, 7 string parameters: 3 to survey, 4 not surveyed" in result.stdout
+    assert "store.text" in result.stdout
+    assert "about 10 calls each, the calibration call included" in result.stdout
+
+
+def test_outputs_one_entry_per_tool_parameter(tmp_path: Path) -> None:
+    doc = tmp_path / "TOOLS.md"
+    doc.write_text("# Tools\n\nhand-written text\n")
+    page = tmp_path / "r.html"
+    result, out, calls = _annotated(tmp_path, "--card", str(doc), "--html", str(page))
+    assert result.returncode == 0, result.stderr
+    assert set(_calls(calls)) == {"note", "edit"}
+    text = doc.read_text()
+    assert text.startswith("# Tools\n\nhand-written text\n")
+    blocks = re.findall(r"<!-- fidelity:begin (\S+) -->", text)
+    assert blocks == ["note.body", "edit.edits.0.oldText", "edit.edits.0.newText"]
+    html = page.read_text()
+    # A section per tool, a table of contents linking each, the others listed.
+    assert html.count('<section class="tool"') == 4  # note, edit, store, plain
+    assert html.count('<section class="param"') == 3
+    for anchor in re.findall(r'<section class="tool" id="([^"]+)"', html):
+        assert f'href="#{anchor}"' in html
+    assert "needs --yes (annotated destructiveHint: true)" in html
+    assert ">69 payloads sent, 0 listed below (rewritten or failed)</span>" in html
+    # `fidelity card` reads the collection: every card.
+    cards = fidelity("card", str(out))
+    assert cards.returncode == 0, cards.stderr
+    assert cards.stdout.count("#### Parameter transformations:") == 3
+
+
+def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from _support.cli import FIDELITY
+
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    slow = [sys.executable, str(SERVERS / "mcp_slow_store.py"), str(calls), "--delay", "0.05"]
+    proc = subprocess.Popen(
+        [*FIDELITY, "probe", "--mcp", "--all-tools", "--json", str(out), "--", *slow],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    echoed = 0
+    while time.monotonic() < deadline and echoed < 6:
+        time.sleep(0.1)
+        echoed = sum(1 for line in _calls(calls) if line.startswith("echo "))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    document = json.loads(out.read_text())
+    assert document["complete"] is False
+    (card,) = document["cards"]
+    assert card["name"] == "echo.text"
+    assert card["facts"]["complete"] is False
+    # Every payload answered before the interrupt is kept: the calls the server got,
+    # less the calibration call and the one in flight.
+    assert echoed - 2 <= len(card["observations"]) < 298
+    assert {o["status"] for o in card["observations"]} == {"preserved"}
