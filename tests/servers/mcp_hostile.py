@@ -21,7 +21,8 @@ and ``ping_tool()`` annotated read-only. Flags, combinable:
   for good (a closed stdin does not end it either: only a signal does);
 - ``--stall``: freeze at start-up, before the handshake;
 - ``--pid-file PATH``: write this process's pid to PATH, and with ``--child`` also the
-  pid of a child process it starts (which never exits by itself), one per line.
+  pid of a child process it starts (which never exits by itself), one per line;
+- ``--wire-log PATH``: append every line received, byte for byte, to PATH.
 """
 
 from __future__ import annotations
@@ -114,7 +115,11 @@ def main(argv: list[str]) -> int:
     muted = False
     out = sys.stdout.buffer
     calls = 0
+    wire_log = _option(argv, "--wire-log")
     for raw in sys.stdin.buffer:
+        if wire_log is not None:
+            with open(wire_log, "ab") as log:
+                log.write(raw)
         try:
             message = json.loads(raw)
         except ValueError:
