@@ -43,8 +43,12 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
-exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow, 2 usage error,
-3 target unreachable or protocol failure.
+  # the same plan through three MCP client libraries, side by side
+  fidelity probe --mcp --clients python,python-2026,typescript \\
+    -- npx -y @modelcontextprotocol/server-everything
+
+exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow (or, with --clients, the
+clients disagree beyond --allow), 2 usage error, 3 target unreachable or protocol failure.
 """  # noqa: E501
 
 
@@ -126,6 +130,14 @@ def register(sub: Any) -> None:
         "header:NAME or regex:PATTERN",
     )
     target.add_argument(
+        "--clients",
+        metavar="LIST",
+        help="MCP: run the same plan through each of these clients and show them side by "
+        "side: python (the Python SDK, legacy handshake), python-2026 (the Python SDK, "
+        "protocol 2026-07-28 where the server supports it), typescript (the TypeScript "
+        "SDK; needs node)",
+    )
+    target.add_argument(
         "--yes",
         action="store_true",
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
@@ -170,4 +182,9 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._cli.probe.execute import execute
     from fidelity._cli.probe.plan import plan_from_args
 
-    return execute(plan_from_args(args))
+    plan = plan_from_args(args)
+    if plan.clients and not (plan.list_tools or plan.dry_run):
+        from fidelity._cli.probe.clients import execute_clients
+
+        return execute_clients(plan)
+    return execute(plan)
