@@ -336,8 +336,7 @@ class McpProbe(Probe):
     @property
     def client_info(self) -> ClientInfo:
         """The client this probe speaks through: its name, library (with its version) and
-        the protocol version of the current (or last) session (opens the probe)."""
-        self.open()
+        the protocol version of the current (or last) session (empty before the first)."""
         return ClientInfo(
             client=self.client or "",
             library=self._library,
@@ -968,7 +967,15 @@ mcp = factory(
     not guarantees); a tool name listed twice is a ``TargetError``. ``reflector`` forces
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
-    ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
+    ``mode`` is the Python SDK's protocol negotiation (``auto``, the default: protocol
+    2026-07-28 where the server supports it; ``legacy``; or a version). ``client``
+    names the client library instead: ``python`` (the Python SDK, legacy handshake),
+    ``python-2026`` (the Python SDK, ``mode="auto"``) or ``typescript`` (the official
+    TypeScript SDK in Node.js: it needs ``node``, and installs its npm dependency on
+    first use into ``~/.cache/param-fidelity``, or uses the ``node_modules`` that
+    ``FIDELITY_NODE_MODULES`` names). ``client_info`` says which client, library and
+    protocol version a session used; ``with_client`` makes the same probe for another
+    client.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.
