@@ -105,7 +105,7 @@ def _group_line(group: DifferenceGroup, split: bool) -> tuple[str, str]:
     else:
         where = f"{group.family} ({group.direction} path)"
     count = f"{group.count} payload{'' if group.count == 1 else 's'}"
-    did = "; ".join(f"{o.client} {_did(o)}" for o in group.example.outcomes)
+    did = "; ".join(f"{safe(o.client)} {_did(o)}" for o in group.example.outcomes)
     return f"{safe(where)}, {count}", did
 
 
@@ -117,7 +117,7 @@ def _families(runs: Sequence[ClientRun]) -> list[str]:
 def _cell(row: CardRow | None) -> str:
     if row is None:
         return "-"
-    text = row.outcome + (f" ({', '.join(row.kinds)})" if row.kinds else "")
+    text = safe(row.outcome + (f" ({', '.join(row.kinds)})" if row.kinds else ""))
     return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 3] + "..."
 
 
