@@ -32,7 +32,7 @@ from pathlib import Path
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
-__all__ = ["ENV_NODE_MODULES", "NodeClient", "cache_root", "typescript_client"]
+__all__ = ["ENV_NODE_MODULES", "NodeClient", "cache_root", "install_needed", "typescript_client"]
 
 #: Names an existing ``node_modules`` holding the SDK (skips the install).
 ENV_NODE_MODULES = "FIDELITY_NODE_MODULES"
@@ -232,6 +232,15 @@ def _install(root: Path, final: Path) -> None:
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def install_needed() -> str:
+    """Where the SDK would be installed on first use, or ``""`` when nothing needs
+    installing (installed already, or ``FIDELITY_NODE_MODULES`` names one)."""
+    if os.environ.get(ENV_NODE_MODULES, ""):
+        return ""
+    base = cache_root() / f"{_PREFIX}{_lock_hash()}"
+    return "" if _sdk_version(base) == _pinned_version() else str(base)
 
 
 def typescript_client() -> NodeClient:

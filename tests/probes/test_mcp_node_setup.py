@@ -118,3 +118,19 @@ def test_the_first_use_installs_the_pinned_sdk_into_the_cache(
     monkeypatch.setenv("PATH", str(_with_node(tmp_path)))
     assert node_setup.typescript_client().sdk_dir == str(base)
     shutil.rmtree(root)
+
+
+def test_the_driver_ships_with_its_pins_and_the_tests_use_the_same_sdk() -> None:
+    folder = Path(node_setup.__file__).parent / "node"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "driver.mjs",
+        "package-lock.json",
+        "package.json",
+    ]  # no node_modules in the package: installed into the cache
+    package = json.loads((folder / "package.json").read_text())
+    lock = json.loads((folder / "package-lock.json").read_text())
+    sdk = "@modelcontextprotocol/sdk"
+    assert package["dependencies"][sdk] == lock["packages"][""]["dependencies"][sdk] == "1.32.2"
+    assert lock["packages"][f"node_modules/{sdk}"]["version"] == "1.32.2"
+    tests_lock = json.loads((Path(__file__).parents[1] / "servers/package-lock.json").read_text())
+    assert tests_lock["packages"][f"node_modules/{sdk}"]["version"] == "1.32.2"

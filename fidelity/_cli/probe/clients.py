@@ -201,8 +201,17 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
 def _preflight(plan: ProbePlan) -> None:
     """What a client needs on this machine, checked before anything is sent."""
     if "typescript" in plan.clients:
-        from probes._mcp.node_setup import typescript_client
+        from probes._mcp.node_setup import install_needed, typescript_client
 
+        import shutil
+
+        where = install_needed()
+        if where and not plan.quiet and shutil.which("node") and shutil.which("npm"):
+            sys.stderr.write(
+                "installing @modelcontextprotocol/sdk for the typescript client (once, with "
+                f"npm ci, into {safe(where)})\n"
+            )
+            sys.stderr.flush()
         typescript_client()
 
 
