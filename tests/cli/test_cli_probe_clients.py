@@ -501,3 +501,31 @@ def test_list_tools_goes_through_the_first_client(tmp_path: Path) -> None:
     assert "3 tools on " in result.stdout
     (session,) = _sessions(wire)
     assert session.sent[0].startswith(b'{"method":"initialize"')  # the TypeScript SDK's
+
+
+def test_a_client_that_cannot_start_leaves_the_others_results(tmp_path: Path) -> None:
+    # The server starts once: the python client's session works, the typescript
+    # client's server exits at once. Its run is kept, marked incomplete: exit 3.
+    from _support.servers import HOSTILE_MCP
+
+    flag = tmp_path / "started"
+    once = f'[ -e "{flag}" ] && exit 7; touch "{flag}"; exec "$@"'
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,typescript", "--families", "quotes",
+        "--read", "text", "--json", str(out), "--", "sh", "-c", once, "sh", *HOSTILE_MCP,
+        env=ENV,
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert result.stderr.startswith(
+        "fidelity: the run through typescript did not finish (typescript: could not open an "
+        "MCP session through the TypeScript client"
+    ), result.stderr
+    assert result.stderr.rstrip().endswith("the results hold what every client saw.")
+    runs = json.loads(out.read_text())["clients"]["runs"]
+    assert [(r["client"], r["complete"], len(r["observations"])) for r in runs] == [
+        ("python", True, 17),
+        ("typescript", False, 0),
+    ]
+    assert "could not open an MCP session" in runs[1]["error"]
+    assert "typescript: 0 payloads: none; incomplete: " in result.stdout

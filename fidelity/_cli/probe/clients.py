@@ -201,9 +201,9 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
 def _preflight(plan: ProbePlan) -> None:
     """What a client needs on this machine, checked before anything is sent."""
     if "typescript" in plan.clients:
-        from probes._mcp.node_setup import install_needed, typescript_client
-
         import shutil
+
+        from probes._mcp.node_setup import install_needed, typescript_client
 
         where = install_needed()
         if where and not plan.quiet and shutil.which("node") and shutil.which("npm"):
