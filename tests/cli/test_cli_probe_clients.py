@@ -529,3 +529,38 @@ def test_a_client_that_cannot_start_leaves_the_others_results(tmp_path: Path) ->
     ]
     assert "could not open an MCP session" in runs[1]["error"]
     assert "typescript: 0 payloads: none; incomplete: " in result.stdout
+
+
+def test_server_filesystem_stores_what_only_the_typescript_client_can_send(tmp_path: Path) -> None:
+    # The identity edit of a seeded file: the Python SDK cannot send a lone surrogate
+    # (the seeding step fails in the client), the TypeScript SDK sends it, and the
+    # server writes it to disk as U+FFFD, so the edit then finds no match.
+    root = tmp_path / "root"
+    root.mkdir()
+    path = f"{root}/f{{run}}-{{n}}.txt"
+    identity = {"oldText": "{payload}", "newText": "{payload}"}
+    result, doc = _probe(
+        tmp_path, "--yes", "--tool", "edit_file",
+        "--before", f'write_file={{"path": "{path}", "content": "{{payload}}"}}',
+        "--args", json.dumps({"path": path, "edits": [identity]}),
+        "--read-tool", "read_text_file", "--read-args", f'{{"path": "{path}"}}', "--read", "text",
+        "--", npm_server("filesystem"), str(root), families="surrogates",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    refused = {**REJECTED_BY_PYTHON, "typescript": ("rejected", False, ())}
+    assert _differences(doc) == _expect(refused, MERGED_BY_TYPESCRIPT)
+    errors = {
+        d["payload_id"]: d["outcomes"][2]["error"]
+        for d in doc["clients"]["differences"]
+        if d["payload_id"] != PAIR
+    }
+    assert all(e.startswith("Could not find exact match for edit:") for e in errors.values())
+    # On disk, apart from the server's answers: only the TypeScript client's files exist,
+    # and each lone surrogate became the 3 bytes of U+FFFD.
+    stored = {p.name.rsplit("-", 1)[1]: p.read_bytes() for p in root.iterdir()}
+    assert len(stored) == len(_surrogates())
+    for n, (pid, text) in enumerate(_surrogates().items(), 1):
+        expected = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+        if pid == PAIR:
+            expected = "alpha\U0001f600beta"
+        assert stored[f"{n}.txt"] == expected.encode("utf-8"), pid

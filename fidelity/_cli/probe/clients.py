@@ -259,9 +259,9 @@ def execute_clients(plan: ProbePlan) -> int:
     if plan.json is not None:
         writer = ResultWriter(plan.json, lambda _: matrix.card(complete=False).to_json())
         writer.start()
-    # Every later client gets the plan as the first one resolved it: same argument, same
-    # read-back, no calibration call of its own.
-    pinned = resolved
+    # Every later client gets the read-back the first one located (no calibration call
+    # of its own); the payload's argument, when not given, it finds in the same schema.
+    pinned = dataclasses.replace(plan, read=resolved.read)
     try:
         for index, run in enumerate(matrix.runs):
             if index:
