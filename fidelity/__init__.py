@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Direction, Hop, Observation
     from fidelity._report.card import Card
+    from fidelity._report.hints import Hint
     from fidelity._report.outcomes import FamilyOutcome
     from fidelity._survey.page import surveys_to_html
     from fidelity._survey.result import Survey
@@ -38,6 +39,7 @@ __all__ = [
     "Direction",
     "FamilyOutcome",
     "FidelityError",
+    "Hint",
     "Hop",
     "Kind",
     "Observation",
@@ -60,6 +62,7 @@ __all__ = [
 # in this package, so this file runs in every pytest session of every user's repo.
 _MODULES = {
     "fidelity._report.card": ("Card",),
+    "fidelity._report.hints": ("Hint",),
     "fidelity._compare.api": ("Comparison", "assert_faithful", "compare"),
     "fidelity._compare.transformation": ("Transformation",),
     "fidelity._core.kinds": ("FAMILIES", "KINDS", "Kind", "Status"),

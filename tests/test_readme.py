@@ -32,3 +32,20 @@ def test_the_two_commands_are_marked() -> None:
         command = after.split("```\n", 2)[1]
         assert command.startswith("python3 -m venv .venv && .venv/bin/pip install")
     assert "fidelity survey" in text.split("<!-- main-command -->", 1)[1].split("```\n", 2)[1]
+
+
+def test_the_safety_section_states_the_limits_the_code_applies() -> None:
+    from fidelity._cli.probe import listing
+    from fidelity._cli.probe.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT
+    from fidelity._report import html_text
+    from probes._mcp import session
+    from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, size_text
+
+    section = README.read_text("utf-8").split("## Safety", 1)[1].split("\n## ", 1)[0]
+    text = " ".join(section.split())
+    assert DEFAULT_MAX_REPLY == CLI_DEFAULT
+    assert f"default {size_text(DEFAULT_MAX_REPLY)}" in text
+    assert f"at most {session._MAX_TOOLS} tools" in text
+    assert f"prints at most {listing._MAX_TOOLS}" in text
+    assert f"{html_text.MAX_UNITS} code points of a value" in text
+    assert "only tools annotated `readOnlyHint: true`" in text

@@ -7,6 +7,11 @@ code, never a traceback:
 
     0  nothing unexpected        2  usage error
     1  unexpected rewrites       3  target unreachable or protocol failure
+
+SIGTERM and SIGHUP (what CI sends when it cancels a job, what a closed terminal sends)
+end a command the way Ctrl-C does: the servers it started are stopped, the results
+gathered so far are kept, and the exit code is 128 + the signal number. A signal that
+was ignored when the command started (``nohup``) stays ignored.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import NoReturn
 
 from fidelity._core.errors import TargetError, UsageError
@@ -62,6 +71,41 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Ended(KeyboardInterrupt):
+    """A signal that ends the command (SIGTERM, SIGHUP), raised where Ctrl-C would be."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _end(signum: int, frame: FrameType | None) -> None:
+    # One is enough: while the command cleans up (bounded), more of them are ignored.
+    for other in _ENDING:
+        signal.signal(other, signal.SIG_IGN)
+    raise Ended(signum)
+
+
+_ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextmanager
+def _ending_signals() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into :class:`Ended` while the command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in _ENDING}
+    for signum, handler in previous.items():
+        if handler is signal.SIG_DFL:
+            signal.signal(signum, _end)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def error(message: str) -> None:
     """Print one terminal-safe error sentence on stderr."""
     print(f"fidelity: {safe(message)}", file=sys.stderr)
@@ -76,13 +120,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        code: int = run(args)
+        with _ending_signals():
+            code: int = run(args)
     except UsageError as exc:
         error(str(exc))
         return EXIT_USAGE
     except TargetError as exc:
         error(str(exc))
         return EXIT_TARGET
+    except Ended as exc:
+        name = signal.Signals(exc.signum).name
+        error(
+            f"stopped by {name}; results gathered so far were kept where an output file was given."
+        )
+        return 128 + exc.signum
     except KeyboardInterrupt:
         error("interrupted; results gathered so far were kept where an output file was given.")
         return 130

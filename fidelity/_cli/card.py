@@ -4,8 +4,10 @@ Without options the card's Markdown goes to stdout. ``--update DOC.md`` rewrites
 the block between ``<!-- fidelity:begin NAME -->`` and ``<!-- fidelity:end NAME -->``
 (created at the end of the document when absent; every other byte untouched).
 ``--check DOC.md`` exits 1 and lists the changed rows when the block no longer
-matches the result. A result holding several cards (``fidelity survey --json``) is
-handled card by card, each in the block of its own name.
+matches the result. ``--describe`` prints, per parameter, the sentences for a model
+(what happens to it on the way, to paste into the tool's description). A result
+holding several cards (``fidelity survey --json``) is handled card by card, each in
+the block of its own name.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
@@ -21,7 +23,7 @@ from fidelity._core.render import safe
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["register", "run"]
+__all__ = ["MAX_RESULT_BYTES", "check_blocks", "register", "run"]
 
 #: Result files larger than this are refused (a card of the whole catalogue is far smaller).
 MAX_RESULT_BYTES = 256 * 1024 * 1024
@@ -47,6 +49,12 @@ def register(sub: Any) -> None:
         "--check",
         metavar="DOC.md",
         help="exit 1 and show the changed rows when DOC.md's block no longer matches",
+    )
+    action.add_argument(
+        "--describe",
+        action="store_true",
+        help="print what happens to each parameter in a few sentences for a model, to paste "
+        "into the tool's description (nothing for a faithful parameter)",
     )
     p.add_argument(
         "--name", help="block name (default: the card's name; only for a single-card result)"
@@ -76,55 +84,87 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    from fidelity._report.results import read_limited, writable, write_atomic
 
+    writable(path, "document")  # before reading: a FIFO, a link out, a read-only file
     document = read_limited(path, "document", limit=MAX_RESULT_BYTES, missing=b"")
     updated = document
     for name, card in named:
         updated = replace_block(updated, name, card.to_markdown())
     if updated != document or not Path(path).exists():
-        write_atomic(path, updated)
+        write_atomic(path, updated, "document")
     names = ", ".join(safe(n) for n, _ in named)
     print(f"updated block {names} in {safe(path)}.", file=sys.stderr)
     return 0
 
 
 def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
+    from fidelity._report.results import read_limited
+
+    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+    return check_blocks(path, document, named, sys.stdout)
+
+
+def check_blocks(
+    path: str, document: bytes, named: tuple[tuple[str, Card], ...], out: TextIO
+) -> int:
+    """Compare each card with the block of its name in ``document`` (read from
+    ``path``), row by row; print a line per block, and each changed row, to ``out``.
+    Return 1 when a block is missing, holds no card table or drifted, else 0."""
     import dataclasses
 
     from fidelity._report.block import find_block
     from fidelity._report.card_table import rows_from_markdown
-    from fidelity._report.results import read_limited
 
-    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
     failed = False
     for name, card in named:
         block = find_block(document, name)
         where = f"{safe(path)}, block {safe(name)}"
         if block is None:
-            print(f"{where}: no such block; write it with --update {safe(path)}.")
+            print(f"{where}: no such block; write it with --update {safe(path)}.", file=out)
             failed = True
             continue
         rows = rows_from_markdown(block.content)
         if rows is None:
-            print(f"{where}: no card table in the block; rewrite it with --update {safe(path)}.")
+            print(
+                f"{where}: no card table in the block; rewrite it with --update {safe(path)}.",
+                file=out,
+            )
             failed = True
             continue
         committed = dataclasses.replace(card, rows=rows, observations=())
         changes = card.drift(committed)
         if changes:
             failed = True
-            print(f"{where}: {len(changes)} changed row{'s' if len(changes) != 1 else ''}:")
+            count = f"{len(changes)} changed row{'s' if len(changes) != 1 else ''}"
+            print(f"{where}: {count}:", file=out)
             for line in changes:
-                print(f"  {safe(line)}")
+                print(f"  {safe(line)}", file=out)
         else:
-            print(f"{where}: matches.")
+            print(f"{where}: matches.", file=out)
     return 1 if failed else 0
 
 
+def _describe(named: tuple[tuple[str, Card], ...]) -> int:
+    """The sentences of each parameter on stdout, one line each; a note on stderr for
+    the faithful ones."""
+    for _, card in named:
+        text = card.describe()
+        if text:
+            print(text)
+        else:
+            print(
+                f"fidelity: {safe(card.name)}: nothing happens to it on the way; no sentence.",
+                file=sys.stderr,
+            )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print, update or check; return the exit code."""
+    """Print, update, check or describe; return the exit code."""
     named = _cards(args)
+    if args.describe:
+        return _describe(named)
     if args.update is not None:
         return _update(args.update, named)
     if args.check is not None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -119,29 +119,23 @@ def _families(value: str | None) -> tuple[str, ...] | None:
 
 
 def _check_output(path: str | None, flag: str) -> None:
+    from fidelity._report.results import writable
+
     if path is None or path == "-":
         return
-    if os.path.isdir(path):
-        raise UsageError(f"{flag} {path} is a directory; give a file name.")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UsageError(f"{flag} {path}: the directory {parent} does not exist.")
+    writable(path, flag)
 
 
 def _write(path: str | None, text: str) -> None:
+    from fidelity._report.results import write_atomic
+
     if path is None:
         return
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    temporary = f"{path}.partial"
-    try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}.") from None
+    write_atomic(path, text)
 
 
 def _save(
@@ -399,6 +393,9 @@ def _print_card(out: TextIO, number: str, card: Card) -> None:
     kept = sum(1 for r in card.rows if r.outcome == "preserved" and r.direction == "round_trip")
     if kept:
         print(f"   {'':<14} {kept} other families preserved", file=out)
+    for hint in card.hints():
+        print(textwrap.fill(hint.line(), _WIDTH, initial_indent="   ",
+                            subsequent_indent="         "), file=out)  # fmt: skip
 
 
 def _outcome(row: CardRow) -> str:

@@ -5,7 +5,10 @@ override can reorder what a reader sees, an invisible character hides an edit. E
 piece of payload text that param-fidelity prints goes through :func:`safe`, which keeps
 ordinary printable characters and shows everything else as a ``[U+XXXX NAME]`` badge.
 Grapheme clusters are kept whole: a combining mark stays with its base character, and
-only marks with nothing to attach to become badges.
+only marks with nothing to attach to become badges. Letters and symbols that print
+as nothing (the Hangul fillers, the blank braille pattern) are badges too, and so is a
+stack of more than ``MAX_MARKS`` combining marks on one base (it would spill over the
+lines around it): the base is kept, each mark shown as a badge.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["badge", "codepoints", "grapheme_pattern", "is_unsafe", "safe"]
+__all__ = ["INVISIBLE", "MAX_MARKS", "badge", "codepoints", "grapheme_pattern", "is_unsafe", "safe"]
 
 
 @functools.cache
@@ -45,6 +48,23 @@ _NAMES: dict[int, str] = {
 
 # Categories whose characters are never printed raw.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+#: Letters, marks and symbols that print as nothing, outside the categories above: the
+#: default-ignorable code points that are not format characters (but the variation
+#: selectors, which choose the form of the character before them), and blank symbols.
+INVISIBLE = frozenset({
+    0x034F,  # COMBINING GRAPHEME JOINER
+    0x115F, 0x1160,  # HANGUL CHOSEONG FILLER, HANGUL JUNGSEONG FILLER
+    0x17B4, 0x17B5,  # KHMER VOWEL INHERENT AQ, AA
+    0x2800,  # BRAILLE PATTERN BLANK
+    0x3164,  # HANGUL FILLER
+    0xFFA0,  # HALFWIDTH HANGUL FILLER
+    0x16FE4,  # KHITAN SMALL SCRIPT FILLER
+    0x1D159,  # MUSICAL SYMBOL NULL NOTEHEAD
+})  # fmt: skip
+
+#: Combining marks kept on one base; a longer stack is spelled out as badges.
+MAX_MARKS = 4
 
 
 def _name(cp: int) -> str:
@@ -75,11 +95,13 @@ def is_unsafe(char: str) -> bool:
     """True when one code point must not reach a terminal raw.
 
     Controls (tab and line feed included), format and bidi characters, surrogates,
-    private-use and unassigned code points, line and paragraph separators, and every
-    space other than U+0020 (an NBSP looks like a space but is not one).
+    private-use and unassigned code points, line and paragraph separators, every
+    space other than U+0020 (an NBSP looks like a space but is not one), and the
+    letters and symbols that print as nothing (``INVISIBLE``: U+3164 HANGUL FILLER,
+    U+2800 BRAILLE PATTERN BLANK...).
     """
     cat = unicodedata.category(char)
-    if cat in _UNSAFE_CATEGORIES:
+    if cat in _UNSAFE_CATEGORIES or ord(char) in INVISIBLE:
         return True
     return cat == "Zs" and char != " "
 
@@ -88,12 +110,18 @@ def _is_mark(char: str) -> bool:
     return unicodedata.category(char) in ("Mn", "Me", "Mc")
 
 
+def _stacked(cluster: str) -> bool:
+    """True when ``cluster`` piles more than ``MAX_MARKS`` combining marks on its base."""
+    return sum(1 for c in cluster if unicodedata.category(c) in ("Mn", "Me")) > MAX_MARKS
+
+
 def safe(text: str) -> str:
     """Return ``text`` with every unsafe code point shown as a badge.
 
     Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
     consists only of combining marks, is spelled out badge by badge. Variation
-    selectors and other marks that follow an unsafe base are badges too. The result
+    selectors and other marks that follow an unsafe base are badges too, and so are
+    the marks of a base that carries more than ``MAX_MARKS`` of them. The result
     contains only printable characters and U+0020.
     """
     if text.isascii() and text.isprintable():
@@ -105,6 +133,9 @@ def safe(text: str) -> str:
             out.extend(badge(c) for c in cluster)
             continue
         out.append(first)
+        if len(cluster) > MAX_MARKS + 1 and _stacked(cluster):
+            out.extend(badge(c) for c in cluster[1:])
+            continue
         for i, c in enumerate(cluster[1:], start=1):
             # A ZWJ joining two pictures inside one emoji sequence is part of the
             # picture; any other format character is shown.

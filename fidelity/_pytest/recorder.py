@@ -89,6 +89,15 @@ def describe_observation(observation: Observation, *, render_lines: int | None =
     return "\n".join(lines)
 
 
+def _fixes(observations: Sequence[Observation], kinds: frozenset[str]) -> str:
+    """A ``hint:`` line per kind in ``kinds``: how to fix it, where the chain did it."""
+    from fidelity._report.hints import hints
+    from fidelity._report.rewrites import from_observations
+
+    found = [r for r in from_observations(observations) if r.kind in kinds]
+    return "".join(f"{hint.line()}\n" for hint in hints(found))
+
+
 def _allow_hint(kinds: Iterable[str]) -> str:
     listed = ", ".join(f'"{k}"' for k in sorted(kinds))
     return f"if these rewrites are accepted: @pytest.mark.fidelity(allow=[{listed}])"
@@ -175,7 +184,8 @@ class Recorder:
             raise FidelityError(
                 f"the chain {safe(chain)!s} rewrote the value: "
                 f"{', '.join(sorted(unexpected))} (not allowed)\n"
-                f"{describe_observation(observation)}\n{_allow_hint(unexpected)}",
+                f"{describe_observation(observation)}\n"
+                f"{_fixes([observation], unexpected)}{_allow_hint(unexpected)}",
                 observation.comparison,
             )
         if observation.status not in _OK_STATUSES and observation.status not in accepted:
@@ -373,5 +383,5 @@ def _survey_failure(chain: str, result: Survey, unexpected: frozenset[str]) -> s
         lines.append(f"--- {kind}: smallest example")
         if example is not None:
             lines.append(describe_observation(example, render_lines=_RENDER_LINES))
-    lines.append(_allow_hint(unexpected))
+    lines.append(_fixes(result.observations, unexpected) + _allow_hint(unexpected))
     return "\n".join(lines)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["MergedCards", "SessionReport", "card_filename", "finish", "merged_cards"]
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+#: Largest committed card read (a card of the whole catalogue is far smaller).
+_MAX_CARD_BYTES = 256 * 1024 * 1024
 #: Where cards come from, for the messages that say there were none.
 _WHERE = "cards come from fidelity.survey(); fidelity.check() records none"
 
@@ -108,12 +110,16 @@ def _finding_line(finding: Finding) -> str:
 
 
 def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
+    """Write each card as NAME.json and NAME.md in ``directory``, atomically (never
+    through a symbolic link that leads out of it, never over a read-only file)."""
+    from fidelity._report.results import write_atomic
+
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for card in cards:
         stem = card_filename(card.name)
-        (directory / f"{stem}.json").write_text(card.to_json(), encoding="utf-8", newline="")
-        (directory / f"{stem}.md").write_text(card.to_markdown(), encoding="utf-8", newline="")
+        write_atomic(directory / f"{stem}.json", card.to_json(), "card")
+        write_atomic(directory / f"{stem}.md", card.to_markdown(), "card")
         written.append(stem)
     return written
 
@@ -121,19 +127,20 @@ def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
 def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
     from fidelity._report.card import Card
     from fidelity._report.drift import drift_lines
+    from fidelity._report.results import read_limited
 
     problems = []
     for card in cards:
         path = directory / f"{card_filename(card.name)}.json"
         label = safe(card.name)
-        if not path.is_file():
+        if not path.exists():
             problems.append(
                 f"card {label!s} has no committed card {safe(str(path))!s}; "
                 f"write it with --fidelity-cards {safe(str(directory))!s}"
             )
             continue
         try:
-            committed = Card.from_json(path.read_text(encoding="utf-8"))
+            committed = Card.from_json(read_limited(path, "card", limit=_MAX_CARD_BYTES))
         except (UsageError, OSError, UnicodeDecodeError) as exc:
             problems.append(f"committed card {safe(str(path))!s} cannot be read: {safe(str(exc))}")
             continue
@@ -187,7 +194,7 @@ def finish(log: SessionLog, settings: PluginSettings) -> SessionReport:
         else:
             try:
                 stems = _write(cards, Path(settings.cards_dir))
-            except OSError as exc:
+            except (OSError, UsageError) as exc:
                 failed = True
                 lines.append(
                     f"cannot write cards to {safe(settings.cards_dir)!s}: {safe(str(exc))}"

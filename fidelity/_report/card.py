@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
@@ -36,6 +36,8 @@ from fidelity._report.json_doc import (
     RECORD,
     SCHEMA_VERSION,
     Malformed,
+    card_name,
+    check_derived,
     check_version,
     dump,
     list_field,
@@ -43,6 +45,10 @@ from fidelity._report.json_doc import (
     str_field,
 )
 from fidelity._report.outcomes import Entry, FamilyOutcome, family_key, is_example, summarize
+
+if TYPE_CHECKING:
+    from fidelity._report.hints import Hint
+    from fidelity._report.rewrites import Rewrite
 
 __all__ = ["SCHEMA_VERSION", "Card", "cards_from_json", "cards_to_json"]
 
@@ -114,6 +120,11 @@ class Card:
     ) -> Card:
         """The card of a run: its observations, the rows they gave, and the run's facts."""
         from fidelity._core.version import __version__
+        from fidelity._report.rewrites import remember
+
+        live = tuple(observations)
+        recorded = [CardObservation.of(o) for o in live]
+        remember(zip(live, recorded, strict=True))
 
         return cls(
             name=name,
@@ -128,7 +139,7 @@ class Card:
                 complete=complete,
             ),
             rows=tuple(CardRow.of(o) for o in outcomes),
-            observations=tuple(sorted(map(CardObservation.of, observations), key=_canonical)),
+            observations=tuple(sorted(recorded, key=_canonical)),
         )
 
     @classmethod
@@ -202,11 +213,43 @@ class Card:
         """Every kind any row shows."""
         return frozenset(k for r in self.rows for k in r.kinds)
 
+    def hints(self) -> tuple[Hint, ...]:
+        """How to fix each kind the card's observations show: one :class:`Hint` per
+        kind, in the order of ``KINDS``, refined by the hop that changed the value and
+        naming the paths (request, response) it was seen on."""
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_card
+
+        return hints(from_card(self.observations))
+
+    def describe(self) -> str:
+        """What happens to this parameter, in a few plain sentences for a model (to
+        paste into the tool's description): the rewrites it goes through and the
+        families it refuses, at most 299 characters with its name; ``""`` when the
+        parameter is faithful. The name is the probed parameter, else the card's."""
+        from fidelity._report.rewrites import from_card
+
+        return self._describe(from_card(self.observations))
+
+    def _describe(self, found: tuple[Rewrite, ...]) -> str:
+        from fidelity._report.describe import describe, refused_families
+        from fidelity._report.outcomes import family_key
+
+        setup = self.facts.setup
+        name = setup.param if setup is not None and setup.param else self.name
+        refused = refused_families((o.families, o.status) for o in self.observations)
+        return describe(name, found, sorted(refused, key=family_key))
+
     # -- JSON ----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this card (with ``schema_version``; ``clients`` only when
-        there were several clients, so other cards read as before)."""
+        """The JSON object of this card (with ``schema_version``), with its hints and the
+        sentence for the model (derived from the observations), and ``clients`` only when
+        there were several clients (so other cards read as before)."""
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_card
+
+        found = from_card(self.observations)
         out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "record": RECORD,
@@ -214,6 +257,8 @@ class Card:
             "facts": self.facts.to_dict(),
             "rows": [r.to_dict() for r in self.rows],
             "observations": [o.to_dict() for o in self.observations],
+            "hints": [h.to_dict() for h in hints(found)],
+            "describe": self._describe(found),
         }
         if self.clients is not None:
             out["clients"] = self.clients.to_dict()
@@ -231,8 +276,10 @@ class Card:
         try:
             if raw.get("record", RECORD) != RECORD:
                 raise Malformed(f"record is {raw.get('record')!r}, not {RECORD!r}")
+            # Derived from the observations, so computed again rather than trusted.
+            check_derived(raw)
             return cls(
-                name=str_field(raw, "name"),
+                name=card_name(str_field(raw, "name")),
                 facts=CardFacts.from_dict(raw.get("facts")),
                 rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
                 observations=tuple(
@@ -254,14 +301,15 @@ class Card:
         """A standalone HTML report of this card."""
         from fidelity._report.html import render_html
 
-        html: str = render_html(self.name, self.facts, self.rows, self.observations)
+        html: str = render_html(self.name, self.facts, self.rows, self.observations, self.hints())
         return html
 
     def to_markdown(self) -> str:
-        """A Markdown section for a tool's contract card: the table and the facts."""
+        """A Markdown section for a tool's contract card: the table, how to fix each
+        rewrite, and the facts."""
         from fidelity._report.markdown import render_markdown
 
-        text = render_markdown(self.name, self.rows, self.facts)
+        text = render_markdown(self.name, self.rows, self.facts, self.hints())
         if self.clients is None:
             return text
         from fidelity._report.client_map import client_markdown

@@ -20,14 +20,19 @@ from fidelity._probe.setup import ProbeSetup
 from fidelity._report.display import FAILURES, cut, md, shown
 from fidelity._report.json_doc import (
     Malformed,
+    date,
     direction,
+    example_key,
+    families_field,
+    family,
     int_field,
     is_int,
+    kinds_field,
     list_field,
     object_value,
+    outcome,
     status,
     str_field,
-    strs_field,
 )
 from fidelity._report.outcomes import FamilyOutcome
 
@@ -43,6 +48,8 @@ __all__ = [
 #: In an observation's JSON, a value identical to the sent value is written as this string.
 _SAME = "sent"
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+#: The data of a number as ``CardValue.of`` writes it (within int's digit limit).
+_INT = re.compile(r"-?[0-9]{1,4300}")
 
 
 def _b64(data: bytes) -> str:
@@ -109,7 +116,9 @@ class CardValue:
             more = f" … ({len(data)} bytes)" if len(data) > limit else ""
             return f"bytes {head}{more}"
         clipped = cut(self.data, limit)
-        return f"{self.type} {md(clipped) if markdown else safe(clipped)}"
+        if markdown:
+            return f"{md(self.type)} {md(clipped)}"
+        return f"{safe(self.type)} {safe(clipped)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -120,6 +129,10 @@ class CardValue:
         """Read the JSON form."""
         d = object_value(raw, "value")
         value = cls(type=str_field(d, "type"), data=str_field(d, "data"))
+        if not value.type.isidentifier() or len(value.type) > 100:
+            raise Malformed("a value's type must be the name of a type")
+        if not _data_fits(value.type, value.data):
+            raise Malformed(f"a value of type {value.type} has data it cannot hold")
         if value.type in ("str", "bytes"):
             try:
                 base64.b64decode(value.data, validate=True)
@@ -131,6 +144,23 @@ class CardValue:
             except UnicodeDecodeError:
                 raise Malformed("a str value is not UTF-8") from None
         return value
+
+
+def _data_fits(kind: str, data: str) -> bool:
+    """Whether ``data`` is what ``CardValue.of`` writes for a value of type ``kind``."""
+    if kind == "bool":
+        return data in ("true", "false")
+    if kind == "null":
+        return data == ""
+    if kind == "int":
+        return bool(_INT.fullmatch(data))
+    if kind == "float":
+        try:
+            float(data)
+        except ValueError:
+            return False
+        return len(data) <= 40
+    return True
 
 
 def _optional_value(value: CardValue | None) -> dict[str, Any] | None:
@@ -165,7 +195,7 @@ class CardExample:
         d = object_value(raw, "example")
         received = d.get("received")
         return cls(
-            key=str_field(d, "key"),
+            key=example_key(str_field(d, "key")),
             payload_id=str_field(d, "payload_id"),
             sent=CardValue.from_dict(d.get("sent")),
             received=None if received is None else CardValue.from_dict(received),
@@ -237,16 +267,17 @@ class CardRow:
                 or len(pair) != 2
                 or not isinstance(pair[0], str)
                 or not is_int(pair[1])
+                or pair[1] < 0
             ):
                 raise Malformed("a row's statuses must be [status, count] pairs")
-            statuses.append((pair[0], pair[1]))
+            statuses.append((status(pair[0]), pair[1]))
         return cls(
-            family=str_field(d, "family"),
+            family=family(str_field(d, "family")),
             direction=direction(str_field(d, "direction")),
-            outcome=str_field(d, "outcome"),
+            outcome=outcome(str_field(d, "outcome")),
             count=int_field(d, "count"),
             statuses=tuple(statuses),
-            kinds=strs_field(d, "kinds"),
+            kinds=kinds_field(d, "kinds"),
             examples=tuple(CardExample.from_dict(e) for e in list_field(d, "examples")),
         )
 
@@ -352,12 +383,12 @@ class CardObservation:
             )
         return cls(
             payload_id=str_field(d, "payload_id"),
-            families=strs_field(d, "families"),
+            families=families_field(d, "families"),
             direction=direction(str_field(d, "direction")),
             status=status(str_field(d, "status")),
             sent=sent,
             received=value(received),
-            kinds=strs_field(d, "kinds"),
+            kinds=kinds_field(d, "kinds"),
             error_type=str_field(d, "error_type"),
             error=str_field(d, "error"),
             blame=blame,
@@ -420,12 +451,12 @@ class CardFacts:
                 raise Malformed(f"facts.setup is malformed: {exc}") from None
         return cls(
             version=str_field(d, "version"),
-            date=str_field(d, "date"),
+            date=date(str_field(d, "date")),
             chain=str_field(d, "chain"),
             catalogue_size=int_field(d, "catalogue_size"),
             examples=int_field(d, "examples"),
             seed=seed,
-            allow=strs_field(d, "allow"),
+            allow=kinds_field(d, "allow"),
             complete=complete,
             setup=setup,
         )

@@ -27,11 +27,12 @@ from fidelity._report.card_records import CardObservation, CardRow, CardValue
 from fidelity._report.json_doc import (
     Malformed,
     direction,
+    families_field,
+    kinds_field,
     list_field,
     object_value,
     status,
     str_field,
-    strs_field,
 )
 from fidelity._report.outcomes import entries as outcome_entries
 from fidelity._report.outcomes import family_key, summarize
@@ -181,7 +182,7 @@ class ClientOutcome:
             client=str_field(d, "client"),
             status=status(str_field(d, "status")),
             client_side=_bool_field(d, "client_side"),
-            kinds=strs_field(d, "kinds"),
+            kinds=kinds_field(d, "kinds"),
             received=None if received is None else CardValue.from_dict(received),
             error_type=str_field(d, "error_type"),
             error=str_field(d, "error"),
@@ -224,7 +225,7 @@ class ClientDifference:
             raise Malformed("a client difference needs the outcomes of two clients or more")
         return cls(
             payload_id=str_field(d, "payload_id"),
-            families=strs_field(d, "families"),
+            families=families_field(d, "families"),
             direction=direction(str_field(d, "direction")),
             sent=sent,
             outcomes=outcomes,

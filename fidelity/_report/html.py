@@ -13,6 +13,7 @@ linked. All payload text is escaped: payloads contain ``<script>`` and friends.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         CardObservation,
         CardRow,
     )
+    from fidelity._report.hints import Hint
 
 __all__ = ["render_html"]
 
@@ -148,6 +150,24 @@ def _failure_row(obs: CardObservation, families: tuple[str, ...]) -> str:
     )
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _hint(hint: Hint, rows: Sequence[CardRow]) -> str:
+    """One hint as a list item, filtered with the families whose rows show its kind.
+
+    The text is the project's own, with code in backticks; it is escaped like anything
+    else, then the code spans are set as ``<code>``."""
+    families = sorted({r.family for r in rows if hint.kind in r.kinds})
+    where = f' <span class="dir">{esc(hint.where)}</span>' if hint.where else ""
+    text = _CODE.sub(r"<code>\1</code>", esc(hint.text))
+    return (
+        f'<li class="f-item hint" data-families="{attr(families)}" '
+        f'data-kinds="{attr([hint.kind])}"><span class="kind">{esc(hint.kind)}</span>'
+        f"{where}: {text}</li>"
+    )
+
+
 def _options(values: Iterable[str], everything: str) -> str:
     items = [f'<option value="">{html.escape(everything)}</option>']
     items += [f'<option value="{attr([v])}">{esc(v)}</option>' for v in values]
@@ -159,8 +179,9 @@ def render_html(
     facts: CardFacts,
     rows: Sequence[CardRow],
     observations: Sequence[CardObservation],
+    hints: Sequence[Hint] = (),
 ) -> str:
-    """The self-contained HTML report of ``card``."""
+    """The self-contained HTML report of ``card``, with how to fix each rewrite."""
     from fidelity._report.outcomes import family_key
 
     measured = []
@@ -197,6 +218,12 @@ def render_html(
         else ""
     )
     body = "".join(rewritten) or '<p class="none">No payload was rewritten.</p>'
+    fixes = (
+        f'<h2>How to fix each rewrite</h2><ul id="hints">{"".join(_hint(h, rows) for h in hints)}'
+        "</ul>"
+        if hints
+        else ""
+    )
     return document(
         title=f"Parameter transformations: {name}",
         version=f.version,
@@ -215,6 +242,7 @@ def render_html(
 <h2>Transformation map</h2>
 <table id="map"><thead><tr><th>family</th>{direction_head}<th>outcome</th><th>kinds</th>
 <th>smallest examples</th></tr></thead><tbody>{map_rows}</tbody></table>
+{fixes}
 <h2>Rewritten payloads ({len(rewritten)})</h2>
 <div id="rewritten">{body}</div>
 {failures}

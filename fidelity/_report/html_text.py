@@ -6,7 +6,9 @@ inside a changed byte range are wrapped in ``<mark>``; units that a reader could
 see or that would disturb the page (controls, format and bidi characters, separators,
 spaces other than U+0020, surrogates, combining marks with nothing to attach to) become
 ``<span class="cp">U+XXXX</span>`` badges whose title names the character. Long values
-are shown around their edits only, with the elided stretches counted.
+are shown around their edits only, with the elided stretches counted; a value longer
+than ``MAX_UNITS`` is shown in part (its first ``MAX_UNITS`` units), with its size, so
+a reply of many MiB costs no more than that to render.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ __all__ = ["Unit", "render_units", "units_of"]
 CONTEXT = 60
 #: Values up to this many units are shown whole.
 WHOLE = 400
+#: Units of a value looked at, at most; the rest is counted, not shown.
+MAX_UNITS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,13 @@ def units_of(value: str | bytes) -> list[Unit]:
         units.append(Unit(char, None, pos, pos + size))
         pos += size
     return units
+
+
+def _size(value: str | bytes) -> str:
+    if isinstance(value, bytes):
+        return f"{len(value)} bytes in all"
+    size = len(value.encode("utf-8", "surrogatepass"))
+    return f"{len(value)} code points ({size} bytes) in all"
 
 
 def _unit_html(unit: Unit, prev: Unit | None) -> str:
@@ -118,7 +129,7 @@ def render_units(value: str | bytes, marks: Sequence[tuple[int, int]], *, css: s
     An empty range marks the point where something was inserted on the other side
     (shown as a thin caret before the unit at that offset, or at the end).
     """
-    units = units_of(value)
+    units = units_of(value[:MAX_UNITS])
     flags = _spans([m for m in marks if m[1] > m[0]], units)
     points = {m[0] for m in marks if m[1] == m[0]}
     shown = _visible(flags, len(units))
@@ -151,6 +162,9 @@ def render_units(value: str | bytes, marks: Sequence[tuple[int, int]], *, css: s
         out.append("</mark>")
     if skipped:
         out.append(f'<span class="gap">\u2026 {skipped} code points \u2026</span>')
+    if len(value) > MAX_UNITS:
+        out.append(f'<span class="gap">\u2026 {_size(value)}: the first {MAX_UNITS} shown</span>')
+        return "".join(out)
     end = units[-1].end if units else 0
     if end in points:
         out.append('<span class="caret" title="inserted on the other side"></span>')

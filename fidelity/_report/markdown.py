@@ -1,18 +1,32 @@
-"""Cards as Markdown: the "parameter transformations" section of a tool's contract card."""
+"""Cards as Markdown: the "parameter transformations" section of a tool's contract card.
+
+Every field is escaped where it lands (``md`` for text, ``code_span`` for ids), so even
+a card read from a forged file can add no line, marker or markup to a document.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
 from fidelity._report.card_records import CardExample, CardFacts, CardRow
-from fidelity._report.display import FAILURES, cut, md
+from fidelity._report.display import FAILURES, code_span, cut, md
 
-__all__ = ["outcome_text", "render_markdown"]
+if TYPE_CHECKING:
+    from fidelity._report.hints import Hint
+
+__all__ = ["INCOMPLETE", "hint_lines", "is_incomplete", "outcome_text", "render_markdown"]
+
+#: How the facts line marks a card of a run that did not complete.
+INCOMPLETE = "**incomplete run** (interrupted)"
 
 
-def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str:
-    """A Markdown section for a tool's contract card: the table and the facts."""
+def render_markdown(
+    name: str, rows: Sequence[CardRow], facts: CardFacts, hints: Sequence[Hint] = ()
+) -> str:
+    """A Markdown section for a tool's contract card: the table, a hint per kind, the
+    facts."""
     lines = [
         f"#### Parameter transformations: {md(name)}",
         "",
@@ -20,21 +34,22 @@ def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str
         "|---|---|---|---|---|",
     ]
     for row in rows:
-        kinds = ", ".join(f"`{k}`" for k in row.kinds) or "—"
+        kinds = ", ".join(_id(k) for k in row.kinds) or "—"
         examples = "<br>".join(_example_cell(e) for e in row.examples) or "—"
-        direction = row.direction.replace("_", " ")
+        direction = md(row.direction.replace("_", " "))
         lines.append(
-            f"| {md(row.family)} | {direction} | {outcome_text(row)} | {kinds} | {examples} |"
+            f"| {md(row.family)} | {direction} | {md(outcome_text(row))} | {kinds} | {examples} |"
         )
     if not rows:
         lines.append("| — | — | no payloads observed | — | — |")
+    lines += hint_lines(hints)
     f = facts
-    allow = ", ".join(f"`{k}`" for k in f.allow) or "none"
+    allow = ", ".join(_id(k) for k in f.allow) or "none"
     seed = "none" if f.seed is None else str(f.seed)
-    run = "complete run" if f.complete else "**incomplete run** (interrupted)"
+    run = "complete run" if f.complete else INCOMPLETE
     lines += [
         "",
-        f"Chain: {md(f.chain)}. Surveyed with param-fidelity {md(f.version)} on {f.date}: "
+        f"Chain: {md(f.chain)}. Surveyed with param-fidelity {md(f.version)} on {md(f.date)}: "
         f"{f.catalogue_size} catalogue payloads, {f.examples} Hypothesis examples, "
         f"seed {seed}; allowed kinds: {allow}; {run}. Examples show code points, "
         "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
@@ -43,6 +58,21 @@ def render_markdown(name: str, rows: Sequence[CardRow], facts: CardFacts) -> str
     if f.setup is not None:
         lines += _setup_lines(f)
     return "\n".join(lines)
+
+
+def hint_lines(hints: Sequence[Hint]) -> list[str]:
+    """The hints as a Markdown list after the table (nothing when there are none).
+
+    The texts are the project's own (plain ASCII, code in backticks) and are kept as
+    they are; where the rewrite happened comes from the observations and is escaped.
+    """
+    if not hints:
+        return []
+    lines = ["", "How to fix each rewrite:", ""]
+    for hint in hints:
+        where = f" ({md(hint.where)})" if hint.where else ""
+        lines.append(f"- {_id(hint.kind)}{where}: {hint.text}")
+    return lines
 
 
 def _setup_lines(facts: CardFacts) -> list[str]:
@@ -68,14 +98,24 @@ def _longest_backticks(text: str) -> int:
     return longest
 
 
+def is_incomplete(block: str) -> bool:
+    """Whether a card block (its Markdown) comes from a run that did not complete."""
+    return INCOMPLETE in block
+
+
 def outcome_text(row: CardRow) -> str:
     if row.outcome == "mixed":
         return "mixed: " + ", ".join(f"{n} {s}" for s, n in row.statuses)
     return f"{row.outcome} ({row.count})"
 
 
+def _id(word: str) -> str:
+    """A kind id as code."""
+    return code_span(safe(word)) if word else "—"
+
+
 def _example_cell(example: CardExample) -> str:
-    head = example.key if example.key in FAILURES else f"`{example.key}`"
+    head = md(example.key) if example.key in FAILURES else _id(example.key)
     sent = example.sent.display()
     if example.received is not None:
         return f"{head}: {sent} → {example.received.display()}"

@@ -6,11 +6,19 @@ from the observations gathered so far, marked incomplete, at most every ``interv
 seconds and once more when the run stops, so an interrupted run keeps every
 observation it made. Every write goes to a temporary file in the same directory and
 is renamed over the target (:func:`write_atomic`): a reader never sees half a file.
+
+Files are input, and output paths are choices someone else may have prepared: only
+regular files are read (:func:`read_limited`: a FIFO would block for ever) and
+replaced (:func:`writable`): not a FIFO or a device, not a read-only file, not a file
+with other hard links (renaming over it would detach them), and never through a
+symbolic link that leads out of the link's own directory. A link that stays in it is
+followed: the file it names is replaced and the link kept.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -21,10 +29,16 @@ from pathlib import Path
 from fidelity._core.errors import UsageError
 from fidelity._probe.observation import Observation
 
-__all__ = ["STDOUT", "ResultWriter", "read_limited", "write_atomic"]
+__all__ = ["STDOUT", "ResultWriter", "read_limited", "writable", "write_atomic"]
 
 #: The path that means "standard output" on the command line.
 STDOUT = "-"
+
+
+def _shown(path: str | os.PathLike[str]) -> str:
+    from fidelity._core.render import safe
+
+    return safe(str(path))
 
 
 def _umask() -> int:
@@ -33,20 +47,85 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str:
+    """What a file of ``mode`` is, when it is not a regular file ('' when it is)."""
+    if stat.S_ISREG(mode):
+        return ""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def writable(path: str | os.PathLike[str], what: str = "") -> Path:
+    """The file that writing ``path`` replaces, once it is clear that it may be replaced.
+
+    ``path`` itself, or the file its symbolic link names when that file is in the
+    link's directory (or below). Raises :class:`UsageError` with one sentence, naming
+    ``what`` (e.g. ``--card``) and the path, for a link that leads elsewhere, something
+    other than a regular file, a read-only file, a file with other hard links, or a
+    directory that does not exist. Nothing is written.
+    """
+    from fidelity._core.render import safe
+
+    target = Path(path)
+    shown = f"{what} {safe(str(path))}".strip()
+    if target.is_symlink():
+        home = os.path.realpath(target.parent if str(target.parent) else ".")
+        real = os.path.realpath(target)
+        if os.path.commonpath([home, real]) != home:
+            raise UsageError(
+                f"{shown} is a symbolic link to {safe(real)}, outside its directory; "
+                "it is not written through: give the path of the file itself."
+            )
+        target = Path(real)
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise UsageError(
+                f"cannot write {shown}: the directory {safe(str(target.parent))} does not exist."
+            ) from None
+        return target
+    except OSError as exc:
+        raise UsageError(f"cannot write {shown}: {exc.strerror or exc}.") from None
+    kind = _not_regular(info.st_mode)
+    if kind:
+        raise UsageError(f"{shown} is {kind}, not a regular file; give the path of a file.")
+    if not info.st_mode & 0o222:
+        raise UsageError(
+            f"{shown} is read-only; it is not rewritten (make it writable if it should be)."
+        )
+    if info.st_nlink > 1:
+        raise UsageError(
+            f"{shown} has {info.st_nlink} hard links; rewriting it would detach it from "
+            "the others: give it a file of its own."
+        )
+    return target
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, what: str = "") -> None:
     """Replace the file at ``path`` with ``data`` (text is written as UTF-8).
 
-    The data goes to a temporary file next to ``path``, is flushed to disk, and is
-    renamed over ``path`` with :func:`os.replace`. An existing file keeps its
-    permission bits. A path that cannot be written raises :class:`UsageError`.
+    The data goes to a temporary file in the same directory, is flushed to disk, and is
+    renamed over the file with :func:`os.replace`. An existing file keeps its
+    permission bits. The file must be one that :func:`writable` lets replace (a
+    symbolic link in the same directory is kept, the file it names replaced); a path
+    that cannot be written raises :class:`UsageError`, naming ``what``.
     """
-    target = Path(path)
+    target = writable(path, what)
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     directory = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}.") from None
+        raise UsageError(f"cannot write {_shown(target)}: {exc.strerror or exc}.") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
@@ -61,7 +140,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     except OSError as exc:
         with suppress(OSError):
             os.unlink(tmp)
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}.") from None
+        raise UsageError(f"cannot write {_shown(target)}: {exc.strerror or exc}.") from None
     except BaseException:
         with suppress(OSError):
             os.unlink(tmp)
@@ -80,8 +159,9 @@ def read_limited(
 
     With ``dash_is_stdin``, ``"-"`` reads standard input. A missing file gives
     ``missing`` when it is not ``None``. Every other failure (no
-    such file, a directory, unreadable, more than ``limit`` bytes) raises
-    :class:`UsageError` with one sentence naming ``what`` and the path.
+    such file, a directory, a FIFO or anything else that is not a regular file,
+    unreadable, more than ``limit`` bytes) raises :class:`UsageError` with one sentence
+    naming ``what`` and the path.
     """
     from fidelity._core.render import safe
 
@@ -91,9 +171,20 @@ def read_limited(
         if dash_is_stdin and str(path) == STDOUT:
             data = sys.stdin.buffer.read(limit + 1)
         else:
-            with open(path, "rb") as handle:
-                if os.fstat(handle.fileno()).st_size > limit:
+            # Non-blocking: opening a FIFO must not wait for a writer that never comes.
+            nonblocking = getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(path, os.O_RDONLY | nonblocking)
+            with open(fd, "rb") as handle:
+                info = os.fstat(fd)
+                kind = _not_regular(info.st_mode)
+                if kind == "a directory":
+                    raise IsADirectoryError
+                if kind:
+                    raise UsageError(f"{shown} is {kind}, not a regular file; give a file.")
+                if info.st_size > limit:
                     raise UsageError(too_large)
+                if nonblocking:
+                    os.set_blocking(fd, True)
                 data = handle.read(limit + 1)
     except FileNotFoundError:
         if missing is not None:

@@ -8,11 +8,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from fidelity._core.kinds import Status, check_kinds
 from fidelity._probe.observation import Direction, Observation
 from fidelity._report.card import Card
 from fidelity._report.outcomes import FamilyOutcome, entry, is_example, rows
+
+if TYPE_CHECKING:
+    from fidelity._report.hints import Hint
 
 __all__ = ["Survey"]
 
@@ -99,6 +103,19 @@ class Survey:
             families=MappingProxyType({f: MappingProxyType(d) for f, d in families.items()}),
             outcomes=outcomes,
         )
+
+    def hints(self, kinds: Iterable[str] | None = None) -> tuple[Hint, ...]:
+        """How to fix each kind the survey saw (or only those of ``kinds``): one
+        :class:`Hint` per kind, in the order of ``KINDS``, refined by the hop that changed
+        the value and naming the paths (request, response) it was seen on."""
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_observations
+
+        found = from_observations(self.observations)
+        if kinds is not None:
+            wanted = frozenset(kinds)
+            found = tuple(r for r in found if r.kind in wanted)
+        return hints(found)
 
     def card(self, name: str | None = None) -> Card:
         """The contract card of this survey (named ``name``, default the survey's name)."""

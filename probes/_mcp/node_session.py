@@ -36,6 +36,7 @@ from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError
 from probes._mcp.node_setup import NodeClient
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyTooLarge
 from probes._mcp.session import handshake_bound
 
 __all__ = ["ContentBlock", "NodeSession", "ToolResult"]
@@ -45,10 +46,13 @@ _NODE_START = 5.0
 #: A session closed in good order: the driver's own bound on the SDK's close, plus a little.
 _CLOSE_WAIT = 6.0
 _KILL_GRACE = 0.3
-#: The longest line the driver may write (a result with a large value, escaped).
-_MAX_LINE = 64 * 1024 * 1024
+#: The longest line the driver may write: a reply of ``max_reply`` bytes, every
+#: character escaped (``\uXXXX`` for a 3-byte character: twice the bytes), plus room.
+_LINE_FACTOR = 6
+_LINE_ROOM = 1024 * 1024
 _MESSAGE_CHARS = 300
 _EOF = object()
+_TOO_LARGE = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +151,11 @@ class NodeSession:
         timeout: float,
         stderr: IO[str] | None,
         client_info: Mapping[str, str],
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self._setup = setup
+        self._max_reply = max_reply
+        self._max_line = _LINE_FACTOR * max_reply + _LINE_ROOM
         self._target = dict(target)
         self._timeout = timeout
         self._stderr = stderr
@@ -209,6 +216,7 @@ class NodeSession:
             "target": self._target,
             "client_info": self._client_info,
             "timeout_ms": round(bound * 1000),
+            "max_reply": self._max_reply,
         }
         try:
             self._send(command, deadline)
@@ -219,7 +227,7 @@ class NodeSession:
                 f"the MCP server did not complete the handshake with the TypeScript client "
                 f"within {bound:g}s (a server that starts slowly needs a longer timeout)."
             ) from None
-        except ConnectionError as exc:
+        except (ConnectionError, ReplyTooLarge) as exc:
             self.abandon()
             raise TargetError(
                 f"could not open an MCP session through the TypeScript client ({exc})."
@@ -241,6 +249,11 @@ class NodeSession:
         self.library = f"@modelcontextprotocol/sdk {record.get('sdk')} (node {record.get('node')})"
         try:
             listing = self._request({"op": "list_tools"}, self._timeout, bound)
+        except ReplyTooLarge as exc:
+            self.abandon()
+            raise TargetError(
+                f"could not list the MCP server's tools (ReplyTooLarge: {exc})."
+            ) from None
         except (TimeoutError, ConnectionError, RpcError, CallFailed) as exc:
             self.abandon()
             raise TargetError(
@@ -257,7 +270,7 @@ class NodeSession:
         why = "the TypeScript client ended"
         try:
             while True:
-                line = stream.readline(_MAX_LINE)
+                line = stream.readline(self._max_line)
                 if not line:
                     break
                 if not line.endswith(b"\n"):
@@ -281,7 +294,9 @@ class NodeSession:
 
     def _note(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
-        if kind == "server_exit":
+        if kind == "reply_too_large":
+            self._records.put(_TOO_LARGE)
+        elif kind == "server_exit":
             code, sig = record.get("code"), record.get("signal")
             self._exit = code if isinstance(code, int) else -1 if sig else None
         elif kind == "transport_error":
@@ -334,6 +349,8 @@ class NodeSession:
                 record = self._records.get(timeout=left)
             except queue.Empty:
                 continue
+            if record is _TOO_LARGE:
+                raise ReplyTooLarge(self._max_reply)
             if record is _EOF:
                 self._records.put(_EOF)  # for any later wait
                 raise ConnectionError(str(self.failure or "the MCP session is closed"))

@@ -54,6 +54,7 @@ from probes._mcp.failures import (
 from probes._mcp.name import target_label
 from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.placeholders import Filled, new_run_id
@@ -140,6 +141,7 @@ class McpProbe(Probe):
         mode: str | None = None,
         fill_args: ArgumentFiller | None = None,
         client: str | None = None,
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self._options: dict[str, Any] = {
             "target": target, "tool": tool, "param": param, "args": args, "before": before,
@@ -147,6 +149,7 @@ class McpProbe(Probe):
             "transport": transport, "timeout": timeout,
             "allow_destructive": allow_destructive, "env": env, "cwd": cwd,
             "reflector": reflector, "mode": mode, "fill_args": fill_args, "client": client,
+            "max_reply": max_reply,
         }  # fmt: skip
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
@@ -178,6 +181,12 @@ class McpProbe(Probe):
                 "own (python: the legacy handshake; python-2026: 2026-07-28 where the server "
                 "supports it)."
             )
+        if type(max_reply) is not int or max_reply < MIN_MAX_REPLY:
+            raise UsageError(
+                f"max_reply={max_reply!r} must be a whole number of bytes, "
+                f"at least {MIN_MAX_REPLY}."
+            )
+        self.max_reply = max_reply
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -288,7 +297,9 @@ class McpProbe(Probe):
             from probes._mcp.session import McpSession
 
             assert self._loop is not None
-            session = McpSession(self._loop, self._make_client, timeout=self.timeout)
+            session = McpSession(
+                self._loop, self._make_client, timeout=self.timeout, max_reply=self.max_reply
+            )
         try:
             session.start()
         except TargetError as exc:
@@ -319,6 +330,7 @@ class McpProbe(Probe):
             timeout=self.timeout,
             stderr=self._stderr.file,
             client_info={"name": "param-fidelity", "version": __version__},
+            max_reply=self.max_reply,
         )
 
     @staticmethod
@@ -358,16 +370,15 @@ class McpProbe(Probe):
     ) -> Client:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
-        from mcp.client.streamable_http import streamable_http_client
         from mcp_types import Implementation
 
         from fidelity._core.version import __version__
-        from probes._mcp.session import guard_transport
+        from probes._mcp.session import guard_transport, streamable_http
 
         info = Implementation(name="param-fidelity", version=__version__)
         if isinstance(self.target, str):
             return Client(
-                guard_transport(streamable_http_client(self.target), close_within),
+                guard_transport(streamable_http(self.target), close_within),
                 read_timeout_seconds=self.timeout,
                 mode=self.mode,
                 cache=None,
@@ -798,6 +809,15 @@ class McpProbe(Probe):
                 direction=direction,
                 client_side=True,
             )
+        except ReplyTooLarge as exc:
+            session.abandon()
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="ReplyTooLarge",
+                error=str(exc),
+                direction=direction,
+            )
         except UnparsableReply as exc:
             self._answers += 1
             return Observation(
@@ -976,6 +996,9 @@ mcp = factory(
     ``FIDELITY_NODE_MODULES`` names). ``client_info`` says which client, library and
     protocol version a session used; ``with_client`` makes the same probe for another
     client.
+    ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
+    a stdio line, an HTTP body or server-sent event); a longer one is not read
+    further, its call is ``broken`` and the server is let go.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

@@ -6,12 +6,15 @@ SDK itself cannot encode) cancels the whole session. ``McpSession`` hosts the
 ``mcp.Client`` in a task of its own on a background event loop, so such a death is
 caught, kept as ``failure`` and reported, and a new session can be opened.
 
-Three traps of the SDK are closed here: a stdio server's stderr goes to a bounded
+Four traps of the SDK are closed here: a stdio server's stderr goes to a bounded
 in-memory tail (never to our terminal); the SDK's log records for lines it cannot
 parse (which carry the raw line, tracebacks included) are kept, bounded and rendered
-terminal-safe, instead of being printed; and a request the SDK cannot serialize (a
+terminal-safe, instead of being printed; a request the SDK cannot serialize (a
 lone surrogate in an argument) fails the one call that sent it (``guard_transport``)
-instead of the transport task, which would take the whole session down.
+instead of the transport task, which would take the whole session down; and every
+message from the server is bounded (``max_reply`` bytes, see ``reply_limit``: a stdio
+line, an HTTP body or event), so a reply of any size costs at most that much memory
+and ends its call with :class:`ReplyTooLarge`.
 
 Every wait is bounded. The handshake gets ``handshake_bound(timeout)``: the per-request
 timeout plus half a second, and never less than 2.5 s, which leaves a cold interpreter
@@ -34,6 +37,7 @@ import contextvars
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -46,6 +50,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
 from probes._mcp.failures import RpcError, UnencodableRequest, UnparsableReply
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit, ReplyTooLarge
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -53,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EventLoopThread",
     "McpSession",
+    "ReplyTooLarge",
     "SdkLogSink",
     "StderrTail",
     "UnencodableRequest",
@@ -60,17 +66,22 @@ __all__ = [
     "describe_failure",
     "guard_transport",
     "handshake_bound",
+    "streamable_http",
 ]
 
 _T = TypeVar("_T")
 
 #: SDK loggers that print raw peer bytes (unparsable lines, failed responses).
 _SDK_LOGGERS = (
+    "client",  # the logger of mcp.client.session: its message handler failures
     "mcp.client.stdio",
     "mcp.client.streamable_http",
     "mcp.client.session",
     "mcp.client.client",
+    "mcp.client.caching",
+    "mcp.shared.dispatcher",
     "mcp.shared.jsonrpc_dispatcher",
+    "mcp.shared.tool_name_validation",
 )
 _TAIL_BYTES = 16384
 _MESSAGE_CHARS = 300
@@ -86,10 +97,18 @@ _ABANDON_WAIT = 3.0
 #: SIGTERM) plus a little; after that it is abandoned. Also bounds an HTTP ``DELETE``.
 _CLOSE_WAIT = 3.0
 _DELETE_BOUND = 2.0
+#: A paginated tool listing is read for at most this many pages, and no further page
+#: once this many tools arrived (each page is bounded by the reply limit).
+_MAX_PAGES = 100
+_MAX_TOOLS = 5000
 
 #: Where the event loop records the server processes the current session task spawns.
 _SPAWNED: contextvars.ContextVar[list[_Spawned] | None] = contextvars.ContextVar(
     "fidelity_mcp_spawned", default=None
+)
+#: The reply limit of the session whose task is running (read where transports start).
+_LIMIT: contextvars.ContextVar[ReplyLimit | None] = contextvars.ContextVar(
+    "fidelity_mcp_reply_limit", default=None
 )
 
 
@@ -108,12 +127,60 @@ class _RecordingLoop(asyncio.SelectorEventLoop):
     the SDK's shutdown applies.)
     """
 
-    async def subprocess_exec(self, *args: Any, **kwargs: Any) -> Any:
-        transport, protocol = await super().subprocess_exec(*args, **kwargs)
+    async def subprocess_exec(self, protocol_factory: Any, *args: Any, **kwargs: Any) -> Any:
+        limit = _LIMIT.get()
+        if limit is not None:
+            protocol_factory = _bounded_stdout(protocol_factory, limit.lines())
+        transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
         sink = _SPAWNED.get()
         if sink is not None:
             sink.append(_Spawned(transport))
         return transport, protocol
+
+
+def _bounded_stdout(
+    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes]
+) -> Callable[[], Any]:
+    """``protocol_factory``, its protocols passing the child's stdout through ``admit``."""
+
+    def make() -> Any:
+        protocol = protocol_factory()
+        received = protocol.pipe_data_received
+
+        def pipe_data_received(fd: int, data: bytes) -> None:
+            if fd == 1:
+                data = admit(data)
+                if not data:
+                    return
+            received(fd, data)
+
+        protocol.pipe_data_received = pipe_data_received
+        return protocol
+
+    return make
+
+
+@contextlib.asynccontextmanager
+async def streamable_http(url: str) -> AsyncIterator[Any]:
+    """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
+
+    Entered in the session's task (where the limit is known); without a limit it is
+    the SDK's transport as it comes.
+    """
+    from mcp.client.streamable_http import streamable_http_client
+
+    from probes._mcp.reply_limit import bounded_http_client
+
+    limit = _LIMIT.get()
+    async with contextlib.AsyncExitStack() as stack:
+        if limit is None:
+            streams = await stack.enter_async_context(streamable_http_client(url))
+        else:
+            client = await stack.enter_async_context(bounded_http_client(limit))
+            streams = await stack.enter_async_context(
+                streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
+            )
+        yield streams
 
 
 class _Spawned:
@@ -414,6 +481,28 @@ def _raw_input(exc: Exception) -> tuple[str | None, str]:
     return (raw if isinstance(raw, str) else None), reason
 
 
+_JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"\s*(:)?|([{\[]+)|([}\]]+)', re.DOTALL)
+
+
+def _top_level_keys(raw: str) -> set[str]:
+    """The keys of the outermost JSON object in ``raw``, found without recursion.
+
+    For a text too deeply nested to be parsed: tells a JSON-RPC reply (``id`` with
+    ``result`` or ``error``) from any other message. Escapes in keys are not decoded.
+    """
+    keys: set[str] = set()
+    depth = 0
+    for token in _JSON_TOKEN.finditer(raw):
+        key, colon, opening, closing = token.groups()
+        if opening:
+            depth += len(opening)
+        elif closing:
+            depth -= len(closing)
+        elif depth == 1 and colon:
+            keys.add(key)
+    return keys
+
+
 def _leaves(exc: BaseException) -> list[BaseException]:
     """The exceptions inside ``exc``: groups flattened, causes and contexts followed."""
     out: list[BaseException] = []
@@ -473,6 +562,9 @@ class McpSession:
 
     ``start()`` connects (bounded by ``timeout``) and lists the tools; ``call()`` runs
     one ``tools/call``; ``failure`` is what ended the session, once ``dead`` is set.
+    A message from the server longer than ``max_reply`` bytes ends the session: the
+    call in flight (or the handshake) fails with :class:`ReplyTooLarge` and the server
+    is let go (see :meth:`abandon`).
     """
 
     def __init__(
@@ -481,6 +573,7 @@ class McpSession:
         make_client: Callable[[Callable[[object], Awaitable[None]], Callable[[], float]], Client],
         *,
         timeout: float,
+        max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
         self._loop = loop
         self._make_client = make_client
@@ -494,10 +587,12 @@ class McpSession:
         self._stop: asyncio.Event | None = None
         self._host: concurrent.futures.Future[None] | None = None
         self._current: asyncio.Task[Any] | None = None
-        self._interrupted: UnparsableReply | None = None
+        self._interrupted: UnparsableReply | ReplyTooLarge | None = None
         self._spawned: list[_Spawned] = []
         self._abandoned = False
         self._abandoned_at: float | None = None
+        self._limit = ReplyLimit(max_reply, self._reply_too_large)
+        self._too_large: ReplyTooLarge | None = None
 
     @property
     def dead(self) -> bool:
@@ -526,12 +621,15 @@ class McpSession:
             ) from None
         except BaseException as exc:
             self.abandon()
+            if isinstance(exc, KeyboardInterrupt):  # Ctrl-C, or a signal that ends us
+                raise
             error_type, message, _ = describe_failure(exc)
             raise TargetError(f"could not open an MCP session ({error_type}: {message}).") from None
 
     async def _hold(self, ready: concurrent.futures.Future[None]) -> None:
         self._stop = asyncio.Event()
         _SPAWNED.set(self._spawned)  # this task's own context: see _RecordingLoop
+        _LIMIT.set(self._limit)  # read where the transport starts (stdio and HTTP)
         try:
             async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
@@ -540,7 +638,7 @@ class McpSession:
                 self.tools = list(listing.tools)
                 cursor = listing.next_cursor
                 pages = 0
-                while cursor is not None and pages < 100:
+                while cursor is not None and pages < _MAX_PAGES and len(self.tools) < _MAX_TOOLS:
                     listing = await client.list_tools(cursor=cursor)
                     self.tools.extend(listing.tools)
                     cursor = listing.next_cursor
@@ -548,12 +646,20 @@ class McpSession:
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:  # the host task is outermost: keep what ended it
-            self.failure = exc
+            self.failure = self._too_large or exc
             if not ready.done():
-                ready.set_exception(exc)
+                ready.set_exception(self.failure)
         finally:
             self.client = None
             self._dead.set()
+
+    def _reply_too_large(self) -> None:
+        """(On the loop.) A message went past the reply limit: fail the call, end the session."""
+        self._too_large = ReplyTooLarge(self._limit.limit)
+        if self._current is not None:
+            self._interrupted = self._too_large
+            self._current.cancel()
+        self.abandon(wait=False)
 
     def _close_within(self) -> float:
         """What the transport may still spend on its way out (see ``guard_transport``)."""
@@ -576,6 +682,9 @@ class McpSession:
             parsed = json.loads(raw)
         except ValueError:
             return
+        except RecursionError:  # nested deeper than any parser here goes
+            parsed = dict.fromkeys(_top_level_keys(raw))
+            reason = "the JSON is nested too deeply to be read"
         if (
             isinstance(parsed, dict)
             and "id" in parsed
@@ -588,8 +697,8 @@ class McpSession:
         """Run ``coro_fn(client)`` on the loop, bounded by ``timeout`` seconds.
 
         Raises ``ConnectionError`` when the session is already dead, ``TimeoutError``
-        when the bound runs out and ``UnparsableReply`` when the reply arrived but the
-        SDK could not parse it.
+        when the bound runs out, ``UnparsableReply`` when the reply arrived but the
+        SDK could not parse it and ``ReplyTooLarge`` when a message went past the limit.
         """
         client = self.client
         if client is None or self.dead:

@@ -54,6 +54,13 @@ def test_the_map_names_what_each_chain_does(capsys: pytest.CaptureFixture[str]) 
     assert "e.g. newline." in out
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", out)
     assert max(map(len, out.splitlines())) <= 120
+    # Each chain's section ends with how to fix what it does, wrapped under the line.
+    sections = out.split("\n2. xml_attr_minidom\n")
+    assert "hint:" not in sections[0].split("\n1. json\n")[1]
+    minidom, text_file = sections[1].split("\n3. text_file\n")
+    assert "   hint: newline.to_space (hop xml_attr(writer='minidom')): minidom writes" in minidom
+    assert "   hint: newline.crlf_to_lf (hop text_file): the file is read back" in text_file
+    assert "\n         with `newline=''` to write and to read.\n" in text_file
 
 
 def test_the_map_stays_narrow_with_many_chains(capsys: pytest.CaptureFixture[str]) -> None:

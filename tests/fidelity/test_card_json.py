@@ -134,3 +134,12 @@ def test_markdown_examples_are_code_spans_not_quoted() -> None:
     assert _code_span(" `a|b` ") == "``  `a\\|b`  ``"
     assert _code_span("a") == "`a`"
     assert _code_span("   ") == "`   `"
+
+
+def test_a_family_of_the_users_own_reads_back_but_markup_in_one_does_not() -> None:
+    payload = Payload(id="mine/a", text="a", families=("my-family",))
+    card = fidelity.survey(lambda t: t, payloads=[payload]).card(name="x")
+    assert Card.from_json(card.to_json()) == card
+    forged = card.to_json().replace('"my-family"', '"my-family\\n<!-- x -->"')
+    with pytest.raises(UsageError, match="unknown family"):
+        Card.from_json(forged)

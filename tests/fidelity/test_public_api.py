@@ -18,6 +18,7 @@ FIDELITY_ALL = {
     "Direction",
     "FamilyOutcome",
     "FidelityError",
+    "Hint",
     "Hop",
     "Kind",
     "Observation",

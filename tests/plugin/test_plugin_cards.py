@@ -42,6 +42,7 @@ def test_a_survey_fails_on_rewrites_beyond_allow(tool_repo: pytest.Pytester) -> 
             "*--- quote.straighten: smallest example",
             "*payload id: quotes/*",
             "*U+201*QUOTATION MARK*",
+            "*hint: quote.straighten: a layer normalises typographic quotes to ASCII*",
             '*@pytest.mark.fidelity(allow=[[]"quote.straighten"[]])*',
         ]
     )

@@ -31,6 +31,8 @@ def test_straightened_quotes_fail_with_the_classified_diff(tool_repo: pytest.Pyt
             "*payload: say “hi”*",
             '*received: say "hi"*',
             "*U+201C*LEFT DOUBLE QUOTATION MARK*",
+            "*hint: quote.straighten: a layer normalises typographic quotes to ASCII; compare "
+            "both sides normalised, or stop normalising.",
             '*@pytest.mark.fidelity(allow=[[]"quote.straighten"[]])*',
         ]
     )
@@ -85,6 +87,32 @@ def test_the_hop_that_changed_the_value_is_named(tool_repo: pytest.Pytester) -> 
         [
             "*the chain edit_file rewrote the value: quote.straighten (not allowed)",
             "*changed by hop: normalise*",
+            "*hint: quote.straighten (hop normalise): a layer normalises typographic quotes*",
+        ]
+    )
+
+
+def test_the_hint_names_the_fix_for_the_hop(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_notes="""
+        import fidelity._core.siblings
+
+        probes = fidelity._core.siblings.load("probes")
+
+        def test_saved_notes(fidelity):
+            chain = probes.chain(probes.json(ensure_ascii=False), probes.text_file())
+            fidelity.check(chain, "line one\\r\\nline two")
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*rewrote the value: newline.crlf_to_lf (not allowed)",
+            "*changed by hop: text_file",
+            "*hint: newline.crlf_to_lf (hop text_file): the file is read back in text mode, "
+            "which turns CR and CRLF into LF; open it with `newline=''` to write and to read.",
+            '*if these rewrites are accepted: *(allow=[[]"newline.crlf_to_lf"[]])',
         ]
     )
 

@@ -312,3 +312,50 @@ def test_with_client_keeps_the_options() -> None:
 def test_bad_clients_are_usage_errors(kwargs: dict[str, str], message: str) -> None:
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
         probes.mcp(TS_REFLECTOR, **kwargs)  # type: ignore[arg-type]
+
+
+# -- the reply limit holds for the TypeScript client too ----------------------------------
+
+
+def _too_large(observation: probes.Observation) -> None:
+    assert observation.status is Status.BROKEN, observation
+    assert observation.error_type == "ReplyTooLarge"
+    assert "longer than the reply limit of 64 KiB" in observation.error
+
+
+def test_a_stdio_reply_past_the_limit_through_the_typescript_client() -> None:
+    argv = [*HOSTILE_MCP, "--big-reply", "100000"]
+    with probes.mcp(argv, client="typescript", timeout=10, max_reply=65536) as probe:
+        first = probe.observe("x")
+        second = probe.observe("y")  # a new session: the old one was let go
+    _too_large(first)
+    _too_large(second)
+    within = [*HOSTILE_MCP, "--big-reply", "60000"]
+    with probes.mcp(within, client="typescript", max_reply=65536) as probe:
+        assert probe.observe("x").received == "x" * 60000
+
+
+@pytest.mark.parametrize("flags", [(), ("--sse",), ("--gzip",)], ids=["json", "sse", "gzip"])
+def test_a_streamable_http_reply_past_the_limit_through_the_typescript_client(
+    flags: tuple[str, ...],
+) -> None:
+    from _support.servers import serving
+
+    need_module("uvicorn")
+    with (
+        serving("mcp_http_hostile.py", "--big-reply", "100000", *flags) as url,
+        probes.mcp(url, client="typescript", timeout=10, max_reply=65536) as probe,
+    ):
+        _too_large(probe.observe("x"))
+    with (
+        serving("mcp_http_hostile.py", "--big-reply", "60000", *flags) as url,
+        probes.mcp(url, client="typescript", timeout=10, max_reply=65536) as probe,
+    ):
+        assert probe.observe("x").received == "x" * 60000
+
+
+def test_a_tool_listing_past_the_limit_through_the_typescript_client() -> None:
+    probe = probes.mcp([*HOSTILE_MCP, "--many-tools", "200"], client="typescript", max_reply=65536)
+    with pytest.raises(TargetError, match=r"reply limit of 64 KiB"):
+        probe.list_tools()
+    probe.close()

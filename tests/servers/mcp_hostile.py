@@ -22,6 +22,13 @@ and ``ping_tool()`` annotated read-only. Flags, combinable:
 - ``--stall``: freeze at start-up, before the handshake;
 - ``--pid-file PATH``: write this process's pid to PATH, and with ``--child`` also the
   pid of a child process it starts (which never exits by itself), one per line;
+- ``--call-file PATH``: create PATH when a ``tools/call`` arrives (before acting on it);
+- ``--big-reply N``: answer every call with a text of N bytes (``x``), written in
+  pieces so the server never holds it whole;
+- ``--deep-reply N``: answer every call with a result whose ``structuredContent``
+  nests N arrays deep;
+- ``--many-tools N``: list N more tools (``tool00000``...), each with a long
+  name, many arguments and a long description;
 - ``--wire-log PATH``: append every line received, byte for byte, to PATH.
 """
 
@@ -74,6 +81,39 @@ def _tools(echo_annotations: str) -> list[dict[str, Any]]:
     ]
 
 
+def _many_tools(count: int) -> list[dict[str, Any]]:
+    properties = {f"argument_{i:02d}": {"type": "string"} for i in range(30)}
+    return [
+        {
+            "name": f"tool{i:05d}_" + "n" * 200,
+            "description": "A tool. " * 60,
+            "inputSchema": {"type": "object", "properties": properties},
+        }
+        for i in range(count)
+    ]
+
+
+def _send_big(out: Any, mid: object, size: int) -> None:
+    """A reply whose text is ``size`` bytes, written a piece at a time."""
+    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text"}]}})
+    out.write(head[: -len("}]}}")].encode("ascii") + b', "text": "')
+    piece = b"x" * 65536
+    left = size
+    while left > 0:
+        out.write(piece[:left])
+        left -= len(piece)
+    out.write(b'"}]}}\n')
+    out.flush()
+
+
+def _send_deep(out: Any, mid: object, depth: int) -> None:
+    """A reply whose ``structuredContent`` nests ``depth`` arrays."""
+    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": []}})
+    body = b'"structuredContent": {"v": ' + b"[" * depth + b"]" * depth + b"}"
+    out.write(head[:-2].encode("ascii") + b", " + body + b"}}\n")
+    out.flush()
+
+
 def _send(out: Any, message: dict[str, Any]) -> None:
     # ensure_ascii: lone surrogates become \\udXXX escapes, as JSON encoders write them.
     out.write(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
@@ -102,7 +142,11 @@ def main(argv: list[str]) -> int:
     mute_on = _option(argv, "--mute-on")
     freeze_on = _option(argv, "--freeze-on")
     tools = _tools(_option(argv, "--echo-annotations") or "readonly")
+    tools += _many_tools(int(_option(argv, "--many-tools") or 0))
+    big = int(_option(argv, "--big-reply") or -1)
+    deep = int(_option(argv, "--deep-reply") or 0)
     pid_file = _option(argv, "--pid-file")
+    call_file = _option(argv, "--call-file")
     if pid_file is not None:
         pids = [os.getpid()]
         if "--child" in argv:
@@ -142,6 +186,9 @@ def main(argv: list[str]) -> int:
             arguments = params.get("arguments") or {}
             text = arguments.get("text", arguments.get("content", "pong"))
             text = text if isinstance(text, str) else str(text)
+            if call_file is not None:
+                with open(call_file, "a", encoding="ascii") as f:
+                    f.write("call\n")
             if log_stderr:
                 sys.stderr.buffer.write(
                     b"received: " + text.encode("utf-8", "surrogatepass") + b"\n"
@@ -162,6 +209,12 @@ def main(argv: list[str]) -> int:
                 out.write(b"\x1b[2J\x1b[31mred \xe2\x80\xae override\n")
                 out.write(b"\xff\xfe invalid utf-8 \xc3\x28\n")
                 out.flush()
+            if big >= 0:
+                _send_big(out, mid, big)
+                continue
+            if deep:
+                _send_deep(out, mid, deep)
+                continue
             if surrogate:
                 text = "a\ud800b"
             elif mangle:

@@ -48,7 +48,8 @@ examples (npx fetches each server unless it is installed where you run the comma
     -- npx -y @modelcontextprotocol/server-everything
 
 exit codes: 0 nothing beyond --allow, 1 rewrites beyond --allow (or, with --clients, the
-clients disagree beyond --allow), 2 usage error, 3 target unreachable or protocol failure.
+clients disagree beyond --allow), 2 usage error, 3 target unreachable or protocol failure;
+with --check: 0 as the card says, 1 drift.
 """  # noqa: E501
 
 
@@ -154,6 +155,12 @@ def register(sub: Any) -> None:
     budget.add_argument("--concurrency", metavar="N", help="HTTP requests in flight (default 1)")
     budget.add_argument("--timeout", metavar="S", help="seconds per request (default 10)")
     budget.add_argument("--seed", metavar="N", help="seed for generated payloads")
+    budget.add_argument(
+        "--max-reply",
+        metavar="BYTES",
+        help="largest reply read, e.g. 65536, 512KiB, 8MiB (default 8MiB); a longer one is "
+        "not read further and its payload is broken",
+    )
     report = p.add_argument_group("report")
     report.add_argument(
         "--allow",
@@ -163,6 +170,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument(
         "--card", metavar="FILE.md", help="write (or update the block of) a contract card"
+    )
+    report.add_argument(
+        "--check",
+        metavar="DOC.md",
+        help="compare the run with the card block of the same name in DOC.md (as fidelity "
+        "card --check does): exit 1 on drift, 0 when the endpoint still behaves as its card "
+        "says, rewrites it documents included; DOC.md is not rewritten",
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

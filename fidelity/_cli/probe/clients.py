@@ -179,6 +179,13 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_client_map(section, color=use_color(stream)))
+        shown: set[str] = set()
+        for run in matrix.runs:  # how to fix each kind, once, whichever client saw it
+            partial = _survey_of(plan, matrix.chain, run.observations, matrix.examples)
+            for hint in partial.hints():
+                if hint.line() not in shown:
+                    shown.add(hint.line())
+                    stream.write(f"{hint.line()}\n")
     for run in matrix.runs:
         partial = _survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
         line = f"{run.client}: {_summary(partial)}"
@@ -220,7 +227,6 @@ def execute_clients(plan: ProbePlan) -> int:
     from fidelity._cli.probe.budget import calls_per_payload, within_budget
     from fidelity._cli.probe.execute import (
         _announce,
-        _check_output,
         _enter,
         _payloads,
         _resolved,
@@ -228,16 +234,22 @@ def execute_clients(plan: ProbePlan) -> int:
         _write_reports,
         card_name,
     )
+    from fidelity._cli.probe.outputs import check_outputs
     from fidelity._report.results import ResultWriter
 
     payloads = _payloads(plan)
-    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
-        _check_output(option, path)
+    check_outputs(plan)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import read_document
+
+        read_document(plan.check)
     _preflight(plan)
     plan = _with_seed(plan)
     count = len(plan.clients)
     manager, probe = _enter(plan, plan.clients[0])
     try:
+        # The card's block name is known once the probe is open, before any call is made.
+        check_outputs(plan, card_name(plan, probe))
         per_payload = calls_per_payload(plan, probe)
         calibrating = bool(getattr(probe, "needs_calibration", False))
         spent = per_payload if calibrating else 0
@@ -248,6 +260,10 @@ def execute_clients(plan: ProbePlan) -> int:
         todo, examples = within_budget(plan, payloads, per_payload * count, probe, spent=spent)
         share = None if plan.max_requests is None else (plan.max_requests - spent) // count
         name = card_name(resolved, probe)
+        if plan.check is not None:
+            from fidelity._cli.probe.check import require_block
+
+            require_block(plan.check, name)
         setup = dataclasses.replace(probe.setup, clients=plan.clients)
     except BaseException:
         with suppress(Exception):
@@ -300,7 +316,13 @@ def execute_clients(plan: ProbePlan) -> int:
     section = card.clients
     assert section is not None
     _print(plan, matrix, section)
-    return _exit_code(plan, matrix, section)
+    code = _exit_code(plan, matrix, section)
+    if plan.check is not None:
+        # --check judges drift of the card's map (the first client's), not rewrites.
+        from fidelity._cli.probe.check import check_card
+
+        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
+    return code
 
 
 def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int:

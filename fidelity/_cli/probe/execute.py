@@ -13,7 +13,6 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
@@ -41,8 +40,6 @@ __all__ = ["Breaker", "RateLimited", "execute"]
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
 _CONSECUTIVE = 3
-#: Largest document --card rewrites (a card block is a few KiB).
-_MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 
 
 class _Stopped(TargetError):
@@ -140,6 +137,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read": plan.read,
             "read_url": plan.read_url,
             "id_from": plan.id_from,
+            "max_body": plan.max_reply,
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
@@ -163,6 +161,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         allow_destructive=plan.yes,
         fill_args=plain_arguments,
         client=client,
+        max_reply=plan.max_reply,
     )
 
 
@@ -231,16 +230,6 @@ def card_name(plan: ProbePlan, probe: Any) -> str:
 # -- outputs ----------------------------------------------------------------------
 
 
-def _check_output(option: str, path: str | None) -> None:
-    if path is None or path == "-":
-        return
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise UsageError(f"{option} {path}: the directory {parent} does not exist.")
-    if Path(path).is_dir():
-        raise UsageError(f"{option} {path} is a directory; give a file name.")
-
-
 def _survey_of(
     plan: ProbePlan,
     probe_name: str,
@@ -266,16 +255,9 @@ def _card(survey: Survey, setup: Any, *, complete: bool) -> Card:
 
 
 def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, write_atomic
+    from fidelity._cli.probe.outputs import write_reports
 
-    if writer is not None:
-        writer.finish(card.to_json())
-    if plan.card is not None:
-        document = read_limited(plan.card, "--card", limit=_MAX_CARD_DOCUMENT, missing=b"")
-        write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()))
-    if plan.html is not None:
-        write_atomic(plan.html, card.to_html())
+    write_reports(plan, card, writer)
 
 
 def _summary(survey: Survey) -> str:
@@ -294,6 +276,7 @@ def _print_map(plan: ProbePlan, survey: Survey, note: str = "") -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = _summary(survey)
     if survey.unexpected:
         line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
@@ -317,8 +300,13 @@ def execute(plan: ProbePlan) -> int:
         from fidelity._cli.probe.listing import dry_run
 
         return dry_run(plan, payloads)
-    for option, path in (("--json", plan.json), ("--card", plan.card), ("--html", plan.html)):
-        _check_output(option, path)
+    from fidelity._cli.probe.outputs import check_outputs
+
+    check_outputs(plan)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import read_document
+
+        read_document(plan.check)
 
     manager, probe = _enter(plan)
     try:
@@ -348,6 +336,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
     plan = _with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
+    from fidelity._cli.probe.outputs import check_outputs
+
+    # The card's block name is known once the probe is open, before any call is made.
+    check_outputs(plan, card_name(plan, probe))
     calibrating = bool(getattr(probe, "needs_calibration", False))
     # Checked before anything is sent: the calibration call costs what a payload does.
     within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
@@ -356,6 +348,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     planned = len(payloads) + plan.examples
     name = card_name(resolved, probe)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import require_block
+
+        require_block(plan.check, name)
     setup = getattr(probe, "setup", None)
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
@@ -413,7 +409,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             with suppress(Exception):
                 writer.checkpoint()
         raise
-    _write_reports(plan, _card(result, setup, complete=True), writer)
+    card = _card(result, setup, complete=True)
+    _write_reports(plan, card, writer)
     _print_map(plan, result, note=_unsent(plan, planned, len(result.observations)))
     broken = [o for o in result.observations if o.status is Status.BROKEN and not o.client_side]
     if broken:
@@ -428,6 +425,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         o.status in _FAILED and not o.client_side for o in result.observations
     ):
         raise TargetError("the target answered none of the payloads.")
+    if plan.check is not None:
+        from fidelity._cli.probe.check import check_card
+
+        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
 
 

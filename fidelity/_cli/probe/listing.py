@@ -27,6 +27,12 @@ __all__ = ["dry_run", "list_tools"]
 
 _TEXT_CHARS = 48
 _LOCATED = "located by one calibration call before the first payload"
+#: ``--list-tools`` prints at most this many tools, names and arguments cut to these
+#: lengths (in code points): a server listing 100k tools gets a bounded listing.
+_MAX_TOOLS = 200
+_NAME_CHARS = 80
+_MAX_ARGS = 12
+_ARGS_CHARS = 200
 
 
 def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
@@ -35,7 +41,9 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:
         client = plan.clients[0] if plan.clients else None
-        probe = mcp(target, tool=plan.tool, timeout=plan.timeout, client=client)
+        probe = mcp(
+            target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply, client=client
+        )
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
     try:
@@ -49,12 +57,24 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
             probe.close()
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _schema_line(name: str, schema: Any, required: bool) -> str:
     kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
     if isinstance(kind, list):
         kind = "|".join(map(str, kind))
     mark = "" if required else "?"
-    return f"{safe(name)}{mark}: {safe(str(kind))}"
+    return f"{safe(_cut(name, 40))}{mark}: {safe(_cut(str(kind), 40))}"
+
+
+def _arguments(props: dict[str, Any], required: set[Any]) -> str:
+    """The first arguments of a tool, within ``_ARGS_CHARS``; the rest counted."""
+    shown = [_schema_line(n, s, n in required) for n, s in list(props.items())[:_MAX_ARGS]]
+    text = _cut(", ".join(shown), _ARGS_CHARS)
+    more = len(props) - len(shown)
+    return f"{text}, +{more} more" if more > 0 else text
 
 
 def list_tools(plan: ProbePlan) -> int:
@@ -64,19 +84,22 @@ def list_tools(plan: ProbePlan) -> int:
     tools = _tools_of(plan)
     out = sys.stdout
     out.write(f"{len(tools)} tool{'s' if len(tools) != 1 else ''} on {safe(plan.shown_target)}:\n")
-    for tool in tools:
+    for tool in tools[:_MAX_TOOLS]:
         schema = dict(tool.input_schema)
         raw = schema.get("properties")
         props: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        required = set(schema.get("required") or ())
-        args = ", ".join(_schema_line(n, s, n in required) for n, s in props.items())
+        listed = schema.get("required")
+        required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+        args = _arguments(props, required)
         reason = consent_reason(tool)
         tail = f"  [needs --yes: {safe(reason)}]" if reason else "  [read-only]"
-        out.write(f"  {safe(tool.name)}({args}){tail}\n")
+        out.write(f"  {safe(_cut(tool.name, _NAME_CHARS))}({args}){tail}\n")
         if tool.description:
             first = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
             shown = first if len(first) <= 100 else first[:97].rstrip() + "..."
             out.write(f"      {safe(shown)}\n")
+    if len(tools) > _MAX_TOOLS:
+        out.write(f"  ... and {len(tools) - _MAX_TOOLS} more tools, not shown.\n")
     if tools:
         out.write(
             "A tool is called without --yes only when annotated readOnlyHint: true; "

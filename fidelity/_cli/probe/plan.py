@@ -27,9 +27,11 @@ from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 
 __all__ = [
+    "DEFAULT_MAX_REPLY",
     "DEFAULT_TIMEOUT",
     "ProbePlan",
     "TargetKind",
+    "parse_bytes",
     "parse_count",
     "parse_families",
     "parse_rate",
@@ -43,6 +45,10 @@ _HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
+#: Bytes of one reply read when ``--max-reply`` is not given (HTTP body, MCP message).
+DEFAULT_MAX_REPLY = 8 * 1024 * 1024
+_MIN_MAX_REPLY = 4096
+_SIZE = re.compile(r"\s*([0-9]+)\s*(|B|KiB|MiB|GiB)\s*", re.IGNORECASE)
 _RATE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(?:/\s*s)?\s*")
 
 
@@ -88,12 +94,14 @@ class ProbePlan:
     seed: int | None
     allow: tuple[str, ...]
     card: str | None
+    check: str | None = None
     json: str | None
     html: str | None
     yes: bool
     list_tools: bool
     dry_run: bool
     quiet: bool
+    max_reply: int = DEFAULT_MAX_REPLY
 
     @property
     def is_mcp(self) -> bool:
@@ -170,6 +178,21 @@ def parse_seconds(option: str, value: str | None, *, default: float) -> float:
     if not (seconds > 0 and math.isfinite(seconds)):
         raise UsageError(f"{option} {value!r} must be a positive number of seconds, such as 10.")
     return seconds
+
+
+def parse_bytes(option: str, value: str | None, *, default: int) -> int:
+    """Parse a size such as ``--max-reply 512KiB`` (``B``, ``KiB``, ``MiB``, ``GiB``)."""
+    if value is None:
+        return default
+    match = _SIZE.fullmatch(value)
+    scale = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+    size = int(match.group(1)) * scale[match.group(2).lower()] if match else 0
+    if size < _MIN_MAX_REPLY:
+        raise UsageError(
+            f"{option} {value!r} is not a size of at least {_MIN_MAX_REPLY} bytes; give a "
+            "number of bytes, or KiB, MiB, such as 65536, 512KiB or 8MiB."
+        )
+    return size
 
 
 def parse_seed(value: str | None) -> int | None:
@@ -263,6 +286,23 @@ def _check_places(
             )
 
 
+def _check_option(args: argparse.Namespace) -> str | None:
+    """``--check DOC.md``: a file the run reads and never writes."""
+    check: str | None = getattr(args, "check", None)
+    if check is None:
+        return None
+    if check == "-":
+        raise UsageError("--check needs a file name: the document that holds the card block.")
+    import os
+
+    if args.card is not None and os.path.abspath(args.card) == os.path.abspath(check):
+        raise UsageError(
+            f"--card and --check name the same document ({check}); --check compares with "
+            "the committed card and never rewrites it: give one of them."
+        )
+    return check
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -333,10 +373,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         seed=seed,
         allow=_parse_allow(args.allow),
         card=args.card,
+        check=_check_option(args),
         json=args.json,
         html=args.html,
         yes=args.yes,
         list_tools=args.list_tools,
         dry_run=args.dry_run,
         quiet=args.quiet,
+        max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
     )

@@ -6,9 +6,12 @@
 // on stdout, one JSON object per line each way:
 //
 //   {"op": "connect", "sdk_dir": DIR, "target": TARGET, "client_info": {...},
-//    "timeout_ms": N, "max_line_bytes": N}
+//    "timeout_ms": N, "max_reply": N}
 //        TARGET is {"command", "args", "env", "cwd"} (stdio) or {"url"} (Streamable
-//        HTTP); DIR holds node_modules/@modelcontextprotocol/sdk.
+//        HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
+//        message from the server in bytes: a stdio line (the SDK's own buffer limit),
+//        an HTTP JSON body or one server-sent event (as decoded); past it the message
+//        is not read further and {"type": "reply_too_large"} is reported.
 //        -> {"type": "connected", "protocol_version", "server_info", "sdk", "node", "driver"}
 //           or {"type": "connect_error", "error"} (then the driver exits 2)
 //   {"op": "list_tools", "id": K, "timeout_ms": N}        (every page, at most 100)
@@ -19,8 +22,9 @@
 //        {"type": "closed"}, exit 0
 //
 // Events may come in between: {"type": "transport_closed"} (the connection ended
-// without being asked to), {"type": "transport_error", "error"}, and
-// {"type": "server_exit", "code", "signal"} when a stdio server process exits.
+// without being asked to), {"type": "transport_error", "error"},
+// {"type": "server_exit", "code", "signal"} when a stdio server process exits, and
+// {"type": "reply_too_large"}.
 // An error is {"class", "name", "message", "code"?, "data"?, "cause"?}.
 //
 // Byte-exactness is the point:
@@ -115,11 +119,75 @@ function loadSdk(dir) {
   return { Client, StdioClientTransport, StreamableHTTPClientTransport, version };
 }
 
+/**
+ * fetch, with each response read at most `limit` bytes per message: the whole body of a
+ * JSON answer, or each server-sent event of an event stream (bytes since the last blank
+ * line). Past it the body fails, and `onExceeded` runs.
+ */
+function boundedFetch(limit, onExceeded) {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (!response.body) return response;
+    const events = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+    const reader = response.body.getReader();
+    let count = 0; // bytes of the current message
+    let last = 0; // the last four bytes seen, for the blank line that ends an event
+    const body = new ReadableStream({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        let over = false;
+        if (events) {
+          for (const byte of value) {
+            last = ((last << 8) | byte) >>> 0;
+            count += 1;
+            // An event ends at a blank line: LF LF, CR CR or CR LF CR LF.
+            if ((last & 0xffff) === 0x0a0a || (last & 0xffff) === 0x0d0d || last === 0x0d0a0d0a) {
+              count = 0;
+            } else if (count > limit) {
+              over = true;
+              break;
+            }
+          }
+        } else {
+          count += value.length;
+          over = count > limit;
+        }
+        if (over) {
+          onExceeded();
+          reader.cancel().catch(() => {});
+          controller.error(new Error(`reply longer than ${limit} bytes`));
+          return;
+        }
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+let tooLarge = false;
+function replyTooLarge() {
+  if (!tooLarge) {
+    tooLarge = true;
+    emit({ type: 'reply_too_large' });
+  }
+}
+
 async function connect(command) {
   sdk = loadSdk(command.sdk_dir);
   const target = command.target ?? {};
+  const limit = command.max_reply ?? undefined;
   if (target.url) {
-    transport = new sdk.StreamableHTTPClientTransport(new URL(target.url));
+    transport = new sdk.StreamableHTTPClientTransport(new URL(target.url), {
+      fetch: limit ? boundedFetch(limit, replyTooLarge) : undefined,
+    });
   } else if (target.command) {
     transport = new sdk.StdioClientTransport({
       command: target.command,
@@ -127,7 +195,7 @@ async function connect(command) {
       env: target.env ?? undefined, // merged over the SDK's default environment
       cwd: target.cwd ?? undefined,
       stderr: 'inherit', // the driver's stderr: a bounded tail kept by the caller
-      maxBufferSize: command.max_line_bytes ?? undefined,
+      maxBufferSize: limit, // the SDK drops the connection past it
     });
   } else {
     throw new Error('the target needs "command" (stdio) or "url" (Streamable HTTP)');
@@ -147,6 +215,7 @@ async function connect(command) {
   };
   client = new sdk.Client(command.client_info ?? { name: 'param-fidelity', version: DRIVER_VERSION });
   client.onerror = (error) => {
+    if (String(error?.message ?? '').startsWith('ReadBuffer exceeded maximum size')) replyTooLarge();
     if (!closing) emit({ type: 'transport_error', error: describeError(error) });
   };
   client.onclose = () => {

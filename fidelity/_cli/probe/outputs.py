@@ -1,0 +1,112 @@
+"""The outputs of ``fidelity probe`` (``--json``, ``--card``, ``--html``): checked before
+anything is sent, written at the end, each on its own.
+
+:func:`check_outputs` runs before the first request: every output path must be one
+that may be replaced (see :func:`fidelity._report.results.writable`), and the card's
+document must be readable, UTF-8, with well-formed markers, and the block name usable in
+a marker. :func:`write_reports` writes each output atomically; one that fails does not
+keep the others from being written, and its error is raised once they are. A run that
+did not end in good order (interrupted, stopped by the circuit breaker) never replaces
+a complete card block: the block stays as it was and a note says where the partial
+result is.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.plan import ProbePlan
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    from fidelity._report.card import Card
+
+__all__ = ["MAX_CARD_DOCUMENT", "check_outputs", "write_reports"]
+
+#: Largest document --card rewrites (a card block is a few KiB).
+MAX_CARD_DOCUMENT = 64 * 1024 * 1024
+
+
+def _outputs(plan: ProbePlan) -> tuple[tuple[str, str], ...]:
+    given = (("--json", plan.json), ("--card", plan.card), ("--html", plan.html))
+    return tuple((option, path) for option, path in given if path is not None and path != "-")
+
+
+def _document(plan: ProbePlan) -> bytes:
+    from fidelity._report.results import read_limited
+
+    assert plan.card is not None
+    return read_limited(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
+
+
+def check_outputs(plan: ProbePlan, name: str | None = None) -> None:
+    """Raise :class:`UsageError` for an output that could not be written; send nothing.
+
+    ``name`` is the card's block name once the open probe resolved it (the payload's
+    argument may be found from the tool's schema); the plan's own name until then.
+    """
+    from fidelity._report.block import find_block
+    from fidelity._report.results import writable
+
+    for option, path in _outputs(plan):
+        writable(path, option)
+    if plan.card is not None:
+        document = _document(plan)
+        try:
+            find_block(document, name or plan.name)
+        except UsageError as exc:
+            raise UsageError(f"--card {safe(plan.card)}: {exc}") from None
+
+
+def _write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
+    from fidelity._report.block import find_block, replace_block
+    from fidelity._report.markdown import is_incomplete
+    from fidelity._report.results import write_atomic
+
+    assert plan.card is not None
+    document = _document(plan)
+    if not card.complete:
+        block = find_block(document, card.name)
+        if block is not None and not is_incomplete(block.content):
+            if writer is None:
+                where = "was not kept (pass --json FILE to keep one)"
+            elif writer.to_stdout:
+                where = "is the JSON on standard output"
+            else:
+                where = f"is in {safe(plan.json or '')}"
+            print(
+                f"fidelity: note: the run did not complete, so the complete block "
+                f"{safe(card.name)} in {safe(plan.card)} was kept as it was; "
+                f"the partial result {where}.",
+                file=sys.stderr,
+            )
+            return
+    write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()), "--card")
+
+
+def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
+    """Write the JSON result (through ``writer``), the HTML report and the card block.
+
+    Each is written even when another fails; the first failure is raised afterwards.
+    """
+    from fidelity._report.results import write_atomic
+
+    steps: list[Callable[[], None]] = []
+    if writer is not None:
+        steps.append(lambda: writer.finish(card.to_json()))
+    if plan.html is not None:
+        html = plan.html
+        steps.append(lambda: write_atomic(html, card.to_html(), "--html"))
+    if plan.card is not None:
+        steps.append(lambda: _write_card(plan, card, writer))
+    failures: list[UsageError] = []
+    for step in steps:
+        try:
+            step()
+        except UsageError as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]

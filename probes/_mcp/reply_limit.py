@@ -1,0 +1,162 @@
+"""The bound on one message from an MCP server, applied where its bytes arrive.
+
+A hostile or broken server can answer with a reply of any size: over stdio one line
+of 100 MB, over Streamable HTTP a 200 MB body. The SDK would read it whole (and its
+stdio reader re-joins the line chunk by chunk). :class:`ReplyLimit` counts the bytes
+of each message as the transport receives them and stops at ``limit``:
+
+- stdio: the bytes of the current line of the server's stdout (:meth:`ReplyLimit.lines`
+  filters the pipe before the SDK's reader sees it; complete lines before the long one
+  pass, nothing after it does);
+- Streamable HTTP: the decoded bytes of a JSON body, or of one server-sent event
+  (:func:`bounded_http_client` wraps each response's byte iterator).
+
+Past the limit ``on_exceeded`` runs once (on the event loop): the session fails the call
+in flight with :class:`ReplyTooLarge` and lets the server go.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx2
+
+__all__ = [
+    "DEFAULT_MAX_REPLY",
+    "MIN_MAX_REPLY",
+    "ReplyLimit",
+    "ReplyTooLarge",
+    "bounded_http_client",
+    "size_text",
+]
+
+#: Bytes one message from a server may hold unless told otherwise (as the HTTP probe).
+DEFAULT_MAX_REPLY = 8 * 1024 * 1024
+#: The smallest limit accepted: a handshake must fit.
+MIN_MAX_REPLY = 4096
+#: The SDK's default HTTP timeouts (connect/write/pool, and read for event streams).
+_HTTP_TIMEOUT = 30.0
+_HTTP_READ_TIMEOUT = 300.0
+#: Line breaks that end a server-sent event (a blank line), longest first.
+_EVENT_ENDS = (b"\r\n\r\n", b"\n\n", b"\r\r")
+
+
+def size_text(size: int) -> str:
+    """``size`` bytes for a message: ``8 MiB``, ``512 KiB`` or ``5000 bytes``."""
+    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} bytes"
+
+
+class ReplyTooLarge(Exception):
+    """A message from the server was longer than the reply limit; it was not read further."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            f"the server sent a message longer than the reply limit of {size_text(limit)} "
+            "(max_reply; --max-reply on the command line); it was not read further"
+        )
+
+
+class ReplyLimit:
+    """The reply limit of one session: ``limit`` bytes per message, then ``on_exceeded``."""
+
+    def __init__(self, limit: int, on_exceeded: Callable[[], None]) -> None:
+        self.limit = limit
+        self.tripped = False
+        self._on_exceeded = on_exceeded
+
+    def exceeded(self) -> None:
+        """Note that a message went past the limit; ``on_exceeded`` runs the first time."""
+        if not self.tripped:
+            self.tripped = True
+            self._on_exceeded()
+
+    def lines(self) -> Callable[[bytes], bytes]:
+        """A filter for a stdio server's stdout: each call gets a chunk, returns what passes.
+
+        Whole lines within the limit pass; from the first line longer than the limit on,
+        nothing does (the session ends).
+        """
+        length = 0
+
+        def admit(data: bytes) -> bytes:
+            nonlocal length
+            if self.tripped:
+                return b""
+            start = 0
+            while True:
+                newline = data.find(b"\n", start)
+                end = len(data) if newline < 0 else newline
+                length += end - start
+                if length > self.limit:
+                    self.exceeded()
+                    return data[:start]
+                if newline < 0:
+                    return data
+                length = 0
+                start = newline + 1
+
+        return admit
+
+    def events(self, event_stream: bool) -> Callable[[bytes], None]:
+        """A counter for one HTTP response's decoded bytes: the whole body, or per event."""
+        length = 0
+        tail = b""
+
+        def count(chunk: bytes) -> None:
+            nonlocal length, tail
+            if event_stream:
+                window = tail + chunk
+                end = max(
+                    (window.rfind(e) + len(e) for e in _EVENT_ENDS if e in window), default=-1
+                )
+                length = len(window) - end if end >= 0 else length + len(chunk)
+                tail = window[-3:]
+            else:
+                length += len(chunk)
+            if length > self.limit:
+                self.exceeded()
+                raise _cut_error(self.limit)
+
+        return count
+
+
+def _cut_error(limit: int) -> Exception:
+    """The error that stops the SDK reading a response (one it handles as a failed read)."""
+    import httpx2
+
+    return httpx2.StreamError(f"the response went past the reply limit ({size_text(limit)})")
+
+
+def bounded_http_client(limit: ReplyLimit) -> httpx2.AsyncClient:
+    """An HTTP client for the SDK's Streamable HTTP transport, its responses bounded.
+
+    The SDK reads a body with ``aread()`` and an event stream with ``aiter_text()``;
+    both draw on the response's ``aiter_bytes()`` (decoded bytes, so a compressed
+    body counts at its real size), which is wrapped here for every response.
+    """
+    import httpx2
+
+    async def bound(response: httpx2.Response) -> None:
+        kind = response.headers.get("content-type", "").lower()
+        count = limit.events(kind.startswith("text/event-stream"))
+        original = response.aiter_bytes
+
+        async def aiter_bytes(chunk_size: int | None = None) -> AsyncGenerator[bytes, None]:
+            async with contextlib.aclosing(original(chunk_size)) as chunks:
+                async for chunk in chunks:
+                    count(chunk)
+                    yield chunk
+
+        response.aiter_bytes = aiter_bytes  # type: ignore[method-assign]
+
+    hooks: dict[str, list[Callable[..., Any]]] = {"response": [bound]}
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT), event_hooks=hooks
+    )

@@ -1,0 +1,86 @@
+"""``fidelity probe`` against hostile MCP servers: bounded replies, a bounded tool
+listing, a bounded HTML report.
+
+The servers are tests/servers/mcp_hostile.py (stdio) and mcp_http_hostile.py (Streamable
+HTTP). Processes are checked by their pids, written by the server itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _needs import need_module
+from _support.cli import fidelity
+from _support.servers import HOSTILE_MCP
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(autouse=True)
+def _sdk() -> None:
+    need_module("mcp")
+
+
+def test_a_reply_past_max_reply_ends_its_call_broken_in_one_sentence(tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--families", "quotes", "--read", "text",
+        "--max-requests", "1", "--max-reply", "64KiB",
+        "--json", str(out), "--mcp", "--", *HOSTILE_MCP, "--big-reply", "1000000",
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "longer than the reply limit of 64 KiB" in result.stderr
+    (observation,) = json.loads(out.read_text())["observations"]
+    assert (observation["status"], observation["error_type"]) == ("broken", "ReplyTooLarge")
+
+
+@pytest.mark.parametrize("value", ["12", "lots", "0MiB", "1.5MiB"])
+def test_a_bad_max_reply_is_a_usage_error(value: str) -> None:
+    result = fidelity("probe", "--max-reply", value, "--mcp", "--", *HOSTILE_MCP)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"fidelity: --max-reply {value!r} is not a size")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_reply_nested_too_deeply_is_rejected_without_a_traceback(tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--families", "quotes", "--read", "text",
+        "--max-requests", "2", "--timeout", "20",
+        "--json", str(out), "--mcp", "--", *HOSTILE_MCP, "--deep-reply", "100000",
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 0, result.stderr  # rejected payloads are no rewrites
+    observations = json.loads(out.read_text())["observations"]
+    assert {o["status"] for o in observations} == {"rejected"}
+    assert all("nested too deeply" in o["error"] for o in observations)
+
+
+def test_the_tool_listing_is_bounded(tmp_path: Path) -> None:
+    result = fidelity("probe", "--list-tools", "--mcp", "--", *HOSTILE_MCP, "--many-tools", "1000")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("1003 tools on ")
+    assert lines[-2] == "  ... and 803 more tools, not shown."
+    assert lines[-1].startswith("A tool is called without --yes only when annotated readOnlyHint")
+    assert len(lines) <= 3 + 2 * 200
+    assert max(len(line) for line in lines) <= 400
+    assert "tool00196_" in result.stdout  # the 200th tool (after echo, store, ping_tool)
+    assert "tool00197_" not in result.stdout
+    assert "+18 more" in result.stdout  # 30 arguments, 12 shown
+
+
+def test_the_html_report_shows_a_huge_value_in_part_with_its_size(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    result = fidelity(
+        "probe", "--families", "quotes", "--read", "text",
+        "--max-requests", "1", "--html", str(html),
+        "--mcp", "--", *HOSTILE_MCP, "--big-reply", "3000000",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    page = html.read_text()
+    assert "3000000 code points (3000000 bytes) in all: the first 20000 shown" in page
+    assert len(page) < 200_000

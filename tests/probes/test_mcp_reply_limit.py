@@ -1,0 +1,139 @@
+"""probes.mcp bounds every message from a server (``max_reply``, 8 MiB by default).
+
+The hostile servers answer with replies larger than the limit, over stdio
+(tests/servers/mcp_hostile.py) and over Streamable HTTP (tests/servers/mcp_http_hostile.py:
+a JSON body, one server-sent event, a gzip body that inflates past the limit). Each such
+call ends ``broken`` with one sentence naming the limit; a reply within the limit is
+read as before. A reply nested too deeply to parse is ``rejected`` at once, not a
+timeout.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _needs import need_module
+from _support.servers import HOSTILE_MCP, serving
+
+import probes
+from fidelity import Status, TargetError, UsageError
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+#: Just past the default limit.
+PAST_DEFAULT = DEFAULT_MAX_REPLY + 1024
+
+
+@pytest.fixture(autouse=True)
+def _sdk() -> None:
+    need_module("mcp")
+
+
+def _broken_by_size(observation: probes.Observation, limit: str) -> None:
+    assert observation.status is Status.BROKEN, observation
+    assert observation.error_type == "ReplyTooLarge"
+    assert f"longer than the reply limit of {limit}" in observation.error
+    assert observation.received is None
+
+
+def test_a_stdio_reply_past_the_default_limit_is_broken() -> None:
+    with probes.mcp([*HOSTILE_MCP, "--big-reply", str(PAST_DEFAULT)], timeout=20) as probe:
+        observation = probe.observe("x")
+    _broken_by_size(observation, "8 MiB")
+
+
+def test_a_stdio_reply_within_a_configured_limit_is_read() -> None:
+    with probes.mcp([*HOSTILE_MCP, "--big-reply", "60000"], max_reply=65536) as probe:
+        within = probe.observe("x")
+    assert within.status is Status.TRANSFORMED
+    assert within.received == "x" * 60000
+
+
+def test_a_stdio_reply_past_a_configured_limit_is_broken_and_the_next_call_reconnects() -> None:
+    argv = [*HOSTILE_MCP, "--big-reply", "100000"]
+    with probes.mcp(argv, timeout=10, max_reply=65536) as probe:
+        first = probe.observe("x")
+        second = probe.observe("y")  # a new session (the old server was let go)
+    _broken_by_size(first, "64 KiB")
+    _broken_by_size(second, "64 KiB")
+    assert probe.requests == 2
+
+
+def test_a_tool_listing_past_the_limit_fails_the_handshake_in_one_sentence() -> None:
+    probe = probes.mcp([*HOSTILE_MCP, "--many-tools", "200"], max_reply=65536)
+    with pytest.raises(TargetError, match=r"ReplyTooLarge: .*reply limit of 64 KiB"):
+        probe.list_tools()
+    probe.close()
+
+
+def test_max_reply_must_be_a_whole_number_of_bytes_of_at_least_4096() -> None:
+    for bad in (100, 4095.0, "8MiB", True):
+        with pytest.raises(UsageError, match="max_reply="):
+            probes.mcp([*HOSTILE_MCP], max_reply=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [(), ("--sse",), ("--gzip",)],
+    ids=["json-body", "server-sent-event", "gzip-body"],
+)
+def test_a_streamable_http_reply_past_the_default_limit_is_broken(flags: tuple[str, ...]) -> None:
+    need_module("uvicorn")
+    with (
+        serving("mcp_http_hostile.py", "--big-reply", str(PAST_DEFAULT), *flags) as url,
+        probes.mcp(url, timeout=20) as probe,
+    ):
+        observation = probe.observe("x")
+    _broken_by_size(observation, "8 MiB")
+
+
+def test_a_streamable_http_reply_within_the_limit_is_read() -> None:
+    need_module("uvicorn")
+    with (
+        serving("mcp_http_hostile.py", "--big-reply", "60000", "--gzip") as url,
+        probes.mcp(url, timeout=10, max_reply=65536) as probe,
+    ):
+        observation = probe.observe("x")
+    assert observation.status is Status.TRANSFORMED
+    assert observation.received == "x" * 60000
+
+
+def test_a_stdio_reply_nested_too_deeply_is_rejected_at_once() -> None:
+    with probes.mcp([*HOSTILE_MCP, "--deep-reply", "100000"], timeout=30) as probe:
+        observation = probe.observe("x")
+    assert observation.status is Status.REJECTED, observation
+    assert observation.error_type == "UnparsableReply"
+    assert "nested too deeply" in observation.error
+
+
+def test_a_streamable_http_reply_nested_too_deeply_is_rejected() -> None:
+    need_module("uvicorn")
+    with (
+        serving("mcp_http_hostile.py", "--deep-reply", "100000") as url,
+        probes.mcp(url, timeout=30) as probe,
+    ):
+        observation = probe.observe("x")
+    assert observation.status is Status.REJECTED, observation
+
+
+def test_the_line_filter_passes_whole_lines_and_stops_at_the_first_long_one() -> None:
+    tripped: list[bool] = []
+    limit = ReplyLimit(10, lambda: tripped.append(True))
+    admit = limit.lines()
+    assert admit(b"short\nlin") == b"short\nlin"
+    assert admit(b"e\nabc") == b"e\nabc"  # "line" and the start of the next one
+    assert not tripped
+    assert admit(b"defghijk\nnext\n") == b""  # "abcdefghijk": past 10 bytes
+    assert tripped == [True]
+    assert admit(b"more\n") == b""  # nothing passes once the limit was passed
+
+
+def test_the_event_counter_counts_each_server_sent_event_apart() -> None:
+    limit = ReplyLimit(20, lambda: None)
+    count = limit.events(event_stream=True)
+    for _ in range(10):
+        count(b"data: 0123456789\n\n")  # 18 bytes per event: never past 20
+    count(b"data: 0123456789\r\n")
+    with pytest.raises(Exception, match="reply limit"):
+        count(b"data: 0123456789\r\n")  # one event of 36 bytes
+    assert limit.tripped
