@@ -179,13 +179,12 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_client_map(section, color=use_color(stream)))
-        shown: set[str] = set()
-        for run in matrix.runs:  # how to fix each kind, once, whichever client saw it
-            partial = _survey_of(plan, matrix.chain, run.observations, matrix.examples)
-            for hint in partial.hints():
-                if hint.line() not in shown:
-                    shown.add(hint.line())
-                    stream.write(f"{hint.line()}\n")
+        # How to fix each kind, once, whichever clients saw it.
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_observations
+
+        seen = [o for run in matrix.runs for o in run.observations]
+        stream.writelines(f"{hint.line()}\n" for hint in hints(from_observations(seen)))
     for run in matrix.runs:
         partial = _survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
         line = f"{run.client}: {_summary(partial)}"
