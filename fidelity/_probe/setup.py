@@ -42,6 +42,8 @@ class ProbeSetup:
     ``read_url``, ``id_from``. Both: ``read`` and ``read_found`` (located by a
     calibration call rather than given). ``allow_destructive``: the run called tools
     that are not annotated read-only, with the caller's consent (``--yes``).
+    ``clients``: the MCP client libraries the same plan went through, in order
+    (``--clients``; empty when the probe's own client was used).
     """
 
     transport: str
@@ -60,6 +62,7 @@ class ProbeSetup:
     read_url: str = ""
     id_from: str = ""
     allow_destructive: bool = False
+    clients: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key in ("args", "read_args"):
@@ -81,6 +84,8 @@ class ProbeSetup:
                 out[key] = json.loads(value)
         if self.before:
             out["before"] = [{"tool": s.tool, "args": json.loads(s.args)} for s in self.before]
+        if self.clients:
+            out["clients"] = list(self.clients)
         return out
 
     @classmethod
@@ -121,6 +126,9 @@ class ProbeSetup:
             ):
                 raise ValueError("each setup step must be an object with a tool and args")
             before.append(SetupStep(tool=step["tool"], args=_compact(step["args"])))
+        clients = raw.get("clients", [])
+        if not isinstance(clients, list) or not all(isinstance(c, str) and c for c in clients):
+            raise ValueError("the probe setup's clients must be a list of client names")
         return cls(
             transport=text["transport"],
             target=text["target"],
@@ -138,6 +146,7 @@ class ProbeSetup:
             read_url=text["read_url"],
             id_from=text["id_from"],
             allow_destructive=flags["allow_destructive"],
+            clients=tuple(clients),
         )
 
     def command(self) -> tuple[str, ...]:
@@ -174,6 +183,8 @@ class ProbeSetup:
             args += ["--read", self.read]
         if self.allow_destructive:
             args.append("--yes")
+        if self.clients:
+            args += ["--clients", ",".join(self.clients)]
         if self.transport == "mcp stdio":
             args += ["--", *shlex.split(self.target)]
         return tuple(args)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from fidelity._compare.api import compare
 from fidelity._core.errors import FidelityError, UsageError
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._pytest.session import MarkContext
     from fidelity._pytest.state import PluginState
+    from fidelity._survey.clients import ClientSurvey
     from fidelity._survey.result import Survey
 
 __all__ = ["Recorder", "describe_observation"]
@@ -197,6 +198,7 @@ class Recorder:
             )
         return observation
 
+    @overload
     def survey(
         self,
         target: Probe | Callable[[str], object],
@@ -206,13 +208,46 @@ class Recorder:
         families: Sequence[str] | None = None,
         examples: int | None = None,
         name: str | None = None,
-    ) -> Survey:
+        clients: None = None,
+    ) -> Survey: ...
+
+    @overload
+    def survey(
+        self,
+        target: Probe | Callable[[str], object],
+        payloads: Sequence[Payload] | None = None,
+        *,
+        allow: Iterable[str] = (),
+        families: Sequence[str] | None = None,
+        examples: int | None = None,
+        name: str | None = None,
+        clients: str | Sequence[str],
+    ) -> ClientSurvey: ...
+
+    def survey(
+        self,
+        target: Probe | Callable[[str], object],
+        payloads: Sequence[Payload] | None = None,
+        *,
+        allow: Iterable[str] = (),
+        families: Sequence[str] | None = None,
+        examples: int | None = None,
+        name: str | None = None,
+        clients: str | Sequence[str] | None = None,
+    ) -> Survey | ClientSurvey:
         """Survey ``target`` with the catalogue (or ``payloads``) and record its card.
 
         ``families`` and ``examples`` default to the ``--fidelity-families`` and
         ``--fidelity-examples`` options; the card is named ``name``, else the marker's
         ``card``, else the chain's name. Fails the test when a rewrite is not allowed;
-        the card is recorded either way.
+        the card is recorded either way. Returns the :class:`fidelity.Survey`.
+
+        ``clients`` (for an MCP probe, ``probes.mcp``): the same plan through each of
+        these client libraries in turn (``python``, ``python-2026``, ``typescript``),
+        each with its own server process or session. The test then also fails when the
+        clients disagree beyond the allowed kinds; the card is the first client's with a
+        clients section, and the result a ``ClientSurvey`` (``surveys``, one per client,
+        and ``section``, where they are compared).
         """
         __tracebackhide__ = True
         from fidelity._survey.run import survey
@@ -228,6 +263,23 @@ class Recorder:
         chosen = tuple(families) if families is not None else settings.families
         if payloads is None and settings.catalogue is not None:
             payloads = self._catalogue(chosen, settings.catalogue)
+        if clients is not None:
+            from fidelity._pytest.clients import survey_through_clients
+
+            try:
+                return survey_through_clients(
+                    self._state,
+                    context,
+                    probe,
+                    clients,
+                    name=card_name,
+                    payloads=payloads,
+                    families=chosen,
+                    examples=settings.examples if examples is None else examples,
+                    allowed=allowed,
+                )
+            except UsageError as exc:
+                raise UsageError(str(exc)) from None
         try:
             result = survey(
                 probe,

@@ -30,6 +30,7 @@ from fidelity._report.card_records import (
     CardObservation,
     CardRow,
 )
+from fidelity._report.clients import ClientsSection
 from fidelity._report.json_doc import (
     COLLECTION,
     RECORD,
@@ -101,12 +102,15 @@ def _rows(observations: Iterable[CardObservation]) -> tuple[CardRow, ...]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Card:
-    """The contract card of one chain: rows per (family, direction), facts, observations."""
+    """The contract card of one chain: rows per (family, direction), facts, observations,
+    and, when the run went through several MCP clients, their ``clients`` section (the
+    rows and observations are then the first client's)."""
 
     name: str
     facts: CardFacts
     rows: tuple[CardRow, ...]
     observations: tuple[CardObservation, ...]
+    clients: ClientsSection | None = None
 
     # -- building ------------------------------------------------------------------
 
@@ -170,6 +174,7 @@ class Card:
                 f"the cards have different names ({', '.join(map(repr, names))}); pass name=."
             )
         observations = tuple(sorted({o for c in pool for o in c.observations}, key=_canonical))
+        clients = {c.clients for c in pool}
         seeds = {c.facts.seed for c in pool}
         setups = {c.facts.setup for c in pool}
         catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
@@ -189,6 +194,7 @@ class Card:
             ),
             rows=_rows(observations),
             observations=observations,
+            clients=clients.pop() if len(clients) == 1 else None,
         )
 
     @property
@@ -208,6 +214,10 @@ class Card:
         """This card, recording the warnings the run printed (one sentence each)."""
         kept = tuple(dict.fromkeys(warnings))
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, warnings=kept))
+
+    def with_clients(self, clients: ClientsSection | None) -> Card:
+        """This card, with the section of the MCP clients it was run through."""
+        return dataclasses.replace(self, clients=clients)
 
     def row(self, family: str, direction: str | Direction = Direction.ROUND_TRIP) -> CardRow | None:
         """The row of ``family`` in ``direction``, if the card has one."""
@@ -250,12 +260,13 @@ class Card:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this card (with ``schema_version``), with its hints and the
-        sentence for the model (derived from the observations)."""
+        sentence for the model (derived from the observations), and ``clients`` only when
+        there were several clients (so other cards read as before)."""
         from fidelity._report.hints import hints
         from fidelity._report.rewrites import from_card
 
         found = from_card(self.observations)
-        return {
+        out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "record": RECORD,
             "name": self.name,
@@ -265,6 +276,9 @@ class Card:
             "hints": [h.to_dict() for h in hints(found)],
             "describe": self._describe(found),
         }
+        if self.clients is not None:
+            out["clients"] = self.clients.to_dict()
+        return out
 
     def to_json(self) -> str:
         """Versioned, deterministic JSON (sorted keys, ASCII, trailing newline)."""
@@ -287,6 +301,9 @@ class Card:
                 observations=tuple(
                     CardObservation.from_dict(o) for o in list_field(raw, "observations")
                 ),
+                clients=(
+                    None if raw.get("clients") is None else ClientsSection.from_dict(raw["clients"])
+                ),
             )
         except Malformed as exc:
             raise UsageError(f"not a valid contract card: {exc}.") from None
@@ -308,7 +325,12 @@ class Card:
         rewrite, and the facts."""
         from fidelity._report.markdown import render_markdown
 
-        return render_markdown(self.name, self.rows, self.facts, self.hints())
+        text = render_markdown(self.name, self.rows, self.facts, self.hints())
+        if self.clients is None:
+            return text
+        from fidelity._report.client_map import client_markdown
+
+        return text + "\n" + "\n".join(client_markdown(self.clients))
 
     def drift(self, committed: Card) -> tuple[str, ...]:
         """One line per row that changed against ``committed`` (empty when none did).

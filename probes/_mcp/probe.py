@@ -14,7 +14,11 @@ whether the session is kept. A session that dies (the server crashed) makes that
 payload ``broken``; the session is re-established and the survey goes on. A value the
 SDK cannot serialize (a lone surrogate) is ``rejected`` with ``client_side`` set, as in
 the HTTP probe: the client library refused it, the call that carried it fails before
-anything is sent, and the session stays up. A session that is let go (it failed its
+anything is sent, and the session stays up. ``client`` names the client library the
+probe speaks through (:mod:`probes._mcp.clients`): the Python SDK with either
+handshake, or the TypeScript SDK in a driver process (:mod:`probes._mcp.node_session`);
+both sessions fail a call in the same terms (:mod:`probes._mcp.failures`), so the same
+situation is the same status whichever client met it. A session that is let go (it failed its
 health check, or died) has its server process killed at once. Against the
 reference reflector (tools ``reflect`` and ``emit``) the request path and the response
 path are measured apart, in ``parts``.
@@ -38,10 +42,19 @@ from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup, SetupStep
 from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_calls
+from probes._mcp.clients import CLIENTS, PYTHON_MODES, ClientInfo
+from probes._mcp.failures import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallFailed,
+    RpcError,
+    UnencodableRequest,
+    UnparsableReply,
+)
 from probes._mcp.name import target_label
 from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
-from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.placeholders import Filled, new_run_id
@@ -49,7 +62,11 @@ from probes._payload.placeholders import Filled, new_run_id
 if TYPE_CHECKING:
     from mcp import Client
 
+    from probes._mcp.node_session import NodeSession
+    from probes._mcp.node_setup import NodeClient
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
+
+    _Session = McpSession | NodeSession
 
 __all__ = [
     "ArgumentFiller",
@@ -67,6 +84,8 @@ _NOISE_CHARS = 200
 #: How the SDK's Streamable HTTP client words a reply it could not parse (as a
 #: JSON-RPC parse error of its own making).
 _CLIENT_PARSE_ERRORS = ("Failed to parse JSON response", "Failed to parse SSE message")
+#: JSON-RPC's parse error code, under which the HTTP client reports a body it could not parse.
+_PARSE_ERROR = -32700
 #: After a call timed out, the health check (``tools/list``) gets this share of the
 #: call timeout, within the bounds below; the same margin bounds our own wait around
 #: the SDK's per-call timeout. A timed-out payload thus ends within the timeout plus
@@ -142,10 +161,19 @@ class McpProbe(Probe):
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         reflector: bool | None = None,
-        mode: str = "auto",
+        mode: str | None = None,
         fill_args: ArgumentFiller | None = None,
+        client: str | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
     ) -> None:
+        self._options: dict[str, Any] = {
+            "target": target, "tool": tool, "param": param, "args": args, "before": before,
+            "read": read, "read_tool": read_tool, "read_args": read_args,
+            "transport": transport, "timeout": timeout,
+            "allow_destructive": allow_destructive, "env": env, "cwd": cwd,
+            "reflector": reflector, "mode": mode, "fill_args": fill_args, "client": client,
+            "max_reply": max_reply,
+        }  # fmt: skip
         self.transport = _transport_of(target, transport)
         self.target: list[str] | str = list(target) if self.transport == "stdio" else str(target)
         if not isinstance(tool, str) or not tool:
@@ -164,8 +192,18 @@ class McpProbe(Probe):
         )
         if not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
             raise UsageError(f"timeout={timeout!r} must be a number of seconds in (0, 3600].")
-        if mode not in ("auto", "legacy") and not str(mode)[:1].isdigit():
+        if mode is not None and mode not in ("auto", "legacy") and not str(mode)[:1].isdigit():
             raise UsageError(f"mode={mode!r} must be 'auto', 'legacy' or a protocol version.")
+        if client is not None and client not in CLIENTS:
+            raise UsageError(
+                f"client={client!r} is not an MCP client; the clients are: {', '.join(CLIENTS)}."
+            )
+        if client is not None and mode is not None:
+            raise UsageError(
+                f"mode={mode!r} applies when no client is named; client={client!r} has its "
+                "own (python: the legacy handshake; python-2026: 2026-07-28 where the server "
+                "supports it)."
+            )
         if type(max_reply) is not int or max_reply < MIN_MAX_REPLY:
             raise UsageError(
                 f"max_reply={max_reply!r} must be a whole number of bytes, "
@@ -185,19 +223,24 @@ class McpProbe(Probe):
         self.env = dict(env) if env is not None else None
         self.cwd = str(cwd) if cwd is not None else None
         self.reflector = reflector
-        self.mode = mode
+        self.client = client
+        self.mode: str = PYTHON_MODES.get(client or "", mode or "auto")
         self.fill_args = fill_args
         self._requests = 0
+        self._answers = 0
         self.run_id = new_run_id()
         self._sent = 0
         self.name = self._name(param)
         self._loop: EventLoopThread | None = None
-        self._session: McpSession | None = None
+        self._node: NodeClient | None = None
+        self._protocol_version = ""
+        self._library = ""
+        self._session: _Session | None = None
         self._stderr: StderrTail | None = None
         self._logs: SdkLogSink | None = None
         self._tools: tuple[McpTool, ...] | None = None
         self._configured = False
-        self._closing: list[McpSession] = []
+        self._closing: list[_Session] = []
         self._plan: CallPlan | None = None
         self._split = False
         self._restart_failures = 0
@@ -237,15 +280,21 @@ class McpProbe(Probe):
             raise UsageError("this MCP probe is closed; create a new one.")
         if self._session is not None:
             return
-        try:
-            import mcp  # noqa: F401
-        except ImportError:
-            raise UsageError(
-                "probes.mcp needs the MCP SDK: pip install 'param-fidelity[mcp]'."
-            ) from None
         from probes._mcp.session import EventLoopThread, SdkLogSink, StderrTail
 
-        if self._loop is None:
+        if self.client == "typescript":
+            if self._node is None:
+                from probes._mcp.node_setup import typescript_client
+
+                self._node = typescript_client()
+                self._stderr = StderrTail()
+        elif self._loop is None:
+            try:
+                import mcp  # noqa: F401
+            except ImportError:
+                raise UsageError(
+                    "probes.mcp needs the MCP SDK: pip install 'param-fidelity[mcp]'."
+                ) from None
             self._loop = EventLoopThread()
             self._logs = SdkLogSink()
             self._logs.install()
@@ -265,22 +314,83 @@ class McpProbe(Probe):
                 self.close()
                 raise
 
-    def _start_session(self) -> McpSession:
-        from probes._mcp.session import McpSession
+    def _start_session(self) -> _Session:
+        session: _Session
+        if self._node is not None:
+            session = self._node_session(self._node)
+        else:
+            from probes._mcp.session import McpSession
 
-        assert self._loop is not None
-        session = McpSession(
-            self._loop,
-            self._make_client,
-            timeout=self.timeout,
-            on_noise=self._noise,
-            max_reply=self.max_reply,
-        )
+            assert self._loop is not None
+            session = McpSession(
+                self._loop,
+                self._make_client,
+                timeout=self.timeout,
+                on_noise=self._noise,
+                max_reply=self.max_reply,
+            )
         try:
             session.start()
         except TargetError as exc:
             raise TargetError(self._with_stderr(str(exc).rstrip("."))) from None
+        self._protocol_version = session.protocol_version
+        if not self._library:
+            self._library = self._library_of(session)
         return session
+
+    def _node_session(self, node: NodeClient) -> NodeSession:
+        from fidelity._core.version import __version__
+        from probes._mcp.node_session import NodeSession
+
+        target: dict[str, Any]
+        if isinstance(self.target, str):
+            target = {"url": self.target}
+        else:
+            target = {
+                "command": self.target[0],
+                "args": self.target[1:],
+                "env": self.env,
+                "cwd": self.cwd,
+            }
+        assert self._stderr is not None
+        return NodeSession(
+            node,
+            target,
+            timeout=self.timeout,
+            stderr=self._stderr.file,
+            client_info={"name": "param-fidelity", "version": __version__},
+            max_reply=self.max_reply,
+        )
+
+    @staticmethod
+    def _library_of(session: _Session) -> str:
+        library = getattr(session, "library", "")
+        if library:
+            return str(library)
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return f"mcp {version('mcp')}"
+        except PackageNotFoundError:
+            return "mcp"
+
+    @property
+    def client_info(self) -> ClientInfo:
+        """The client this probe speaks through: its name, library (with its version) and
+        the protocol version of the current (or last) session (empty before the first)."""
+        return ClientInfo(
+            client=self.client or "",
+            library=self._library,
+            protocol_version=self._protocol_version,
+        )
+
+    def with_client(self, client: str | None, **changes: Any) -> McpProbe:
+        """A new probe with this one's options, speaking through ``client`` (and any
+        option in ``changes`` replaced, e.g. the ``read`` this one located)."""
+        options = {**self._options, "client": client, **changes}
+        if client is not None:
+            options["mode"] = None
+        return McpProbe(**options)
 
     def _make_client(
         self,
@@ -431,6 +541,13 @@ class McpProbe(Probe):
         """How many ``tools/call`` requests this probe has sent (a call the client library
         refused to encode is not counted: nothing was sent)."""
         return self._requests
+
+    @property
+    def answers(self) -> int:
+        """How many times the server answered so far: a call's result or JSON-RPC error,
+        or a health check after a timeout. A timed-out payload that leaves it unchanged
+        means the server stopped answering; one that raised it, only that payload."""
+        return self._answers
 
     @property
     def max_requests_per_observation(self) -> int:
@@ -736,7 +853,7 @@ class McpProbe(Probe):
             direction=direction,
         )
 
-    def _session_for_call(self, text: str, direction: Direction) -> McpSession | Observation:
+    def _session_for_call(self, text: str, direction: Direction) -> _Session | Observation:
         session = self._session
         if session is not None and not session.dead:
             return session
@@ -771,22 +888,13 @@ class McpProbe(Probe):
 
     def _call(self, text: str, name: str, arguments: dict[str, Any], direction: Direction) -> Any:
         """One ``tools/call``: the ``CallToolResult``, or the failure as an ``Observation``."""
-        from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
-
-        from probes._mcp.session import ReplyTooLarge, UnencodableRequest, UnparsableReply
-
         session = self._session_for_call(text, direction)
         if isinstance(session, Observation):
             return session
         timeout = self.timeout
-
-        async def call(client: Client) -> Any:
-            return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
-
         self._requests += 1
         try:
-            return session.call(call, timeout + _margin(timeout))
+            result = session.call_tool(name, arguments, timeout, timeout + _margin(timeout))
         except TimeoutError:
             return self._timed_out(text, session, direction)
         except UnencodableRequest as exc:
@@ -814,6 +922,7 @@ class McpProbe(Probe):
         except UnparsableReply as exc:
             # The server answered, but not in a form the client can read: a failure of
             # the chain's protocol, not the tool's refusal of this value.
+            self._answers += 1
             return Observation(
                 sent=text,
                 status=Status.BROKEN,
@@ -825,12 +934,13 @@ class McpProbe(Probe):
                 wire=exc.raw[:65536].encode("utf-8", "surrogatepass"),
                 direction=direction,
             )
-        except MCPError as exc:
+        except RpcError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 return self._timed_out(text, session, direction)
             if exc.code == CONNECTION_CLOSED:
                 return self._broken(text, session, direction)
-            if exc.code == PARSE_ERROR and str(exc.message).startswith(_CLIENT_PARSE_ERRORS):
+            self._answers += 1
+            if exc.code == _PARSE_ERROR and str(exc.message).startswith(_CLIENT_PARSE_ERRORS):
                 # The Streamable HTTP client's own report of a body (or event) it could
                 # not parse: the reply, not the request, failed.
                 return Observation(
@@ -850,6 +960,18 @@ class McpProbe(Probe):
                 error=safe(str(exc.message)[:300]),
                 direction=direction,
             )
+        except CallFailed as exc:
+            if session.wait_dead(0.5):
+                return self._broken(text, session, direction)
+            if exc.error_type.startswith("HTTP "):
+                self._answers += 1
+            return Observation(
+                sent=text,
+                status=Status.REJECTED,
+                error_type=exc.error_type,
+                error=safe(exc.message[:400]),
+                direction=direction,
+            )
         except BaseException as exc:  # the session's task was cancelled, or the SDK raised
             if session.wait_dead(0.5) or isinstance(exc, (ConnectionError, _cancelled())):
                 return self._broken(text, session, direction)
@@ -867,8 +989,10 @@ class McpProbe(Probe):
                 ),
                 direction=direction,
             )
+        self._answers += 1
+        return result
 
-    def _timed_out(self, text: str, session: McpSession, direction: Direction) -> Observation:
+    def _timed_out(self, text: str, session: _Session, direction: Direction) -> Observation:
         """A call that timed out is never retried; keep the session only if it still answers.
 
         The health check gets a small share of the call timeout (``_margin``). A session
@@ -876,15 +1000,12 @@ class McpProbe(Probe):
         the background while the next payload starts a new one; ``close()`` waits for it.
         """
         bound = _margin(self.timeout)
-
-        async def ping(client: Client) -> Any:
-            return await client.list_tools()
-
         exited = session.exit_code
         try:
             if exited is not None:
                 raise ConnectionError("the server process exited")
-            session.call(ping, bound)
+            session.ping(bound)
+            self._answers += 1
         except BaseException:
             session.abandon(wait=False)
             self._closing = [s for s in self._closing if not s.dead]
@@ -912,7 +1033,7 @@ class McpProbe(Probe):
             direction=direction,
         )
 
-    def _broken(self, text: str, session: McpSession, direction: Direction) -> Observation:
+    def _broken(self, text: str, session: _Session, direction: Direction) -> Observation:
         from probes._mcp.session import describe_failure
 
         # What ended the session, unless it is still up (only the connection closed):
@@ -1000,7 +1121,15 @@ mcp = factory(
     not guarantees); a tool name listed twice is a ``TargetError``. ``reflector`` forces
     (``True``) or disables (``False``) the separate request/response measurement that
     is automatic when the server offers the reflector's ``reflect`` and ``emit``.
-    ``mode`` is the SDK's protocol negotiation (``auto``, ``legacy`` or a version).
+    ``mode`` is the Python SDK's protocol negotiation (``auto``, the default: protocol
+    2026-07-28 where the server supports it; ``legacy``; or a version). ``client``
+    names the client library instead: ``python`` (the Python SDK, legacy handshake),
+    ``python-2026`` (the Python SDK, ``mode="auto"``) or ``typescript`` (the official
+    TypeScript SDK in Node.js: it needs ``node``, and installs its npm dependency on
+    first use into ``~/.cache/param-fidelity``, or uses the ``node_modules`` that
+    ``FIDELITY_NODE_MODULES`` names). ``client_info`` says which client, library and
+    protocol version a session used; ``with_client`` makes the same probe for another
+    client.
     ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
     a stdio line, an HTTP body or server-sent event); a longer one is not read
     further, its call is ``broken`` and the server is let go.

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
+from probes._mcp.failures import RpcError, UnencodableRequest, UnparsableReply
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit, ReplyTooLarge
 
 if TYPE_CHECKING:
@@ -404,27 +405,6 @@ class _Forward(logging.Filter):
 _FORWARD = _Forward()
 
 
-class UnparsableReply(Exception):
-    """The server's reply arrived but the SDK could not parse it; ``raw`` is the line."""
-
-    def __init__(self, reason: str, raw: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.raw = raw
-
-
-class UnencodableRequest(Exception):
-    """The SDK's JSON serializer could not write a request; nothing was sent.
-
-    ``cause`` is the serializer's exception (for a lone surrogate, pydantic's
-    ``PydanticSerializationError`` wrapping a ``UnicodeEncodeError``).
-    """
-
-    def __init__(self, cause: Exception) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-
-
 class _GuardedWriteStream:
     """The transport's write stream, behind a check that the SDK can serialize each message.
 
@@ -603,6 +583,8 @@ class McpSession:
         self.client: Client | None = None
         self.failure: BaseException | None = None
         self.tools: list[Any] = []
+        #: The protocol version the handshake (or ``server/discover``) settled on.
+        self.protocol_version = ""
         self._dead = threading.Event()
         self._stop: asyncio.Event | None = None
         self._host: concurrent.futures.Future[None] | None = None
@@ -653,6 +635,7 @@ class McpSession:
         try:
             async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
+                self.protocol_version = str(client.protocol_version)
                 listing = await client.list_tools()
                 self.tools = list(listing.tools)
                 cursor = listing.next_cursor
@@ -740,6 +723,30 @@ class McpSession:
                 self._current = None
 
         return self._loop.run(run(), timeout)
+
+    def call_tool(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
+        """One ``tools/call`` with the SDK's own ``timeout``, all of it within ``bound``.
+
+        The ``CallToolResult``; failures as in :mod:`probes._mcp.failures` (the SDK's
+        ``MCPError`` as ``RpcError``).
+        """
+        from mcp import MCPError
+
+        async def call(client: Client) -> Any:
+            return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+
+        try:
+            return self.call(call, bound)
+        except MCPError as exc:
+            raise RpcError(exc.code, str(exc.message)) from None
+
+    def ping(self, bound: float) -> None:
+        """A health check (``tools/list``) within ``bound`` seconds; raises when it fails."""
+
+        async def ping(client: Client) -> Any:
+            return await client.list_tools()
+
+        self.call(ping, bound)
 
     def close(self, *, wait: bool = True) -> None:
         """End the session in good order: the server gets the SDK's grace to exit.

@@ -77,7 +77,8 @@ def _shown(value: object) -> str:
 
 
 def tool_records(raw: Sequence[Any]) -> tuple[McpTool, ...]:
-    """The SDK's listed tools as records; a name listed twice is a ``TargetError``."""
+    """The listed tools as records (the Python SDK's ``Tool`` objects, or the wire's
+    JSON objects); a name listed twice is a ``TargetError``."""
     tools = tuple(_record(t) for t in raw)
     twice = sorted(n for n, count in Counter(t.name for t in tools).items() if count > 1)
     if twice:
@@ -91,6 +92,8 @@ def tool_records(raw: Sequence[Any]) -> tuple[McpTool, ...]:
 
 
 def _record(tool: Any) -> McpTool:
+    if isinstance(tool, Mapping):
+        return _wire_record(tool)
     annotations = (
         tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
     )
@@ -100,6 +103,27 @@ def _record(tool: Any) -> McpTool:
         description=tool.description or "",
         input_schema=MappingProxyType(dict(tool.input_schema or {})),
         annotations=MappingProxyType(annotations),
+    )
+
+
+def _wire_record(tool: Mapping[str, Any]) -> McpTool:
+    """A tool as the protocol lists it (``inputSchema``, ``annotations``), checked."""
+
+    def text(key: str) -> str:
+        value = tool.get(key)
+        return value if isinstance(value, str) else ""
+
+    schema, annotations = tool.get("inputSchema"), tool.get("annotations")
+    return McpTool(
+        name=text("name"),
+        title=text("title"),
+        description=text("description"),
+        input_schema=MappingProxyType(dict(schema) if isinstance(schema, Mapping) else {}),
+        annotations=MappingProxyType(
+            {k: v for k, v in annotations.items() if v is not None}
+            if isinstance(annotations, Mapping)
+            else {}
+        ),
     )
 
 

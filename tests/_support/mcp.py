@@ -6,6 +6,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from _support.servers import SERVERS
 from fidelity import Payload
@@ -18,6 +19,7 @@ __all__ = [
     "npm_server",
     "one_per_family",
     "silent_port",
+    "typescript_client",
 ]
 
 NODE_MODULES = SERVERS / "node_modules"
@@ -89,3 +91,14 @@ def silent_port() -> Iterator[str]:
         for conn in held:
             conn.close()
         server.close()
+
+
+def typescript_client(monkeypatch: Any) -> str:
+    """Let the typescript client use ``tests/servers/node_modules`` (nothing installed);
+    skips (fails in CI) without node or that folder. Returns the folder."""
+    from _needs import need, need_executable
+
+    need_executable("node")
+    need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
+    monkeypatch.setenv("FIDELITY_NODE_MODULES", str(NODE_MODULES))
+    return str(NODE_MODULES)

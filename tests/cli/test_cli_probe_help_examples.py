@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from _needs import need_executable, need_module
 from _support.cli import fidelity
-from _support.mcp import npm_server
+from _support.mcp import NODE_MODULES, npm_server
 from _support.servers import SERVERS, http_server
 
 
@@ -38,12 +38,12 @@ def _examples() -> list[str]:
 
 def test_the_help_has_the_examples_this_test_runs() -> None:
     examples = _examples()
-    assert len(examples) == 5
+    assert len(examples) == 6
     assert examples[0] == "fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything"
     assert all("fidelity probe " in e for e in examples)
 
 
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
     need_module("mcp")
     need_module("starlette")
@@ -57,6 +57,8 @@ def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
         **os.environ,
         "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
         "npm_config_offline": "true",
+        # The typescript client's SDK: the one installed for the tests (no install).
+        "FIDELITY_NODE_MODULES": str(NODE_MODULES),
     }
     with http_server("store") as url:
         command = command.replace("http://127.0.0.1:8000/", url)
@@ -71,7 +73,11 @@ def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
         )
     assert "Traceback" not in result.stderr
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    if "edit_file" in command:
+    if "--clients" in command:
+        # Lone surrogates: the Python SDK cannot send them, the TypeScript SDK can.
+        assert result.returncode == 1, result.stderr
+        assert summary == "the clients disagree on 8 payloads beyond --allow."
+    elif "edit_file" in command:
         # The identity edit finds the rewrite the filesystem server makes: exit 1.
         assert result.returncode == 1, result.stderr
         assert "rewrites beyond --allow: newline.crlf_to_lf" in summary

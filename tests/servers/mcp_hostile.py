@@ -30,7 +30,8 @@ and ``ping_tool()`` annotated read-only. Flags, combinable:
 - ``--deep-reply N``: answer every call with a result whose ``structuredContent``
   nests N arrays deep;
 - ``--many-tools N``: list N more tools (``tool00000``...), each with a long
-  name, many arguments and a long description.
+  name, many arguments and a long description;
+- ``--wire-log PATH``: append every line received, byte for byte, to PATH.
 """
 
 from __future__ import annotations
@@ -161,7 +162,11 @@ def main(argv: list[str]) -> int:
     muted = False
     out = sys.stdout.buffer
     calls = 0
+    wire_log = _option(argv, "--wire-log")
     for raw in sys.stdin.buffer:
+        if wire_log is not None:
+            with open(wire_log, "ab") as log:
+                log.write(raw)
         try:
             message = json.loads(raw)
         except ValueError:

@@ -46,11 +46,15 @@ examples (npx fetches each server unless it is installed where you run the comma
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
 
+  # the same plan through three MCP client libraries, side by side
+  fidelity probe --mcp --clients python,python-2026,typescript \\
+    -- npx -y @modelcontextprotocol/server-everything
+
 exit codes:
   0  payloads came back, and no rewrite beyond --allow
-  1  rewrites beyond --allow (the map names them)
+  1  rewrites beyond --allow (the map names them); with --clients, also when the
+     clients disagree beyond --allow
   2  usage error, in one sentence; nothing was sent
-  With --check: 0 when the endpoint behaves as its card says, 1 on drift.
   3  the target is unreachable or broke; or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
@@ -58,6 +62,7 @@ exit codes:
      quoted). Results gathered so far are kept.
   With --all-tools: 3 when the server or a parameter's run broke, or no parameter
   measured anything; a parameter that measured nothing is a warning.
+  With --check: 0 when the endpoint behaves as its card says, 1 on drift.
 
 warnings (one line each, kept in the JSON result; the exit code is unchanged): more
 than half of the payloads sent rejected by the target (with the most common error);
@@ -164,6 +169,14 @@ def register(sub: Any) -> None:
         "others are made from its schema; same placeholders)",
     )
     target.add_argument(
+        "--clients",
+        metavar="LIST",
+        help="MCP: run the same plan through each of these clients and show them side by "
+        "side: python (the Python SDK, legacy handshake), python-2026 (the Python SDK, "
+        "protocol 2026-07-28 where the server supports it), typescript (the TypeScript "
+        "SDK; needs node)",
+    )
+    target.add_argument(
         "--yes",
         action="store_true",
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
@@ -225,6 +238,10 @@ def run(args: argparse.Namespace) -> int:
         from fidelity._cli.probe.alltools import execute_all
 
         return execute_all(plan)
+    if plan.clients and not (plan.list_tools or plan.dry_run):
+        from fidelity._cli.probe.clients import execute_clients
+
+        return execute_clients(plan)
     from fidelity._cli.probe.execute import execute
 
     return execute(plan)

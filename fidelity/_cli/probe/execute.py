@@ -90,7 +90,7 @@ def _payloads(plan: ProbePlan) -> tuple[Payload, ...]:
     return payloads
 
 
-def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
+def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Any]:
     if plan.kind is TargetKind.HTTP:
         from probes._http.probe import http
 
@@ -123,16 +123,18 @@ def _open_probe(plan: ProbePlan) -> AbstractContextManager[Any]:
         timeout=plan.timeout,
         allow_destructive=plan.yes,
         fill_args=plain_arguments,
+        client=client,
         max_reply=plan.max_reply,
     )
 
 
-def _enter(plan: ProbePlan) -> tuple[AbstractContextManager[Any], Any]:
-    """Build and open the probe; its errors become one line in the options' words."""
+def _enter(plan: ProbePlan, client: str | None = None) -> tuple[AbstractContextManager[Any], Any]:
+    """Build and open the probe (MCP: through ``client``); its errors become one line in
+    the options' words."""
     from probes._mcp.probe import DestructiveToolRefused
 
     try:
-        manager = _open_probe(plan)
+        manager = _open_probe(plan, client)
         return manager, manager.__enter__()
     except DestructiveToolRefused as exc:
         raise UsageError(exc.advice("--yes")) from None

@@ -40,7 +40,10 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:
-        probe = mcp(target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply)
+        client = plan.clients[0] if plan.clients else None
+        probe = mcp(
+            target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply, client=client
+        )
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
     try:
@@ -143,6 +146,8 @@ def _where(plan: ProbePlan) -> list[str]:
         )
         lines.append(f"read back with tool: {safe(plan.read_tool)} {read_args}")
     lines.append(f"read: {safe(plan.read or _LOCATED)}")
+    if plan.clients:
+        lines.append(f"through each client in turn: {', '.join(plan.clients)}")
     return lines
 
 
@@ -150,7 +155,7 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
     from fidelity._cli.probe.budget import examples_note, generated, within_budget
 
-    per = plan.calls_per_payload
+    per = plan.calls_per_payload * max(1, len(plan.clients))
     # Without --read, the calibration call costs what a payload costs (not against the
     # MCP reflector, whose read-back is known; a dry run cannot tell).
     calibration = per if plan.read is None else 0

@@ -29,6 +29,7 @@ _OPTIONS = {
     "before": "--before",
     "send": "--send",
     "timeout": "--timeout",
+    "clients": "--clients",
 }
 # An API argument as the probes quote it: ``name=`` right before its repr.
 _API_ARGUMENT = re.compile(r"\b(" + "|".join(_OPTIONS) + r"|url|target)=(?=['\"\[{(0-9-])")

@@ -69,7 +69,8 @@ class ProbePlan:
     server command (MCP over stdio). ``send`` is ``None`` when the user left it to the
     probe's default; ``read`` ``None`` is located by a calibration call; ``param``
     ``None`` is taken from the tool's schema (or from ``"{payload}"`` in ``args``).
-    ``before`` lists the setup calls, ``(tool, arguments)``.
+    ``before`` lists the setup calls, ``(tool, arguments)``; ``clients`` the MCP client
+    libraries the same plan goes through (``--clients``; empty: the probe's own).
     """
 
     kind: TargetKind
@@ -82,6 +83,7 @@ class ProbePlan:
     read_tool: str | None
     read_args: dict[str, Any] | None
     before: tuple[tuple[str, dict[str, Any]], ...] = ()
+    clients: tuple[str, ...] = ()
     read_url: str | None = None
     id_from: str | None = None
     families: tuple[str, ...] | None
@@ -212,6 +214,20 @@ def _parse_allow(values: list[str] | None) -> tuple[str, ...]:
     kinds = tuple(dict.fromkeys(k for v in values for k in re.split(r"[,\s]+", v) if k))
     check_kinds(kinds, name="--allow")
     return kinds
+
+
+def _parse_clients(value: str | None, kind: TargetKind) -> tuple[str, ...]:
+    """Check ``--clients LIST`` (MCP targets only); ``()`` when not given."""
+    if value is None:
+        return ()
+    if kind is TargetKind.HTTP:
+        raise UsageError(
+            "--clients applies to MCP targets; add --mcp or use an mcp+http(s):// URL for "
+            "an MCP server."
+        )
+    from probes._mcp.clients import check_clients
+
+    return check_clients(value, name="--clients")
 
 
 def _resolve_target(args: argparse.Namespace) -> tuple[TargetKind, str | tuple[str, ...]]:
@@ -349,6 +365,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         read_tool=args.read_tool,
         read_args=read_arguments,
         before=before,
+        clients=_parse_clients(args.clients, kind),
         read_url=args.read_url,
         id_from=args.id_from,
         families=parse_families(args.families),

@@ -142,6 +142,11 @@ def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]]
             "--all-tools surveys the tools of an MCP server; add --mcp or use an "
             "mcp+http(s):// URL."
         )
+    if getattr(args, "clients", None) is not None:
+        raise UsageError(
+            "--clients runs one tool's plan through several clients and --all-tools every "
+            "tool through one; probe the tool you want with --clients, or drop --clients."
+        )
     one = [f"--{o.replace('_', '-')}" for o in _ONE_TOOL if getattr(args, o, None) is not None]
     if one:
         raise UsageError(

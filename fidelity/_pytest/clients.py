@@ -1,0 +1,100 @@
+"""``fidelity.survey(probe, clients=[...])``: one MCP probe's plan through several clients.
+
+The fixture's probe (``probes.mcp``) is not used itself: ``with_client`` makes one
+probe per client with the same options (the first one's located read-back handed on),
+each starts its own server process or session, and :func:`survey_clients` surveys them
+in turn. The card recorded is the first client's with the clients section; the test
+fails when any client shows a rewrite that is not allowed, or when the clients disagree
+beyond the allowed kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from fidelity._core.errors import FidelityError, UsageError
+from fidelity._core.render import safe
+from fidelity._probe.contract import Probe
+
+if TYPE_CHECKING:
+    from fidelity._core.payload import Payload
+    from fidelity._pytest.session import MarkContext
+    from fidelity._pytest.state import PluginState
+    from fidelity._survey.clients import ClientSurvey
+
+__all__ = ["survey_through_clients"]
+
+
+def survey_through_clients(
+    state: PluginState,
+    context: MarkContext,
+    probe: Probe,
+    clients: str | Sequence[str],
+    *,
+    name: str,
+    payloads: Sequence[Payload] | None,
+    families: tuple[str, ...] | None,
+    examples: int,
+    allowed: tuple[str, ...],
+) -> ClientSurvey:
+    """Survey ``probe``'s plan through each of ``clients``, record the card, fail on
+    rewrites not allowed or on clients that disagree."""
+    __tracebackhide__ = True
+    from fidelity._report.client_map import render_client_map
+    from fidelity._survey.clients import survey_clients
+    from probes._mcp.clients import check_clients
+
+    names = check_clients(clients, name="clients")
+    with_client = getattr(probe, "with_client", None)
+    if not callable(with_client):
+        raise UsageError(
+            f"clients= applies to MCP probes (probes.mcp); {safe(type(probe).__name__)} is not one."
+        )
+
+    def open_probe(client: str, first: Probe | None) -> Probe:
+        reader: Any = getattr(first, "reader", None)
+        changes = {"read": reader.spec} if reader is not None else {}
+        made: Probe = with_client(client, **changes)
+        return made
+
+    result = survey_clients(
+        names,
+        open_probe,
+        payloads=payloads,
+        examples=examples,
+        allow=allowed,
+        seed=state.settings.seed,
+        families=families,
+        name=name,
+    )
+    state.log.add_card(result.card(name=name).to_json(), nodeid=context.nodeid)
+    for client, survey in zip(result.clients, result.surveys, strict=True):
+        state.log.note(
+            chain=f"{name} [{client}]",
+            nodeid=context.nodeid,
+            source="survey",
+            kinds=frozenset(survey.kinds),
+            allowed=allowed,
+            statuses={str(s): n for s, n in survey.statuses.items() if n},
+        )
+    problems = []
+    for client, survey in zip(result.clients, result.surveys, strict=True):
+        if survey.unexpected:
+            kinds = ", ".join(sorted(survey.unexpected))
+            problems.append(f"through {client}, the chain rewrote payloads: {kinds} (not allowed)")
+    disagreements = result.section.disagreements
+    if disagreements:
+        count = len({(d.payload_id, d.sent) for d in disagreements})
+        problems.append(
+            f"the clients disagree on {count} payload{'' if count == 1 else 's'} beyond the "
+            "allowed kinds"
+        )
+    if problems:
+        raise FidelityError(
+            f"the chain {safe(name)!s} through {', '.join(names)}: "
+            + "; ".join(problems)
+            + "\n"
+            + render_client_map(result.section)
+        )
+    return result
