@@ -11,15 +11,19 @@ from __future__ import annotations
 import abc
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import ParamSpec, Self, TypeVar
 
 from fidelity._compare.api import compare
+from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.payload import Payload
 from fidelity._probe.observation import Observation
+from fidelity._probe.setup import ProbeSetup
 
 __all__ = [
+    "ClientInfo",
     "FunctionProbe",
     "Probe",
     "callable_name",
@@ -30,6 +34,16 @@ __all__ = [
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientInfo:
+    """Which client a probe spoke through: its name (``""`` when none was named), the
+    library and its version, and the protocol version the session settled on."""
+
+    client: str
+    library: str
+    protocol_version: str
 
 
 class Probe(abc.ABC):
@@ -64,6 +78,52 @@ class Probe(abc.ABC):
         """True when every observation also measures the request path and the response
         path apart, with requests of their own (the reference reflectors)."""
         return False
+
+    @property
+    def answers(self) -> int | None:
+        """How many replies the target has given so far, failures it answered with
+        included (``None`` for a probe that cannot tell)."""
+        return None
+
+    @property
+    def connected(self) -> bool:
+        """Whether the target still answers (after a timeout: its health check passed)."""
+        return True
+
+    @property
+    def tolerates_timeouts(self) -> bool | None:
+        """Whether a run may go on after a call timed out: ``True`` when every operation
+        the probe calls is annotated read-only or idempotent, ``False`` when one may
+        write; ``None`` for a probe that knows no such thing (the run's own rules hold)."""
+        return None
+
+    @property
+    def client_info(self) -> ClientInfo | None:
+        """The client library the probe speaks through and the protocol version its
+        session settled on, when the probe has one to report."""
+        return None
+
+    # -- reading the value back: where it is, and how the probe was set up ------------
+
+    #: True once :meth:`calibrate` located the read-back (rather than being told it).
+    read_found: bool = False
+
+    @property
+    def needs_calibration(self) -> bool:
+        """True when the read-back is not given and one call of :meth:`calibrate` must
+        locate it before the first payload."""
+        return False
+
+    def calibrate(self) -> str:
+        """Locate the read-back with one call carrying a plain marker; return the read
+        specification found (which the caller can print so the user can pin it)."""
+        raise UsageError(f"the probe {self.name!r} reads its value back where it is told.")
+
+    @property
+    def setup(self) -> ProbeSetup | None:
+        """How this probe sends each payload and reads it back (its plan, for the
+        records), or ``None`` for a probe that has no such plan (an in-process chain)."""
+        return None
 
     @abc.abstractmethod
     def observe(self, text: str) -> Observation:

@@ -11,7 +11,7 @@ beyond the allowed kinds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fidelity._core.errors import FidelityError, UsageError
 from fidelity._core.render import safe
@@ -44,19 +44,19 @@ def survey_through_clients(
     from fidelity._report.client_map import render_client_map
     from fidelity._survey.clients import survey_clients
     from probes._mcp.clients import check_clients
+    from probes._mcp.probe import McpProbe
 
     names = check_clients(clients, name="clients")
-    with_client = getattr(probe, "with_client", None)
-    if not callable(with_client):
+    if not isinstance(probe, McpProbe):
         raise UsageError(
             f"clients= applies to MCP probes (probes.mcp); {safe(type(probe).__name__)} is not one."
         )
+    plan = probe
 
     def open_probe(client: str, first: Probe | None) -> Probe:
-        reader: Any = getattr(first, "reader", None)
+        reader = first.reader if isinstance(first, McpProbe) else None
         changes = {"read": reader.spec} if reader is not None else {}
-        made: Probe = with_client(client, **changes)
-        return made
+        return plan.with_client(client, **changes)
 
     result = survey_clients(
         names,

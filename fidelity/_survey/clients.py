@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.payload import Payload
@@ -50,15 +49,15 @@ class ClientSurvey:
 
 
 def client_result(
-    client: str, probe: Any, observed: Survey, *, complete: bool = True, error: str = ""
+    client: str, probe: Probe, observed: Survey, *, complete: bool = True, error: str = ""
 ) -> ClientResult:
     """What one client's survey gave, with the library and protocol version the probe
     reports (``client_info``), if it does."""
-    info = getattr(probe, "client_info", None)
+    info = probe.client_info
     return ClientResult(
         client=client,
-        library=str(getattr(info, "library", "")),
-        protocol_version=str(getattr(info, "protocol_version", "")),
+        library=info.library if info is not None else "",
+        protocol_version=info.protocol_version if info is not None else "",
         observations=observed.observations,
         complete=complete,
         error=error,

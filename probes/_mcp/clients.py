@@ -18,26 +18,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._probe.contract import ClientInfo
 
 __all__ = ["CLIENTS", "PYTHON_MODES", "ClientInfo", "check_clients"]
 
 CLIENTS = ("python", "python-2026", "typescript")
 #: The Python SDK's ``mode`` for each Python client.
 PYTHON_MODES = {"python": "legacy", "python-2026": "auto"}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClientInfo:
-    """Which client a probe spoke through: its name (``""`` when none was named), the
-    library and its version, and the protocol version the session settled on."""
-
-    client: str
-    library: str
-    protocol_version: str
 
 
 def check_clients(value: str | Iterable[str], *, name: str = "clients") -> tuple[str, ...]:

@@ -103,10 +103,10 @@ def _answering_breaker(timeout: float, probe: Any) -> Any:
     class Answering(Breaker):
         def __init__(self) -> None:
             super().__init__(timeout, probe)
-            self.seen = getattr(probe, "answers", 0)
+            self.seen = probe.answers or 0
 
         def __call__(self, observation: Observation) -> None:
-            answers = getattr(probe, "answers", 0)
+            answers = probe.answers or 0
             answered, self.seen = answers > self.seen, answers
             if answered and observation.status in _FAILED:
                 self.answered = True
@@ -167,9 +167,9 @@ def _survey_one(
     except Stopped as exc:
         run.error = str(exc)
     finally:
-        info = getattr(probe, "client_info", None)
-        run.library = str(getattr(info, "library", ""))
-        run.protocol_version = str(getattr(info, "protocol_version", ""))
+        info = probe.client_info
+        run.library = info.library if info is not None else ""
+        run.protocol_version = info.protocol_version if info is not None else ""
 
 
 def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
@@ -251,7 +251,7 @@ def execute_clients(plan: ProbePlan) -> int:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
         per_payload = calls_per_payload(plan, probe)
-        calibrating = bool(getattr(probe, "needs_calibration", False))
+        calibrating = probe.needs_calibration
         spent = per_payload if calibrating else 0
         within_budget(plan, payloads, per_payload * count, probe, spent=spent)
         resolved = _resolved(plan, probe)

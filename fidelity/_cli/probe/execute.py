@@ -152,7 +152,7 @@ def _resolved(plan: ProbePlan, probe: Any) -> ProbePlan:
     updates: dict[str, Any] = {}
     if plan.is_mcp and plan.param is None:
         updates["param"] = probe.plan.label
-    if getattr(probe, "needs_calibration", False):
+    if probe.needs_calibration:
         try:
             updates["read"] = probe.calibrate()
         except UsageError as exc:
@@ -174,7 +174,7 @@ def _announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
             f"payload argument: {safe(resolved.param or '')} (the only free-form string "
             f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
         )
-    if plan.read is None and getattr(probe, "read_found", False):
+    if plan.read is None and probe.read_found:
         pinned = safe(shlex.quote(resolved.read or ""))
         stream.write(
             f"read back at: {pinned} (located by a calibration call; pin it with --read)\n"
@@ -307,7 +307,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
-    calibrating = bool(getattr(probe, "needs_calibration", False))
+    calibrating = probe.needs_calibration
     # Checked before anything is sent: the calibration call costs what a payload does.
     within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
     resolved = _resolved(plan, probe)
@@ -321,7 +321,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         from fidelity._cli.probe.check import require_block
 
         require_block(plan.check, name)
-    setup = getattr(probe, "setup", None)
+    setup = probe.setup
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
         target = RateLimited(probe, plan.rate, per_payload)
@@ -408,9 +408,10 @@ def run_warnings(
     stdio server's stdout lines that are not JSON-RPC."""
     warnings: list[str] = []
     if judged:
-        read_found = bool(getattr(probe, "read_found", False))
-        warnings += judge(observations, read=plan.read, read_found=read_found).warnings
-    lines, first = getattr(probe, "stdout_noise", (0, ""))
+        warnings += judge(observations, read=plan.read, read_found=probe.read_found).warnings
+    from probes._mcp.probe import McpProbe
+
+    lines, first = probe.stdout_noise if isinstance(probe, McpProbe) else (0, "")
     if lines:
         shown = one_line(safe(first), limit=120)
         warnings.append(

@@ -63,7 +63,7 @@ class Breaker:
     the run stops at once.
     """
 
-    def __init__(self, timeout: float, probe: Any = None) -> None:
+    def __init__(self, timeout: float, probe: Probe | None = None) -> None:
         self.timeout = timeout
         self.answered = False
         self.streak = 0
@@ -102,18 +102,20 @@ class Breaker:
     def _goes_on(self, observation: Observation) -> bool:
         """Apply the tool's timeout rule: True when the run goes on, False when the
         streak rules decide; a tool that may write stops the run (``Stopped``)."""
-        tolerates = getattr(self.probe, "tolerates_timeouts", None)
+        tolerates = self.probe.tolerates_timeouts if self.probe is not None else None
         if tolerates is None:
             return False  # not an MCP tool probe: the streak rules as ever
         if not tolerates:
             effect = _EFFECTS.get(observation.effect, "its effect on the server is unknown")
-            tool = safe(str(getattr(self.probe, "tool", "")))
+            from probes._mcp.probe import McpProbe
+
+            tool = safe(self.probe.tool) if isinstance(self.probe, McpProbe) else "?"
             raise Stopped(
                 f"payload {safe(observation.payload_id)} got no answer within "
                 f"{self.timeout:g}s; {effect}; tool {tool!r} is not annotated readOnlyHint or "
                 "idempotentHint true, so the run stops here: nothing more was sent."
             )
-        if getattr(self.probe, "connected", False):
+        if self.probe is not None and self.probe.connected:
             # Read-only or idempotent, and the session answered its health check: the
             # timeout is recorded (never resent) and the run goes on.
             self.timeouts += 1
