@@ -69,3 +69,18 @@ def test_the_safety_section_states_the_limits_the_code_applies() -> None:
     assert f"prints at most {listing._MAX_TOOLS}" in text
     assert f"{html_text.MAX_UNITS} code points of a value" in text
     assert "only tools annotated `readOnlyHint: true`" in text
+
+
+def test_install_hints_name_what_pyproject_installs() -> None:
+    """Messages about a missing extra name its packages as pyproject.toml lists them."""
+    import tomllib
+
+    from fidelity._core.extras import EXTRAS, install_hint
+
+    extras = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    for extra, packages in EXTRAS.items():
+        assert tuple(extras[extra]) == packages
+        assert install_hint(extra).startswith(f"pip install '{packages[0]}'")
+    assert "param-fidelity[" not in install_hint("mcp")  # no package index has it

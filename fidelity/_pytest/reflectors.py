@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.extras import install_hint
 from fidelity._core.siblings import load
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ def _require(modules: tuple[str, ...], extra: str) -> None:
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(
-            f"{', '.join(missing)} not installed: pip install 'param-fidelity[{extra}]' "
-            "to use this reflector fixture"
+            f"{', '.join(missing)} not installed: {install_hint(extra)} to use this reflector "
+            "fixture"
         )
 
 

@@ -22,6 +22,7 @@ import tempfile
 from typing import Any, Literal
 
 from fidelity._core.errors import UsageError
+from fidelity._core.extras import install_hint
 from fidelity._core.text import from_utf8
 from probes._chains.chain import ChainBroken, ChainHop, ValueLost
 
@@ -64,7 +65,7 @@ def _missing(module: str, extra: str, package: str) -> str:
     try:
         __import__(module)
     except ImportError:
-        return f"{package} is not installed (pip install 'param-fidelity[{extra}]')."
+        return f"{package} is not installed ({install_hint(extra)})."
     return ""
 
 

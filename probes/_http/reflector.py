@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._core.errors import TargetError
+from fidelity._core.extras import install_hint
 from probes._process import stop_process
 from probes._target import BuiltinTarget
 
@@ -256,9 +257,7 @@ def builtin_targets() -> tuple[BuiltinTarget, ...]:
     """
     missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
     reason = (
-        f"{' and '.join(missing)} not installed (pip install 'param-fidelity[reflector]')."
-        if missing
-        else ""
+        f"{' and '.join(missing)} not installed ({install_hint('reflector')})." if missing else ""
     )
     return tuple(
         BuiltinTarget(name=name, description=description, open=_opener(opts), unavailable=reason)

@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.extras import install_hint
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe, factory, observe_value
@@ -292,9 +293,7 @@ class McpProbe(Probe):
             try:
                 import mcp  # noqa: F401
             except ImportError:
-                raise UsageError(
-                    "probes.mcp needs the MCP SDK: pip install 'param-fidelity[mcp]'."
-                ) from None
+                raise UsageError(f"probes.mcp needs the MCP SDK: {install_hint('mcp')}.") from None
             self._loop = EventLoopThread()
             self._logs = SdkLogSink()
             self._logs.install()

@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.extras import install_hint
 from fidelity._core.render import safe
 from probes._process import stop_process
 from probes._target import BuiltinTarget
@@ -226,7 +227,7 @@ def _mcp_missing() -> str:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        return "the MCP SDK is not installed (pip install 'param-fidelity[mcp]')."
+        return f"the MCP SDK is not installed ({install_hint('mcp')})."
     return ""
 
 
@@ -237,7 +238,7 @@ def _http_missing() -> str:
     if missing:
         return missing
     if importlib.util.find_spec("uvicorn") is None:
-        return "uvicorn is not installed (pip install 'param-fidelity[reflector]')."
+        return f"uvicorn is not installed ({install_hint('reflector')})."
     return ""
 
 
