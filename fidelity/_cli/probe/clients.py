@@ -130,42 +130,29 @@ def _survey_one(
     calibrated: bool,
 ) -> None:
     """Survey ``todo`` through one client's open probe; fill ``run``."""
-    from fidelity._cli.probe.budget import Budget, BudgetSpent, calls_per_payload
+    from fidelity._cli.probe.budget import Budget, calls_per_payload
     from fidelity._cli.probe.execute import RateLimited
-    from fidelity._cli.probe.sweep import Stopped
-    from fidelity._survey.run import survey
+    from fidelity._cli.probe.sweep import sweep
 
     target = probe
     if plan.rate is not None:
         target = RateLimited(probe, plan.rate, calls_per_payload(plan, probe))
-    breaker = _answering_breaker(plan.timeout, probe)
-    breaker.answered = calibrated
-    budget = Budget(limit, probe)
-
-    def observed(observation: Observation) -> None:
-        run.observations.append(observation)
-        if writer is not None:
-            writer.add(observation)
-        breaker(observation)
-        budget(observation)
-
     try:
-        survey(
+        swept = sweep(
+            plan,
+            probe,
             target,
-            payloads=todo,
+            todo=todo,
             examples=examples,
-            allow=plan.allow,
-            seed=plan.seed,
-            families=plan.families,
             name=name,
-            progress=not plan.quiet,
-            on_observation=observed,
+            writer=writer,
+            calibrated=calibrated,
+            seen=run.observations,
+            breaker=_answering_breaker(plan.timeout, probe),
+            budget=Budget(limit, probe),
         )
-        run.complete = True
-    except BudgetSpent:
-        run.complete = True
-    except Stopped as exc:
-        run.error = str(exc)
+        run.complete = not swept.stopped
+        run.error = swept.stopped
     finally:
         info = probe.client_info
         run.library = info.library if info is not None else ""

@@ -153,15 +153,24 @@ def sweep(
     writer: Any,
     calibrated: bool,
     seen: list[Observation],
+    breaker: Breaker | None = None,
+    budget: Budget | None = None,
 ) -> Swept:
     """Survey ``todo`` (and ``examples``) through ``target`` (``probe``, maybe rate
-    limited); every observation goes into ``seen`` as it arrives."""
+    limited); every observation goes into ``seen`` as it arrives.
+
+    ``breaker`` and ``budget`` default to the run's own (``--timeout``,
+    ``--max-requests``); a caller that shares them out (one plan through several
+    clients) passes its own.
+    """
     from fidelity._survey.run import survey
 
-    breaker = Breaker(plan.timeout, probe if plan.is_mcp else None)
+    if breaker is None:
+        breaker = Breaker(plan.timeout, probe if plan.is_mcp else None)
     # A calibration call that came back shows the target answers.
     breaker.answered = calibrated
-    budget = Budget(plan.max_requests, probe, plan.concurrency)
+    if budget is None:
+        budget = Budget(plan.max_requests, probe, plan.concurrency)
 
     def observed(observation: Observation) -> None:
         seen.append(observation)
