@@ -374,7 +374,7 @@ def _write_reports(
     """Write the JSON collection, the --html page and a --card block per parameter,
     each on its own (as the single-tool form does; a card of a run that did not
     complete never replaces a complete block); the first failure is raised after."""
-    from fidelity._cli.probe.outputs import _write_card
+    from fidelity._cli.probe.outputs import write_card, write_each
     from fidelity._report.results import write_atomic
 
     steps: list[Any] = []
@@ -387,7 +387,7 @@ def _write_reports(
             steps.append(lambda: write_atomic(json_path, text, "--json"))
     cards = [r.card for r in runs if r.card is not None]
     if plan.card is not None:
-        steps += [lambda card=card: _write_card(plan, card, None) for card in cards]
+        steps += [lambda card=card: write_card(plan, card, None) for card in cards]
     if plan.html is not None:
         from fidelity._core.version import __version__
         from fidelity._report.html_tools import render_tools_html
@@ -406,14 +406,7 @@ def _write_reports(
         )
         html_path = plan.html
         steps.append(lambda: write_atomic(html_path, page, "--html"))
-    failures: list[UsageError] = []
-    for step in steps:
-        try:
-            step()
-        except UsageError as exc:
-            failures.append(exc)
-    if failures:
-        raise failures[0]
+    write_each(steps)
 
 
 def _verdict(
