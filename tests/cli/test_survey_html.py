@@ -26,7 +26,7 @@ from _support.png import colours
 import fidelity
 import probes
 from fidelity import Payload, UsageError
-from fidelity._report.survey_html import LEGEND, render_survey_html
+from fidelity._report.html.survey import LEGEND, render_survey_html
 
 PAYLOADS = (
     Payload(id="quotes/curly", text="say \u201chi\u201d", families=("quotes",)),

@@ -390,7 +390,7 @@ def _write_all_reports(
         steps += [lambda card=card: write_card(plan, card, None) for card in cards]
     if plan.html is not None:
         from fidelity._core.version import __version__
-        from fidelity._report.html_tools import render_tools_html
+        from fidelity._report.html.tools import render_tools_html
 
         skipped = [(p.tool.name, str(p.path), p.skipped) for p in inv.skipped] + [
             (r.param.tool.name, str(r.param.path), r.skipped)
