@@ -66,6 +66,13 @@ INVISIBLE = frozenset({
 #: Combining marks kept on one base; a longer stack is spelled out as badges.
 MAX_MARKS = 4
 
+#: Variation selectors: raw only right after the visible character whose form they
+#: choose (one each); after a space, a mark or another selector they choose nothing
+#: and print as nothing, so a run of them could hide data.
+_SELECTORS = frozenset(
+    {*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x180B, 0x180C, 0x180D, 0x180F}
+)
+
 
 def _name(cp: int) -> str:
     if cp in _NAMES:
@@ -120,7 +127,9 @@ def safe(text: str) -> str:
 
     Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
     consists only of combining marks, is spelled out badge by badge. Variation
-    selectors and other marks that follow an unsafe base are badges too, and so are
+    selectors are raw only right after the visible character they select (not after a
+    space, a mark or another selector); marks that follow an unsafe base are badges
+    too, and so are
     the marks of a base that carries more than ``MAX_MARKS`` of them, and a zero width
     joiner that joins nothing. The result contains only printable characters and
     U+0020.
@@ -144,6 +153,10 @@ def safe(text: str) -> str:
             # mark); any other format character is shown, and so is a mark after it.
             after = cluster[i + 1] if i + 1 < len(cluster) else "\x00"
             joins = c == "\u200d" and shown and not (is_unsafe(after) or _is_mark(after))
-            shown = joins or not (is_unsafe(c) or (_is_mark(c) and not shown))
+            if ord(c) in _SELECTORS:
+                before = cluster[i - 1]
+                shown = shown and before != " " and not _is_mark(before)
+            else:
+                shown = joins or not (is_unsafe(c) or (_is_mark(c) and not shown))
             out.append(c if shown else badge(c))
     return "".join(out)

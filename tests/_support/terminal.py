@@ -73,7 +73,8 @@ _NEVER: tuple[frozenset[int], ...] = (
 FORBIDDEN: frozenset[int] = frozenset().union(*_NEVER)
 
 #: Allowed only inside a printable grapheme: ZERO WIDTH JOINER between two visible
-#: characters, a variation selector right after a character allowed raw.
+#: characters, one variation selector right after a visible character that is not a
+#: mark (after a space or another selector it selects nothing and prints as nothing).
 JOINERS: frozenset[int] = frozenset(
     {0x200D} | _span(0xFE00, 0xFE0F) | _span(0xE0100, 0xE01EF) | _span(0x180B, 0x180D) | {0x180F}
 )
@@ -104,14 +105,15 @@ def raw_forbidden(text: str) -> list[str]:
             bad.append(f"U+{cp:04X}")
         elif cp in JOINERS:
             j = i - 1
-            while j >= 0 and ord(text[j]) in _SELECTORS:  # selectors stack on one base
+            while j >= 0 and ord(text[j]) in _SELECTORS:  # a ZWJ may follow an emoji's selector
                 j -= 1
             if cp == 0x200D:  # joins two pictures: a mark after it would sit on nothing
                 after = text[i + 1] if i + 1 < len(text) else " "
                 attached = j >= 0 and _visible(text[j]) and _visible(after)
                 attached = attached and not unicodedata.category(after).startswith("M")
-            else:
-                attached = j >= 0 and _base(text[j])
+            else:  # one selector, right after the visible character it selects
+                attached = j == i - 1 and j >= 0 and _visible(text[j])
+                attached = attached and not unicodedata.category(text[j]).startswith("M")
             if not attached:
                 bad.append(f"U+{cp:04X}")
     return bad

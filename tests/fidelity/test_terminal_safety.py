@@ -128,6 +128,21 @@ def test_every_default_ignorable_code_point_is_badged_but_variation_selectors() 
     assert safe("\ufe0f") == "[U+FE0F VARIATION SELECTOR-16]"
 
 
+def test_a_selector_that_selects_nothing_is_a_badge() -> None:
+    # After a space, a mark or another selector a variation selector prints as nothing;
+    # a run of them after one letter is how text is hidden in "emoji smuggling".
+    vs16, vs17 = "[U+FE0F VARIATION SELECTOR-16]", "[U+E0100 VARIATION SELECTOR-17]"
+    assert safe(" \ufe0f") == f" {vs16}"
+    assert safe("e\u0301\ufe0f") == f"e\u0301{vs16}"
+    assert safe("a\ufe0f\ufe0f") == f"a\ufe0f{vs16}"
+    assert safe("a" + "\U000e0100" * 3) == "a\U000e0100" + vs17 * 2
+    for hidden in (" \ufe0f", "e\u0301\ufe0f", "a\ufe0f\ufe0f", "a\U000e0100\U000e0100"):
+        assert raw_forbidden(hidden)  # the independent list agrees: not raw
+    couple = "\U0001f468\u200d\u2764\ufe0f\u200d\U0001f468"
+    assert safe(couple) == couple
+    assert not raw_forbidden(couple)
+
+
 def test_a_stack_of_combining_marks_is_shown_as_code_points() -> None:
     zalgo = "Z" + "\u0334\u0321\u0327" * 17  # 51 marks on one base
     shown = safe(zalgo)
