@@ -27,10 +27,9 @@ import pytest
 from _needs import need_executable, need_module
 from _support.cli import fidelity
 from _support.mcp import npm_server
-from _support.servers import SERVERS, http_server
+from _support.servers import http_server, key_value_store
 
 REPO = Path(__file__).resolve().parents[2]
-SLOW_STORE = [sys.executable, str(SERVERS / "mcp_slow_store.py")]
 
 
 def _observations(path: Path) -> list[dict[str, Any]]:
@@ -199,7 +198,7 @@ def test_unparsable_replies_as_the_exception_are_a_warning(tmp_path: Path) -> No
     assert 0 < 2 * len(garbled) < 17  # the exception, not the rule
     result = fidelity(
         "probe", "--mcp", "--tool", "echo", "--read", "text", "--families", "quotes",
-        "--json", str(out), "--", *SLOW_STORE, str(calls), "--garble-on", word,
+        "--json", str(out), "--", *key_value_store(calls, "--surrogate-on", word),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     observations = _observations(out)

@@ -11,13 +11,12 @@ two code points) the wire log the server keeps shows what each one sent.
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
 from _needs import need_module
 from _support.mcp import typescript_client
+from _support.processes import gone, server_pids
 from _support.servers import HOSTILE_MCP, SERVERS
 
 import probes
@@ -33,36 +32,6 @@ TS_REFLECTOR = ["node", str(SERVERS / "mcp_reflector.mjs")]
 def _clients(monkeypatch: pytest.MonkeyPatch) -> None:
     need_module("mcp")
     typescript_client(monkeypatch)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return True
-
-
-def _gone(pids: list[int], bound: float = 10.0) -> bool:
-    deadline = time.monotonic() + bound
-    while any(_alive(p) for p in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _pids(path: Path) -> list[int]:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        lines = path.read_text().split() if path.exists() else []
-        if len(lines) == 2:
-            return [int(p) for p in lines]
-        time.sleep(0.02)
-    raise AssertionError(f"the server wrote no pids to {path}")
 
 
 def _calls(log: Path) -> list[bytes]:
@@ -152,13 +121,13 @@ def test_a_frozen_server_is_killed_with_its_process_group(client: str, tmp_path:
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE_MCP, "--freeze-on", "FREEZE", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, client=client, timeout=0.5) as probe:
-        pids = _pids(pid_file)
+        pids = server_pids(pid_file)
         frozen = probe.observe("FREEZE")
-        assert _gone(pids), pids  # the server and its child, while the probe is open
+        assert gone(pids), pids  # the server and its child, while the probe is open
         after = probe.observe("fine")
     assert frozen.status is Status.TIMEOUT
     assert after.status is Status.PRESERVED
-    assert _gone(_pids(pid_file))
+    assert gone(server_pids(pid_file))
 
 
 @pytest.mark.parametrize("client", CLIENTS)
@@ -166,9 +135,9 @@ def test_a_server_that_exits_leaving_a_child_on_its_stdout(client: str, tmp_path
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE_MCP, "--crash-after", "0", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, client=client, timeout=0.5) as probe:
-        first = _pids(pid_file)
+        first = server_pids(pid_file)
         crashed = probe.observe("x")
-        assert _gone(first), first
+        assert gone(first), first
     assert crashed.status is Status.BROKEN
     assert crashed.error_type == "ServerExited"
     assert "exited (status 3)" in crashed.error
@@ -188,7 +157,7 @@ def test_a_server_that_never_completes_the_handshake(client: str, tmp_path: Path
     probe = probes.mcp(argv, client=client, timeout=0.5)
     with pytest.raises(TargetError, match=r"did not complete the handshake.* within 2\.5s"):
         probe.list_tools()
-    assert _gone(_pids(pid_file))
+    assert gone(server_pids(pid_file))
     probe.close()
 
 
