@@ -1,8 +1,10 @@
 """Shared pieces of the MCP probe tests: payload sets, the npm servers, a silent port,
-the quote-straightening edit server, a real server's schema."""
+the quote-straightening edit server, a real server's schema, a committed card compared
+undated."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -23,6 +25,7 @@ __all__ = [
     "quote_edit",
     "silent_port",
     "typescript_client",
+    "undated",
 ]
 
 NODE_MODULES = SERVERS / "node_modules"
@@ -146,3 +149,12 @@ def typescript_client(monkeypatch: Any) -> str:
     need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
     monkeypatch.setenv("FIDELITY_NODE_MODULES", str(NODE_MODULES))
     return str(NODE_MODULES)
+
+
+def undated(markdown: str) -> str:
+    """A card's Markdown without what changes from one run to the next (the date it was
+    made, the version that made it), to compare with a committed card."""
+    import fidelity
+
+    markdown = re.sub(r" on \d{4}-\d{2}-\d{2}[^:]*:", " on DATE:", markdown)
+    return markdown.replace(fidelity.__version__, "VERSION")
