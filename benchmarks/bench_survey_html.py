@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _support.chromium import Chromium
 
 from fidelity._report.card import Card, cards_from_json
-from fidelity._report.survey_html import render_survey_html
+from fidelity._report.html.survey import render_survey_html
 from probes._builtin import builtin_targets
 
 MAX_BYTES = 4_000_000

@@ -153,7 +153,7 @@ def _save(
     if args.card is not None:
         _write(args.card, "\n".join(c.to_markdown() for c in cards))
     if args.html is not None and final:
-        from fidelity._report.survey_html import render_survey_html
+        from fidelity._report.html.survey import render_survey_html
 
         page = render_survey_html(
             cards,

@@ -315,7 +315,7 @@ class Card:
 
     def to_html(self) -> str:
         """A standalone HTML report of this card."""
-        from fidelity._report.html import render_html
+        from fidelity._report.html.card import render_html
 
         html: str = render_html(self.name, self.facts, self.rows, self.observations, self.hints())
         return html

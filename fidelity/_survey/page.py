@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from fidelity._core.errors import UsageError
 from fidelity._report.card import Card
-from fidelity._report.survey_html import render_survey_html
+from fidelity._report.html.survey import render_survey_html
 from fidelity._survey.result import Survey
 
 __all__ = ["surveys_to_html"]

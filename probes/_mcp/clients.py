@@ -11,7 +11,7 @@
 ``typescript``
     the official TypeScript SDK (``@modelcontextprotocol/sdk``) in Node.js, driven by
     the small program ``probes/_mcp/node/driver.mjs`` (see
-    :mod:`probes._mcp.node_setup` for what it needs and installs).
+    :mod:`probes._mcp.node.setup` for what it needs and installs).
 """
 
 from __future__ import annotations

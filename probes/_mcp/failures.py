@@ -1,7 +1,7 @@
 """How one MCP call failed, in the same terms whichever client library made it.
 
 A session (the Python SDK's, :mod:`probes._mcp.session`, or the TypeScript SDK's,
-:mod:`probes._mcp.node_session`) raises these from ``call_tool``, so the probe turns
+:mod:`probes._mcp.node.session`) raises these from ``call_tool``, so the probe turns
 the same situation into the same ``Observation`` status for every client:
 
 - ``TimeoutError``: our own bound ran out (the client library did not answer);

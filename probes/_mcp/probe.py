@@ -16,7 +16,7 @@ SDK cannot serialize (a lone surrogate) is ``rejected`` with ``client_side`` set
 the HTTP probe: the client library refused it, the call that carried it fails before
 anything is sent, and the session stays up. ``client`` names the client library the
 probe speaks through (:mod:`probes._mcp.clients`): the Python SDK with either
-handshake, or the TypeScript SDK in a driver process (:mod:`probes._mcp.node_session`);
+handshake, or the TypeScript SDK in a driver process (:mod:`probes._mcp.node.session`);
 both sessions fail a call in the same terms (:mod:`probes._mcp.failures`), so the same
 situation is the same status whichever client met it. A session that is let go (it failed its
 health check, or died) has its server process killed at once. Against the
@@ -63,8 +63,8 @@ from probes._payload.placeholders import Filled, new_run_id
 if TYPE_CHECKING:
     from mcp import Client
 
-    from probes._mcp.node_session import NodeSession
-    from probes._mcp.node_setup import NodeClient
+    from probes._mcp.node.session import NodeSession
+    from probes._mcp.node.setup import NodeClient
     from probes._mcp.session import EventLoopThread, McpSession, SdkLogSink, StderrTail
 
     _Session = McpSession | NodeSession
@@ -285,7 +285,7 @@ class McpProbe(Probe):
 
         if self.client == "typescript":
             if self._node is None:
-                from probes._mcp.node_setup import typescript_client
+                from probes._mcp.node.setup import typescript_client
 
                 self._node = typescript_client()
                 self._stderr = StderrTail()
@@ -339,7 +339,7 @@ class McpProbe(Probe):
 
     def _node_session(self, node: NodeClient) -> NodeSession:
         from fidelity._core.version import __version__
-        from probes._mcp.node_session import NodeSession
+        from probes._mcp.node.session import NodeSession
 
         target: dict[str, Any]
         if isinstance(self.target, str):

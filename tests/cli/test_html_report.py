@@ -19,7 +19,7 @@ from _support.png import pixels as _pixels
 
 import fidelity
 from fidelity import Payload
-from fidelity._report.html import render_html
+from fidelity._report.html.card import render_html
 
 PAYLOADS = (
     Payload(id="quotes/script", text="say \u201chi\u201d <script>x</script>", families=("quotes",)),

@@ -24,7 +24,7 @@ from _support.processes import wait_for
 import fidelity
 import probes
 from fidelity import Payload, UsageError
-from fidelity._report.survey_html import LEGEND, render_survey_html
+from fidelity._report.html.survey import LEGEND, render_survey_html
 
 PAYLOADS = (
     Payload(id="quotes/curly", text="say \u201chi\u201d", families=("quotes",)),

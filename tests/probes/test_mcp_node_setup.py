@@ -15,7 +15,7 @@ from _support.servers import HOSTILE_MCP
 
 import probes
 from fidelity import Status, UsageError
-from probes._mcp import node_setup
+from probes._mcp.node import setup as node_setup
 
 
 @pytest.fixture(autouse=True)
@@ -121,12 +121,10 @@ def test_the_first_use_installs_the_pinned_sdk_into_the_cache(
 
 
 def test_the_driver_ships_with_its_pins_and_the_tests_use_the_same_sdk() -> None:
-    folder = Path(node_setup.__file__).parent / "node"
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "driver.mjs",
-        "package-lock.json",
-        "package.json",
-    ]  # no node_modules in the package: installed into the cache
+    folder = Path(node_setup.__file__).parent
+    shipped = sorted(p.name for p in folder.iterdir() if p.suffix != ".py" and p.is_file())
+    assert shipped == ["driver.mjs", "package-lock.json", "package.json"]
+    assert not (folder / "node_modules").exists()  # installed into the cache, not shipped
     package = json.loads((folder / "package.json").read_text())
     lock = json.loads((folder / "package-lock.json").read_text())
     sdk = "@modelcontextprotocol/sdk"

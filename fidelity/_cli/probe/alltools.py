@@ -32,13 +32,13 @@ from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import calls_per_payload, within_budget
 from fidelity._cli.probe.execute import (
     RateLimited,
-    _card,
-    _enter,
-    _payloads,
-    _survey_of,
-    _with_seed,
     card_name,
+    catalogue_payloads,
+    open_target,
+    run_card,
     run_warnings,
+    survey_of,
+    with_seed,
 )
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan
@@ -159,7 +159,7 @@ def _survey_param(
         return ParamRun(param=param, skipped=_cannot(exc))
     sub = _subplan(plan, param, args, share)
     try:
-        manager, probe = _enter(sub)
+        manager, probe = open_target(sub)
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
     except TargetError as exc:
@@ -219,14 +219,14 @@ def _run_open(
             seen=seen,
         )
     except KeyboardInterrupt:
-        cut = _survey_of(sub, probe.name, seen, examples, name=name)
-        card = _card(cut, probe.setup, complete=False)
+        cut = survey_of(sub, probe.name, seen, examples, name=name)
+        card = run_card(cut, probe.setup, complete=False)
         raise _Interrupted(
             ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         ) from None
-    result = swept.result or _survey_of(sub, probe.name, seen, examples, name=name)
+    result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
     warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
-    card = _card(result, probe.setup, complete=not swept.stopped).with_warnings(warnings)
+    card = run_card(result, probe.setup, complete=not swept.stopped).with_warnings(warnings)
     return ParamRun(
         param=param,
         card=card,
@@ -293,8 +293,8 @@ def execute_all(plan: ProbePlan) -> int:
     # Every card's block name, checked against the document before the first call.
     for param in inv.surveyed:
         check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
-    payloads = _payloads(plan)
-    plan = _with_seed(plan)
+    payloads = catalogue_payloads(plan)
+    plan = with_seed(plan)
     surveyed = inv.surveyed
     if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
         raise UsageError(
@@ -320,13 +320,13 @@ def execute_all(plan: ProbePlan) -> int:
                 break
     except _Interrupted as cut:
         runs.append(cut.run)
-        _write_reports(plan, inv, runs, complete=False)
+        _write_all_reports(plan, inv, runs, complete=False)
         raise KeyboardInterrupt from None
     except KeyboardInterrupt:
-        _write_reports(plan, inv, runs, complete=False)
+        _write_all_reports(plan, inv, runs, complete=False)
         raise
     complete = not any(r.fatal for r in runs)
-    _write_reports(plan, inv, runs, complete=complete)
+    _write_all_reports(plan, inv, runs, complete=complete)
     return _verdict(plan, inv, runs, payloads)
 
 
@@ -368,13 +368,13 @@ def _write_json(
         write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
 
 
-def _write_reports(
+def _write_all_reports(
     plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
 ) -> None:
     """Write the JSON collection, the --html page and a --card block per parameter,
     each on its own (as the single-tool form does; a card of a run that did not
     complete never replaces a complete block); the first failure is raised after."""
-    from fidelity._cli.probe.outputs import _write_card
+    from fidelity._cli.probe.outputs import write_card, write_each
     from fidelity._report.results import write_atomic
 
     steps: list[Any] = []
@@ -387,10 +387,10 @@ def _write_reports(
             steps.append(lambda: write_atomic(json_path, text, "--json"))
     cards = [r.card for r in runs if r.card is not None]
     if plan.card is not None:
-        steps += [lambda card=card: _write_card(plan, card, None) for card in cards]
+        steps += [lambda card=card: write_card(plan, card, None) for card in cards]
     if plan.html is not None:
         from fidelity._core.version import __version__
-        from fidelity._report.html_tools import render_tools_html
+        from fidelity._report.html.tools import render_tools_html
 
         skipped = [(p.tool.name, str(p.path), p.skipped) for p in inv.skipped] + [
             (r.param.tool.name, str(r.param.path), r.skipped)
@@ -406,14 +406,7 @@ def _write_reports(
         )
         html_path = plan.html
         steps.append(lambda: write_atomic(html_path, page, "--html"))
-    failures: list[UsageError] = []
-    for step in steps:
-        try:
-            step()
-        except UsageError as exc:
-            failures.append(exc)
-    if failures:
-        raise failures[0]
+    write_each(steps)
 
 
 def _verdict(

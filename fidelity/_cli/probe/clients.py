@@ -82,11 +82,13 @@ class _Matrix:
         return ClientsSection.of([r.result() for r in self.runs], self.plan.allow)
 
     def card(self, *, complete: bool) -> Card:
-        from fidelity._cli.probe.execute import _card, _survey_of
+        from fidelity._cli.probe.execute import run_card, survey_of
 
         first = self.runs[0]
-        survey = _survey_of(self.plan, self.chain, first.observations, self.examples, self.name)
-        card = _card(survey, self.setup, complete=complete and all(r.complete for r in self.runs))
+        survey = survey_of(self.plan, self.chain, first.observations, self.examples, self.name)
+        card = run_card(
+            survey, self.setup, complete=complete and all(r.complete for r in self.runs)
+        )
         return card.with_clients(self.section())
 
 
@@ -160,7 +162,7 @@ def _survey_one(
 
 
 def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
-    from fidelity._cli.probe.execute import _summary, _survey_of
+    from fidelity._cli.probe.execute import summary_line, survey_of
     from fidelity._report.client_map import render_client_map
     from fidelity._report.terminal import use_color
 
@@ -174,8 +176,8 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         seen = [o for run in matrix.runs for o in run.observations]
         stream.writelines(f"{hint.line()}\n" for hint in hints(from_observations(seen)))
     for run in matrix.runs:
-        partial = _survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
-        line = f"{run.client}: {_summary(partial)}"
+        partial = survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
+        line = f"{run.client}: {summary_line(partial)}"
         if partial.unexpected:
             line += f"; rewrites beyond --allow: {', '.join(sorted(partial.unexpected))}"
         if not run.complete:
@@ -197,7 +199,7 @@ def _preflight(plan: ProbePlan) -> None:
     if "typescript" in plan.clients:
         import shutil
 
-        from probes._mcp.node_setup import install_needed, typescript_client
+        from probes._mcp.node.setup import install_needed, typescript_client
 
         where = install_needed()
         if where and not plan.quiet and shutil.which("node") and shutil.which("npm"):
@@ -213,27 +215,26 @@ def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
     from fidelity._cli.probe.budget import calls_per_payload, within_budget
     from fidelity._cli.probe.execute import (
-        _announce,
-        _enter,
-        _payloads,
-        _resolved,
-        _with_seed,
-        _write_reports,
+        announce,
         card_name,
+        catalogue_payloads,
+        open_target,
+        resolve,
+        with_seed,
     )
-    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._cli.probe.outputs import check_outputs, write_reports
     from fidelity._report.results import ResultWriter
 
-    payloads = _payloads(plan)
+    payloads = catalogue_payloads(plan)
     check_outputs(plan)
     if plan.check is not None:
         from fidelity._cli.probe.check import read_document
 
         read_document(plan.check)
     _preflight(plan)
-    plan = _with_seed(plan)
+    plan = with_seed(plan)
     count = len(plan.clients)
-    manager, probe = _enter(plan, plan.clients[0])
+    manager, probe = open_target(plan, plan.clients[0])
     try:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
@@ -241,8 +242,8 @@ def execute_clients(plan: ProbePlan) -> int:
         calibrating = probe.needs_calibration
         spent = per_payload if calibrating else 0
         within_budget(plan, payloads, per_payload * count, probe, spent=spent)
-        resolved = _resolved(plan, probe)
-        _announce(plan, resolved, probe)
+        resolved = resolve(plan, probe)
+        announce(plan, resolved, probe)
         spent = probe.requests or 0
         todo, examples = within_budget(plan, payloads, per_payload * count, probe, spent=spent)
         share = None if plan.max_requests is None else (plan.max_requests - spent) // count
@@ -269,7 +270,7 @@ def execute_clients(plan: ProbePlan) -> int:
         for index, run in enumerate(matrix.runs):
             if index:
                 try:
-                    manager, probe = _enter(pinned, run.client)
+                    manager, probe = open_target(pinned, run.client)
                 except TargetError as exc:
                     run.error = str(exc)
                     continue
@@ -291,7 +292,7 @@ def execute_clients(plan: ProbePlan) -> int:
                     manager.__exit__(None, None, None)
     except KeyboardInterrupt:
         with suppress(Exception):
-            _write_reports(plan, matrix.card(complete=False), writer)
+            write_reports(plan, matrix.card(complete=False), writer)
         raise
     except BaseException:
         if writer is not None:
@@ -299,7 +300,7 @@ def execute_clients(plan: ProbePlan) -> int:
                 writer.checkpoint()
         raise
     card = matrix.card(complete=True)
-    _write_reports(plan, card, writer)
+    write_reports(plan, card, writer)
     section = card.clients
     assert section is not None
     _print(plan, matrix, section)
@@ -332,10 +333,10 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
                 f"{len(broken)} of {len(run.observations)} payloads broke the chain through "
                 f"{run.client} (first: {reason}); their statuses are in the results."
             )
-    from fidelity._cli.probe.execute import _survey_of
+    from fidelity._cli.probe.execute import survey_of
 
     unexpected = any(
-        _survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
+        survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
         for r in matrix.runs
     )
     return EXIT_DIFFERENT if unexpected or section.disagreements else EXIT_OK

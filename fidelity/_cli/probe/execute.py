@@ -23,8 +23,9 @@ from fidelity._cli.probe.budget import (
     within_budget,
 )
 from fidelity._cli.probe.messages import as_options, one_line
+from fidelity._cli.probe.outputs import write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
-from fidelity._cli.probe.sweep import Breaker, stop_note, sweep
+from fidelity._cli.probe.sweep import stop_note, sweep
 from fidelity._cli.probe.verdict import UNPARSABLE, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
@@ -37,7 +38,19 @@ if TYPE_CHECKING:
     from fidelity._report.card import Card
     from fidelity._survey.result import Survey
 
-__all__ = ["Breaker", "RateLimited", "execute"]
+__all__ = [
+    "RateLimited",
+    "announce",
+    "card_name",
+    "catalogue_payloads",
+    "execute",
+    "open_target",
+    "resolve",
+    "run_card",
+    "summary_line",
+    "survey_of",
+    "with_seed",
+]
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
 _FAILED = (Status.BROKEN, Status.TIMEOUT)
@@ -82,7 +95,7 @@ class RateLimited(Probe):
         self.inner.close()
 
 
-def _payloads(plan: ProbePlan) -> tuple[Payload, ...]:
+def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
     from fidelity._core.siblings import load
 
     strategies = load("strategies")
@@ -128,7 +141,9 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
     )
 
 
-def _enter(plan: ProbePlan, client: str | None = None) -> tuple[AbstractContextManager[Any], Any]:
+def open_target(
+    plan: ProbePlan, client: str | None = None
+) -> tuple[AbstractContextManager[Any], Any]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
     from probes._mcp.probe import DestructiveToolRefused
@@ -144,7 +159,7 @@ def _enter(plan: ProbePlan, client: str | None = None) -> tuple[AbstractContextM
         raise TargetError(one_line(str(exc))) from None
 
 
-def _resolved(plan: ProbePlan, probe: Any) -> ProbePlan:
+def resolve(plan: ProbePlan, probe: Any) -> ProbePlan:
     """The plan with what the open probe resolved: the payload's argument (its name in
     the card) and the read-back, located by a calibration call when not given."""
     import dataclasses
@@ -162,7 +177,7 @@ def _resolved(plan: ProbePlan, probe: Any) -> ProbePlan:
     return dataclasses.replace(plan, **updates) if updates else plan
 
 
-def _announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
+def announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
     """Say in one line each what was found rather than given, so it can be pinned."""
     if plan.quiet:
         return
@@ -193,7 +208,7 @@ def card_name(plan: ProbePlan, probe: Any) -> str:
 # -- outputs ----------------------------------------------------------------------
 
 
-def _survey_of(
+def survey_of(
     plan: ProbePlan,
     probe_name: str,
     observations: Sequence[Observation],
@@ -212,18 +227,12 @@ def _survey_of(
     )
 
 
-def _card(survey: Survey, setup: Any, *, complete: bool) -> Card:
+def run_card(survey: Survey, setup: Any, *, complete: bool) -> Card:
     card = survey.card().with_setup(setup)
     return card if complete else card.mark_incomplete()
 
 
-def _write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._cli.probe.outputs import write_reports
-
-    write_reports(plan, card, writer)
-
-
-def _summary(survey: Survey) -> str:
+def summary_line(survey: Survey) -> str:
     counts = ", ".join(f"{n} {s.value}" for s, n in survey.statuses.items() if n)
     count = len(survey.observations)
     line = f"{count} payload{'' if count == 1 else 's'}: {counts or 'none'}"
@@ -242,7 +251,7 @@ def _print_map(
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
         stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
-    line = _summary(survey)
+    line = summary_line(survey)
     if survey.unexpected:
         line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
     if note:
@@ -262,8 +271,8 @@ def execute(plan: ProbePlan) -> int:
         from fidelity._cli.probe.listing import list_tools
 
         return list_tools(plan)
-    payloads = _payloads(plan)
-    plan = _with_seed(plan)
+    payloads = catalogue_payloads(plan)
+    plan = with_seed(plan)
     if plan.dry_run:
         from fidelity._cli.probe.listing import dry_run
 
@@ -276,7 +285,7 @@ def execute(plan: ProbePlan) -> int:
 
         read_document(plan.check)
 
-    manager, probe = _enter(plan)
+    manager, probe = open_target(plan)
     try:
         return _probe(plan, probe, payloads)
     finally:
@@ -284,7 +293,7 @@ def execute(plan: ProbePlan) -> int:
             manager.__exit__(None, None, None)
 
 
-def _with_seed(plan: ProbePlan) -> ProbePlan:
+def with_seed(plan: ProbePlan) -> ProbePlan:
     """The plan with a seed drawn now when examples are generated without one.
 
     A seed fixed before the run is recorded in every result, an interrupted one too,
@@ -301,7 +310,7 @@ def _with_seed(plan: ProbePlan) -> ProbePlan:
 def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._report.results import ResultWriter
 
-    plan = _with_seed(plan)
+    plan = with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
     from fidelity._cli.probe.outputs import check_outputs
 
@@ -310,8 +319,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     calibrating = probe.needs_calibration
     # Checked before anything is sent: the calibration call costs what a payload does.
     within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
-    resolved = _resolved(plan, probe)
-    _announce(plan, resolved, probe)
+    resolved = resolve(plan, probe)
+    announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     drawn = len(generated(plan, todo, examples))
     # Asked for: the catalogue and the examples, less those the families do not hold.
@@ -327,12 +336,12 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         target = RateLimited(probe, plan.rate, per_payload)
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return _survey_of(plan, probe.name, seen, examples, name=name)
+        return survey_of(plan, probe.name, seen, examples, name=name)
 
     writer = None
     if plan.json is not None:
         writer = ResultWriter(
-            plan.json, lambda seen: _card(partial(seen), setup, complete=False).to_json()
+            plan.json, lambda seen: run_card(partial(seen), setup, complete=False).to_json()
         )
         writer.start()
     seen: list[Observation] = []
@@ -351,7 +360,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     except KeyboardInterrupt:
         cut = partial(seen)
         with suppress(Exception):
-            _write_reports(plan, _card(cut, setup, complete=False), writer)
+            write_reports(plan, run_card(cut, setup, complete=False), writer)
         raise
     except BaseException:
         if writer is not None:
@@ -361,14 +370,14 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     if swept.stopped:
         cut = partial(seen)
         warnings = run_warnings(probe, cut.observations, plan, judged=False)
-        _write_reports(plan, _card(cut, setup, complete=False).with_warnings(warnings), writer)
+        write_reports(plan, run_card(cut, setup, complete=False).with_warnings(warnings), writer)
         if swept.answered:
             _print_map(plan, cut, note=stop_note(seen), warnings=warnings)
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
     warnings = run_warnings(probe, result.observations, plan)
-    card = _card(result, setup, complete=True).with_warnings(warnings)
-    _write_reports(plan, card, writer)
+    card = run_card(result, setup, complete=True).with_warnings(warnings)
+    write_reports(plan, card, writer)
     notes = (
         examples_note(examples, drawn, plan.seed),
         _unsent(plan, planned, len(result.observations)),

@@ -14,7 +14,7 @@ result is.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.plan import ProbePlan
@@ -24,7 +24,7 @@ from fidelity._core.render import safe
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["MAX_CARD_DOCUMENT", "check_outputs", "write_reports"]
+__all__ = ["MAX_CARD_DOCUMENT", "check_outputs", "write_card", "write_each", "write_reports"]
 
 #: Largest document --card rewrites (a card block is a few KiB).
 MAX_CARD_DOCUMENT = 64 * 1024 * 1024
@@ -61,7 +61,7 @@ def check_outputs(plan: ProbePlan, name: str | None = None) -> None:
             raise UsageError(f"--card {safe(plan.card)}: {exc}") from None
 
 
-def _write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
+def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
     from fidelity._report.block import find_block, replace_block
     from fidelity._report.markdown import is_incomplete
     from fidelity._report.results import write_atomic
@@ -101,7 +101,13 @@ def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
         html = plan.html
         steps.append(lambda: write_atomic(html, card.to_html(), "--html"))
     if plan.card is not None:
-        steps.append(lambda: _write_card(plan, card, writer))
+        steps.append(lambda: write_card(plan, card, writer))
+    write_each(steps)
+
+
+def write_each(steps: Sequence[Callable[[], object]]) -> None:
+    """Run every writing step, each on its own: one that cannot write does not keep the
+    others from writing; then raise the first failure (one sentence)."""
     failures: list[UsageError] = []
     for step in steps:
         try:

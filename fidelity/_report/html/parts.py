@@ -4,7 +4,7 @@ payloads side by side.
 Every report is one self-contained page: style and script inline, no network access (the
 Content-Security-Policy forbids any), no external asset. Text from payloads, chain names
 and error messages reaches the page only through :func:`esc` (badges for invisible and
-control characters, then HTML escaping) or :func:`~fidelity._report.html_text.render_units`
+control characters, then HTML escaping) or :func:`~fidelity._report.html.text.render_units`
 (the value cut into code points, each escaped or badged, edits marked). :func:`pair`
 shows a sent value and the value that arrived side by side with every changed code point
 highlighted, and lists the changes with their offsets.
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fidelity._core.render import codepoints, safe
-from fidelity._report.html_text import render_units
+from fidelity._report.html.text import render_units
 
 if TYPE_CHECKING:
     from fidelity._compare.transformation import Transformation

@@ -2,10 +2,10 @@
 
 :func:`render_survey_html` turns the cards of several chains (one per chain, as
 ``fidelity survey`` makes them) into one self-contained page with the card page's
-policy and escaping (:mod:`fidelity._report.html_parts`): a grid with a row per hazard
+policy and escaping (:mod:`fidelity._report.html.parts`): a grid with a row per hazard
 family and a column per chain, each cell coloured by the round-trip outcome, its counts
 in its tooltip. A click on a cell opens that chain and family below the grid
-(:mod:`fidelity._report.survey_cell`). A chain-group filter hides the other columns; a
+(:mod:`fidelity._report.html.survey_cell`). A chain-group filter hides the other columns; a
 kind filter marks every cell where the kind was seen. The state lives in the URL
 fragment (``survey.html#chain=json%2Btext_file&family=newlines&kind=...``), so a view
 can be linked. Chains of several hops get a table of which hop changed what.
@@ -17,10 +17,10 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._report.html_parts import STYLE, attr, document, esc
-from fidelity._report.survey_assets import SCRIPT
-from fidelity._report.survey_assets import STYLE as SURVEY_STYLE
-from fidelity._report.survey_cell import (
+from fidelity._report.html.parts import STYLE, attr, document, esc
+from fidelity._report.html.survey_assets import SCRIPT
+from fidelity._report.html.survey_assets import STYLE as SURVEY_STYLE
+from fidelity._report.html.survey_cell import (
     ChainIndex,
     blame_rows,
     blame_table,

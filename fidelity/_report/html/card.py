@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fidelity._report.html_parts import (
+from fidelity._report.html.parts import (
     FAILURES,
     STYLE,
     attr,

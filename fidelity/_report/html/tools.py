@@ -1,7 +1,7 @@
 """The HTML report of a whole server (``fidelity probe --all-tools --html``).
 
 One self-contained page, built from the same pieces as a card's page
-(:func:`~fidelity._report.html.card_parts`): a table of contents (each tool, its
+(:func:`~fidelity._report.html.card.card_parts`): a table of contents (each tool, its
 surveyed parameters, and the parameters left out with the reason), then one section
 per tool holding, per parameter, its map, its rewritten payloads side by side and its
 failed ones. One filter bar (family, kind) applies to the whole page. Every name and
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._report.html import FILTER_SCRIPT, card_parts, filters, sent_count
-from fidelity._report.html_parts import STYLE, attr, document, esc
+from fidelity._report.html.card import FILTER_SCRIPT, card_parts, filters, sent_count
+from fidelity._report.html.parts import STYLE, attr, document, esc
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card

@@ -35,7 +35,7 @@ from typing import IO, Any
 from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError
-from probes._mcp.node_setup import NodeClient
+from probes._mcp.node.setup import NodeClient
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyTooLarge
 from probes._mcp.session import handshake_bound
 

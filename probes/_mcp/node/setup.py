@@ -36,7 +36,7 @@ __all__ = ["ENV_NODE_MODULES", "NodeClient", "cache_root", "install_needed", "ty
 
 #: Names an existing ``node_modules`` holding the SDK (skips the install).
 ENV_NODE_MODULES = "FIDELITY_NODE_MODULES"
-_HERE = Path(__file__).resolve().parent / "node"
+_HERE = Path(__file__).resolve().parent
 _SDK = ("@modelcontextprotocol", "sdk")
 _MIN_NODE = 18
 _VERSION_TIMEOUT = 15.0
