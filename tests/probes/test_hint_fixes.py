@@ -232,13 +232,6 @@ def test_coercion_hint_quoting_keeps_strings() -> None:
 # -- HTTP ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def reflector() -> object:
-    need_module("starlette")
-    with probes.http_reflector() as running:
-        yield running
-
-
 def test_multipart_filename_hint_form_field_keeps_paths(reflector: probes.HttpReflector) -> None:
     families = ["paths", "quotes"]
     with probes.http(
