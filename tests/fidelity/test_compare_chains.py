@@ -23,10 +23,9 @@ from urllib.parse import quote, unquote
 
 import pytest
 from _needs import need_executable, need_module
+from _support.classified import Build, Case, assert_classified
 
 from fidelity import compare
-
-Build = Callable[[], tuple[str | bytes, object]]
 
 
 def _nfc(text: str) -> str:
@@ -87,7 +86,7 @@ _ACCENTED = "ÀÉÎÕÜ " * 20000
 _SPACED = "  a \t b\nc  "
 _LETTERS = "abcd"
 
-CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
+CASES: list[Case] = [
     # tab stops other than 8/4/2, found from all the tabs of the value together
     (
         "expandtabs(3)",
@@ -286,11 +285,7 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
 def test_real_chain_is_classified_by_its_bytes(
     label: str, build: Build, expected: tuple[set[str], ...]
 ) -> None:
-    sent, received = build()
-    c = compare(sent, received)
-    assert not c.faithful, f"{label}: the chain did not rewrite {sent!r}"
-    assert c.kinds in expected, c.render()
-    assert c.explained == ("unknown" not in c.kinds), c.render()
+    assert_classified(label, build, expected)
 
 
 @pytest.mark.parametrize("position", ["start", "middle", "end"])

@@ -18,6 +18,7 @@ from _needs import need_module
 from _support.mcp import typescript_client
 from _support.processes import gone, server_pids
 from _support.servers import HOSTILE_MCP, SERVERS
+from _support.text import js_string
 
 import probes
 from fidelity import Status, TargetError, UsageError
@@ -37,34 +38,6 @@ def _clients(monkeypatch: pytest.MonkeyPatch) -> None:
 def _calls(log: Path) -> list[bytes]:
     """The raw ``tools/call`` lines the server received, in order."""
     return [line for line in log.read_bytes().splitlines() if b'"tools/call"' in line]
-
-
-def _js_string(text: str) -> bytes:
-    """The bytes of ``JSON.stringify(text)`` as ES2019 writes them (well-formed JSON:
-    lone surrogates escaped), from the UTF-16 code units; written here apart from the
-    driver, to check what went on the wire."""
-    data = text.encode("utf-16-le", "surrogatepass")
-    units = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
-    short = {0x22: b'\\"', 0x5C: b"\\\\", 0x08: b"\\b", 0x0C: b"\\f", 0x0A: b"\\n"}
-    short |= {0x0D: b"\\r", 0x09: b"\\t"}
-    out = [b'"']
-    i = 0
-    while i < len(units):
-        unit = units[i]
-        pair = i + 1 < len(units) and 0xD800 <= unit <= 0xDBFF and 0xDC00 <= units[i + 1] <= 0xDFFF
-        if unit in short:
-            out.append(short[unit])
-        elif unit < 0x20 or (0xD800 <= unit <= 0xDFFF and not pair):
-            out.append(b"\\u%04x" % unit)
-        elif pair:
-            point = 0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00)
-            out.append(chr(point).encode("utf-8"))
-            i += 1
-        else:
-            out.append(chr(unit).encode("utf-8"))
-        i += 1
-    out.append(b'"')
-    return b"".join(out)
 
 
 # -- the same situation, the same status ------------------------------------------------
@@ -178,7 +151,7 @@ def test_the_typescript_client_sends_lone_surrogates_as_escapes(tmp_path: Path) 
     calls = _calls(log)
     assert len(calls) == len(LONE)
     for text, line in zip(LONE, calls, strict=True):
-        assert b'"text":' + _js_string(text) in line, line
+        assert b'"text":' + js_string(text) in line, line
     assert b'"a\\ud800b"' in calls[0]
 
 
@@ -231,7 +204,7 @@ def test_the_typescript_client_is_byte_exact_both_ways(tmp_path: Path) -> None:
         assert obs.status is Status.PRESERVED
         assert obs.received == text
     for text, line in zip(texts, _calls(log), strict=True):
-        assert b'"text":' + _js_string(text) in line
+        assert b'"text":' + js_string(text) in line
         json.loads(line)  # one well-formed message per line
 
 
