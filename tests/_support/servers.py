@@ -12,6 +12,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from _support.cli import fidelity
+
 __all__ = [
     "HOSTILE_MCP",
     "PYTHON",
@@ -24,6 +26,7 @@ __all__ = [
     "key_value_store",
     "listed_tool",
     "listing",
+    "probe_listing",
     "serving",
 ]
 
@@ -51,6 +54,16 @@ def listing(tools: list[dict[str, Any]], calls: Path) -> list[str]:
     """The hostile server's command when it lists exactly ``tools`` and writes each call
     down in the file ``calls`` (read back with :func:`calls_made` or :func:`called`)."""
     return [*HOSTILE_MCP, "--tools", json.dumps(tools), "--calls", str(calls)]
+
+
+def probe_listing(
+    tools: list[dict[str, Any]], calls: Path, *options: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run ``fidelity probe --mcp OPTIONS...`` against the hostile server listing
+    ``tools`` and writing each call down in ``calls``; fails on a traceback."""
+    result = fidelity("probe", "--mcp", *options, "--", *listing(tools, calls), timeout=timeout)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
 
 
 def key_value_store(calls: Path, *flags: str) -> list[str]:

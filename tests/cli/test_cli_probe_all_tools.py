@@ -23,7 +23,7 @@ from _needs import need_module
 from _support.cli import fidelity, start, stop
 from _support.mcp import edit_file_schema, npm_server
 from _support.processes import wait_for
-from _support.servers import SERVERS, called, key_value_store, listed_tool, listing
+from _support.servers import SERVERS, called, key_value_store, listed_tool, listing, probe_listing
 
 REPO = Path(__file__).resolve().parents[2]
 TEE = [sys.executable, str(SERVERS / "mcp_tee.py")]
@@ -264,12 +264,8 @@ TOOLS = [
 
 def _annotated(tmp_path: Path, *options: str, tools: list[dict[str, Any]] = TOOLS) -> Any:
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
-    result = fidelity(
-        "probe", "--mcp", "--all-tools", "--families", "quotes,bom", "--json", str(out),
-        *options, "--", *listing(tools, calls), timeout=300,
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, out, calls
+    options = ("--all-tools", "--families", "quotes,bom", "--json", str(out), *options)
+    return probe_listing(tools, calls, *options, timeout=300), out, calls
 
 
 def test_nested_parameters_constraints_and_the_guard(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from _needs import need_module
 from _support.cli import fidelity, one_sentence
-from _support.servers import called, listed_tool, listing
+from _support.servers import called, listed_tool, probe_listing
 
 READ_ONLY = {"readOnlyHint": True}
 
@@ -24,12 +24,8 @@ READ_ONLY = {"readOnlyHint": True}
 def _run(tmp_path: Path, tools: list[dict[str, Any]], *options: str) -> tuple[Any, list[str]]:
     need_module("mcp")
     calls = tmp_path / "calls"
-    result = fidelity(
-        "probe", "--mcp", "--families", "quotes", "--max-requests", "6", "--read", "text",
-        *options, "--", *listing(tools, calls),
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, called(calls)
+    options = ("--families", "quotes", "--max-requests", "6", "--read", "text", *options)
+    return probe_listing(tools, calls, *options), called(calls)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import pytest
 from _needs import need_module
 from _support.cli import fidelity, one_sentence
 from _support.mcp import edit_file_schema
-from _support.servers import HOSTILE_MCP, called, listed_tool, listing
+from _support.servers import HOSTILE_MCP, called, listed_tool, probe_listing
 
 READ_ONLY = {"readOnlyHint": True}
 EDIT = listed_tool("edit", READ_ONLY, edit_file_schema(mode={"type": "string", "enum": ["a", "b"]}))
@@ -27,12 +27,8 @@ EDIT = listed_tool("edit", READ_ONLY, edit_file_schema(mode={"type": "string", "
 def _run(tmp_path: Path, *options: str, tools: Any = None) -> tuple[Any, list[str]]:
     need_module("mcp")
     calls = tmp_path / "calls"
-    result = fidelity(
-        "probe", "--mcp", "--tool", "edit", "--families", "quotes", "--max-requests", "3",
-        *options, "--", *listing(tools or [EDIT], calls),
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, called(calls)
+    options = ("--tool", "edit", "--families", "quotes", "--max-requests", "3", *options)
+    return probe_listing(tools or [EDIT], calls, *options), called(calls)
 
 
 @pytest.mark.parametrize(
