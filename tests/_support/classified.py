@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fidelity import compare
 
-__all__ = ["Build", "Case", "assert_classified"]
+__all__ = ["Build", "Case", "assert_classified", "assert_found_anywhere"]
 
 #: Runs the chain: what was sent, and what came back (text, or bytes to decode).
 Build = Callable[[], tuple[str | bytes, object]]
@@ -23,3 +23,17 @@ def assert_classified(label: str, build: Build, expected: tuple[set[str], ...]) 
     assert not c.faithful, f"{label}: the chain did not rewrite the value"
     assert c.kinds in expected, c.render()
     assert c.explained == ("unknown" not in c.kinds), c.render()
+
+
+def assert_found_anywhere(
+    position: str, hazard: str, rewrite: Callable[[str], str], kind: str
+) -> None:
+    """``rewrite`` of a plain text holding ``hazard`` at ``position`` (start, middle or
+    end) is named exactly ``kind``, and explained."""
+    body = "plain text her"
+    sent = {"start": hazard + body, "middle": body[:5] + hazard + body[5:], "end": body + hazard}[
+        position
+    ]
+    c = compare(sent, rewrite(sent))
+    assert c.kinds == {kind}, c.render()
+    assert c.explained, c.render()
