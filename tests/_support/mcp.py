@@ -1,25 +1,31 @@
-"""Shared pieces of the MCP probe tests: payload sets, the npm servers, a silent port."""
+"""Shared pieces of the MCP probe tests: payload sets, the npm servers, a silent port,
+the quote-straightening edit server, a real server's schema, a committed card compared
+undated."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from _support.servers import SERVERS
+from _support.servers import QUOTE_EDIT_MCP, SERVERS
 from fidelity import Payload
 
 __all__ = [
     "NODE_MODULES",
     "NPM_BIN",
     "catalogue",
+    "edit_file_schema",
     "node_ready",
     "npm_server",
     "one_per_family",
+    "quote_edit",
     "silent_port",
     "typescript_client",
+    "undated",
 ]
 
 NODE_MODULES = SERVERS / "node_modules"
@@ -32,6 +38,28 @@ def catalogue() -> tuple[Payload, ...]:
     from fidelity._core.siblings import load
 
     return tuple(load("strategies").catalogue())
+
+
+def edit_file_schema(**properties: dict[str, Any]) -> dict[str, Any]:
+    """The input schema @modelcontextprotocol/server-filesystem lists for ``edit_file``,
+    in short: ``path``, ``edits[].oldText`` and ``.newText``, ``dryRun``; ``properties``
+    adds properties, or replaces some."""
+    string = {"type": "string"}
+    edit = {
+        "type": "object",
+        "properties": {"oldText": string, "newText": string},
+        "required": ["oldText", "newText"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "path": string,
+            "edits": {"type": "array", "items": edit},
+            "dryRun": {"type": "boolean", "default": False},
+            **properties,
+        },
+        "required": ["path", "edits"],
+    }
 
 
 def one_per_family(payloads: tuple[Payload, ...], extra: int = 0) -> tuple[Payload, ...]:
@@ -62,6 +90,25 @@ def npm_server(name: str) -> str:
     need_executable("node")
     need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
     return str((NPM_BIN / f"mcp-server-{name}").relative_to(SERVERS.parent.parent))
+
+
+def quote_edit() -> Any:
+    """``probes.mcp`` on the quote-straightening edit server (``QUOTE_EDIT_MCP``): the
+    payload in ``old_string``, read back from what the tool searched for (the tool is
+    annotated destructive: allowed); skips (fails in CI) without the MCP SDK."""
+    from _needs import need_module
+
+    import probes
+
+    need_module("mcp")
+    return probes.mcp(
+        QUOTE_EDIT_MCP,
+        tool="edit",
+        param="old_string",
+        args={"path": "notes.md", "new_string": "x"},
+        read="armored:searched",
+        allow_destructive=True,
+    )
 
 
 @contextmanager
@@ -102,3 +149,12 @@ def typescript_client(monkeypatch: Any) -> str:
     need(node_ready(), "tests/servers/node_modules is missing: run npm ci --prefix tests/servers")
     monkeypatch.setenv("FIDELITY_NODE_MODULES", str(NODE_MODULES))
     return str(NODE_MODULES)
+
+
+def undated(markdown: str) -> str:
+    """A card's Markdown without what changes from one run to the next (the date it was
+    made, the version that made it), to compare with a committed card."""
+    import fidelity
+
+    markdown = re.sub(r" on \d{4}-\d{2}-\d{2}[^:]*:", " on DATE:", markdown)
+    return markdown.replace(fidelity.__version__, "VERSION")

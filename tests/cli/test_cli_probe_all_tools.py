@@ -5,7 +5,8 @@ in a temporary root): every string parameter of every tool is either surveyed or
 as not surveyed with its reason, and no tool is called without its guard. The truth is
 established apart from the probe: the tool list from a plain MCP SDK session, walked by
 a schema walker written here; the calls counted by a proxy in front of the server
-(tests/servers/mcp_tee.py) or by a server that records them (mcp_annotated.py).
+(tests/servers/mcp_tee.py) or by a server that writes them down (mcp_hostile.py,
+listing the tools a test gives it).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
-from _support.mcp import npm_server
-from _support.servers import SERVERS
+from _support.cli import fidelity, start, stop
+from _support.mcp import edit_file_schema, npm_server
+from _support.processes import wait_for
+from _support.servers import SERVERS, called, key_value_store, listed_tool, listing, probe_listing
 
 REPO = Path(__file__).resolve().parents[2]
 TEE = [sys.executable, str(SERVERS / "mcp_tee.py")]
-ANNOTATED = [sys.executable, str(SERVERS / "mcp_annotated.py")]
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
@@ -92,10 +93,6 @@ def _accounted(result: Path) -> tuple[dict[str, str], dict[str, str]]:
     return surveyed, skipped
 
 
-def _calls(path: Path) -> list[str]:
-    return path.read_text().splitlines() if path.exists() else []
-
-
 # -- the two reference servers --------------------------------------------------------
 
 
@@ -124,7 +121,7 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
             assert skipped[name].startswith("needs --yes ("), (name, skipped.get(name))
     assert set(surveyed) == {"echo.message"}
     # The guard: only tools annotated read-only were called, and only those surveyed.
-    made = _calls(calls)
+    made = called(calls)
     assert made
     assert set(made) == {"echo"}
     assert made.count("echo") == 1 + 29  # the calibration call and one per payload
@@ -167,7 +164,7 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
         "no read-back: the calibration call failed: MCP error -32601: Tool "
         "simulate-research-query requires task augmentation"
     )
-    made = _calls(calls)
+    made = called(calls)
     assert made.count("gzip-file-as-resource") == 1
     assert made.count("simulate-research-query") == 1
     assert made.count("echo") == 1 + 17
@@ -203,7 +200,7 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
         assert reason.startswith(("constrained (", "no read-back: ", "not planned: ")), name
     # Every tool called has a free-form string parameter, and the ones not surveyed
     # were called once only: the calibration call.
-    made = _calls(calls)
+    made = called(calls)
     for tool in set(made):
         params = [n for n, free in strings.items() if n.startswith(f"{tool}.") and free]
         assert params, tool
@@ -230,7 +227,7 @@ def test_server_filesystem_without_yes_calls_read_only_tools_only(
         "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=600,
     )  # fmt: skip
     assert "Traceback" not in result.stderr
-    made = _calls(calls)
+    made = called(calls)
     assert made
     assert set(made) <= read_only
     _, skipped = _accounted(out)
@@ -243,54 +240,32 @@ def test_server_filesystem_without_yes_calls_read_only_tools_only(
     assert list(root.iterdir()) == []  # nothing was written
 
 
-# -- a server whose tool list is given, and that records every call ----------------
-
-
-def _tool(name: str, schema: dict[str, Any], annotations: dict[str, Any] | None) -> dict[str, Any]:
-    tool: dict[str, Any] = {"name": name, "inputSchema": schema}
-    if annotations is not None:
-        tool["annotations"] = annotations
-    return tool
+# -- a server whose tool list is given, and that writes down every call --------------
 
 
 READ_ONLY = {"readOnlyHint": True}
 _S = {"type": "string"}
 TOOLS = [
-    _tool("note", {"type": "object", "properties": {"body": _S}, "required": ["body"]}, READ_ONLY),
-    _tool(
-        "edit",
-        {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "pattern": "^/"},
-                "edits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {"oldText": _S, "newText": _S},
-                        "required": ["oldText", "newText"],
-                    },
-                },
-                "mode": {"type": "string", "enum": ["a", "b"]},
-            },
-            "required": ["path", "edits"],
-        },
-        READ_ONLY,
+    listed_tool(
+        "note", READ_ONLY, {"type": "object", "properties": {"body": _S}, "required": ["body"]}
     ),
-    _tool("store", {"type": "object", "properties": {"text": _S}}, {"destructiveHint": True}),
-    _tool("plain", {"type": "object", "properties": {"text": _S}}, None),
-    _tool("count", {"type": "object", "properties": {"n": {"type": "integer"}}}, READ_ONLY),
+    listed_tool(
+        "edit",
+        READ_ONLY,
+        edit_file_schema(
+            path={"type": "string", "pattern": "^/"}, mode={"type": "string", "enum": ["a", "b"]}
+        ),
+    ),
+    listed_tool("store", {"destructiveHint": True}, {"type": "object", "properties": {"text": _S}}),
+    listed_tool("plain", None, {"type": "object", "properties": {"text": _S}}),
+    listed_tool("count", READ_ONLY, {"type": "object", "properties": {"n": {"type": "integer"}}}),
 ]
 
 
 def _annotated(tmp_path: Path, *options: str, tools: list[dict[str, Any]] = TOOLS) -> Any:
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
-    result = fidelity(
-        "probe", "--mcp", "--all-tools", "--families", "quotes,bom", "--json", str(out),
-        *options, "--", *ANNOTATED, str(calls), json.dumps(tools), timeout=300,
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, out, calls
+    options = ("--all-tools", "--families", "quotes,bom", "--json", str(out), *options)
+    return probe_listing(tools, calls, *options, timeout=300), out, calls
 
 
 def test_nested_parameters_constraints_and_the_guard(tmp_path: Path) -> None:
@@ -306,7 +281,7 @@ def test_nested_parameters_constraints_and_the_guard(tmp_path: Path) -> None:
         "store.text": "needs --yes (annotated destructiveHint: true)",
         "plain.text": "needs --yes (no annotations)",
     }
-    made = _calls(calls)
+    made = called(calls)
     # note: calibration + 23 payloads; edit: twice that (two parameters); nothing else.
     assert made.count("note") == 24
     assert made.count("edit") == 48
@@ -329,13 +304,13 @@ def test_budget_is_spread_over_every_parameter(tmp_path: Path) -> None:
     assert per_card == {"note.body": 4, "edit.edits.0.oldText": 4, "edit.edits.0.newText": 4}
     for card in document["cards"]:
         assert {r["family"] for r in card["rows"]} == {"quotes", "bom"}
-    assert len(_calls(calls)) == 15
+    assert len(called(calls)) == 15
     assert result.stdout.endswith(
         "12 payloads to 3 tool parameters: 12 preserved; 57 not sent within --max-requests 15.\n"
     )
     too_small = fidelity(
         "probe", "--mcp", "--all-tools", "--max-requests", "5",
-        "--", *ANNOTATED, str(tmp_path / "none.txt"), json.dumps(TOOLS),
+        "--", *listing(TOOLS, tmp_path / "none.txt"),
     )  # fmt: skip
     assert too_small.returncode == 2
     assert too_small.stderr == (
@@ -350,7 +325,7 @@ def test_args_for_pins_a_tools_arguments(tmp_path: Path) -> None:
         tmp_path, "--args-for", 'edit={"edits": [{"oldText": "x-{n}", "newText": "y"}]}'
     )
     assert result.returncode == 0, result.stderr
-    assert _calls(calls).count("edit") == 48  # pinned, and surveyed as before
+    assert called(calls).count("edit") == 48  # pinned, and surveyed as before
     document = json.loads(out.read_text())
     args = {c["name"]: c["facts"]["setup"].get("args") for c in document["cards"]}
     assert args["edit.edits.0.newText"] == {
@@ -359,7 +334,7 @@ def test_args_for_pins_a_tools_arguments(tmp_path: Path) -> None:
     }
     unknown = fidelity(
         "probe", "--mcp", "--all-tools", "--args-for", 'nope={"a": 1}',
-        "--", *ANNOTATED, str(tmp_path / "none.txt"), json.dumps(TOOLS),
+        "--", *listing(TOOLS, tmp_path / "none.txt"),
     )  # fmt: skip
     assert unknown.returncode == 2
     assert unknown.stderr.startswith(
@@ -382,7 +357,7 @@ def test_all_tools_usage_errors(tmp_path: Path, options: list[str], said: str) -
     words = [o for o in options if o != "--no-all"]
     flag = [] if "--no-all" in options else ["--all-tools"]
     result = fidelity(
-        "probe", "--mcp", *flag, *words, "--", *ANNOTATED, str(tmp_path / "c"), "[]"
+        "probe", "--mcp", *flag, *words, "--", *listing([], tmp_path / "c")
     )  # fmt: skip
     assert result.returncode == 2
     assert said in result.stderr
@@ -395,7 +370,7 @@ def test_all_tools_usage_errors(tmp_path: Path, options: list[str], said: str) -
 def test_dry_run_lists_the_plan_and_calls_nothing(tmp_path: Path) -> None:
     result, _out, calls = _annotated(tmp_path, "--dry-run", "--max-requests", "30")
     assert result.returncode == 0, result.stderr
-    assert _calls(calls) == []
+    assert called(calls) == []
     assert "dry run: no tool is called." in result.stdout
     assert "5 tools, 7 string parameters: 3 to survey, 4 not surveyed" in result.stdout
     assert "store.text" in result.stdout
@@ -408,7 +383,7 @@ def test_outputs_one_entry_per_tool_parameter(tmp_path: Path) -> None:
     page = tmp_path / "r.html"
     result, out, calls = _annotated(tmp_path, "--card", str(doc), "--html", str(page))
     assert result.returncode == 0, result.stderr
-    assert set(_calls(calls)) == {"note", "edit"}
+    assert set(called(calls)) == {"note", "edit"}
     text = doc.read_text()
     assert text.startswith("# Tools\n\nhand-written text\n")
     blocks = re.findall(r"<!-- fidelity:begin (\S+) -->", text)
@@ -428,28 +403,13 @@ def test_outputs_one_entry_per_tool_parameter(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-    import time
-
-    from _support.cli import FIDELITY
-
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
-    slow = [sys.executable, str(SERVERS / "mcp_slow_store.py"), str(calls), "--delay", "0.05"]
-    proc = subprocess.Popen(
-        [*FIDELITY, "probe", "--mcp", "--all-tools", "--json", str(out), "--", *slow],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    echoed = 0
-    while time.monotonic() < deadline and echoed < 6:
-        time.sleep(0.1)
-        echoed = sum(1 for line in _calls(calls) if line.startswith("echo "))
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    slow = key_value_store(calls, "--delay", "0.05")
+    proc = start("probe", "--mcp", "--all-tools", "--json", str(out), "--", *slow)
+    assert wait_for(lambda: called(calls).count("echo") >= 6, bound=60)
+    echoed = called(calls).count("echo")
+    returncode, err = stop(proc)
+    assert returncode == 130
     assert "Traceback" not in err
     document = json.loads(out.read_text())
     assert document["complete"] is False

@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity
+from _support.cli import fidelity, one_sentence
 from _support.servers import HOSTILE_MCP
 
 from fidelity import FAMILIES, KINDS
 from fidelity._cli import main
 
 SERVER = HOSTILE_MCP
-
-
-def _one_sentence(result: subprocess.CompletedProcess[str]) -> str:
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("fidelity: ")
-    return lines[0]
 
 
 @pytest.mark.parametrize(
@@ -95,20 +86,20 @@ def test_bad_arguments_are_one_sentence_and_exit_2(
 def test_bad_arguments_through_the_installed_command() -> None:
     result = fidelity("probe", "http://127.0.0.1:9/", "--allow", "quote.curly")
     assert result.returncode == 2
-    assert "quote.straighten" in _one_sentence(result)
+    assert "quote.straighten" in one_sentence(result)
     assert result.stdout == ""
 
 
 def test_unknown_tool_names_the_servers_tools() -> None:
     result = fidelity("probe", "--mcp", "--tool", "edit", "--", *SERVER)
     assert result.returncode == 2
-    line = _one_sentence(result)
+    line = one_sentence(result)
     assert line.startswith("fidelity: --tool 'edit' ")  # the option, not the API's tool=
     for tool in ("echo", "ping_tool", "store"):
         assert tool in line
     unknown_param = fidelity("probe", "--mcp", "--param", "body", "--", *SERVER)
     assert unknown_param.returncode == 2
-    assert _one_sentence(unknown_param).startswith("fidelity: --param 'body' ")
+    assert one_sentence(unknown_param).startswith("fidelity: --param 'body' ")
 
 
 def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
@@ -118,7 +109,7 @@ def test_destructive_tool_needs_yes(tmp_path: Path) -> None:
         "--families", "quotes", "--max-requests", "2", "--read", "text", "--", *SERVER,
     )  # fmt: skip
     assert refused.returncode == 2
-    line = _one_sentence(refused)
+    line = one_sentence(refused)
     assert "'store' (payload tool; annotated destructiveHint: true)" in line
     assert "without --yes only when the server annotates it readOnlyHint: true" in line
     assert "pass --yes to proceed" in line
@@ -138,7 +129,7 @@ def test_a_destructive_read_tool_needs_yes_too(tmp_path: Path) -> None:
     options += ["--families", "quotes"]
     refused = fidelity("probe", "--mcp", *options, "--max-requests", "4", "--", *SERVER)
     assert refused.returncode == 2
-    assert _one_sentence(refused) == (
+    assert one_sentence(refused) == (
         "fidelity: tool 'store' (read tool; annotated destructiveHint: true) may change or "
         "delete data: a tool is called without --yes only when the server annotates it "
         "readOnlyHint: true (annotations are the server's hints, not guarantees); point the "
@@ -192,7 +183,7 @@ def test_unreachable_target_is_exit_3_in_one_sentence(tmp_path: Path) -> None:
         "--json", str(tmp_path / "r.json"), "--read", "json:text",
     )  # fmt: skip
     assert result.returncode == 3
-    assert "could not connect" in _one_sentence(result)
+    assert "could not connect" in one_sentence(result)
     card = json.loads((tmp_path / "r.json").read_text())
     assert card["facts"]["complete"] is False
     assert [o["status"] for o in card["observations"]] == ["broken"]
@@ -201,7 +192,7 @@ def test_unreachable_target_is_exit_3_in_one_sentence(tmp_path: Path) -> None:
 def test_missing_stdio_command_is_exit_3() -> None:
     result = fidelity("probe", "--mcp", "--", str(Path("/nonexistent/server")))
     assert result.returncode == 3
-    _one_sentence(result)
+    one_sentence(result)
 
 
 @pytest.mark.parametrize(
@@ -216,7 +207,7 @@ def test_missing_stdio_command_is_exit_3() -> None:
 def test_a_server_that_is_not_mcp_is_one_bounded_line(server: list[str]) -> None:
     result = fidelity("probe", "--mcp", "--timeout", "2", "--", sys.executable, *server)
     assert result.returncode == 3
-    line = _one_sentence(result)
+    line = one_sentence(result)
     # The SDK's multi-line validation report is folded, not shown as line-feed badges.
     assert "U+000A" not in line
     assert len(line) <= len("fidelity: ") + 300

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 from _needs import need_module
 from _support.cli import fidelity
-from _support.servers import PYTHON, SERVERS
+from _support.servers import QUOTE_EDIT_MCP, called, listed_tool, listing
 
-QUOTE_EDIT = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
 EDIT = [
     "--mcp", "--tool", "edit", "--param", "old_string",
     "--args", '{"path": "notes.md", "new_string": "x"}', "--read", "armored:searched", "--yes",
@@ -43,7 +42,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     doc.write_text("# Tools\n\nProse the check must not touch.\n", encoding="utf-8")
     result = fidelity(
         "probe", *EDIT, "--families", "quotes,newlines", "--card", str(doc),
-        "--json", str(folder / "edit.json"), "--", *QUOTE_EDIT,
+        "--json", str(folder / "edit.json"), "--", *QUOTE_EDIT_MCP,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
@@ -58,7 +57,7 @@ def test_an_endpoint_that_behaves_as_its_card_says_passes(committed: Path) -> No
     before = _digest(committed)
     result = fidelity(
         "probe", *EDIT, "--families", "quotes,newlines", "--check", str(committed),
-        "--", *QUOTE_EDIT,
+        "--", *QUOTE_EDIT_MCP,
     )  # fmt: skip
     # The card documents the straightened quotes: no drift, exit 0 although they are
     # not in --allow.
@@ -78,7 +77,7 @@ def test_drift_from_the_card_exits_1_and_names_the_rows(committed: Path, tmp_pat
     )
     before = _digest(doc)
     result = fidelity(
-        "probe", *EDIT, "--families", "quotes,newlines", "--check", str(doc), "--", *QUOTE_EDIT,
+        "probe", *EDIT, "--families", "quotes,newlines", "--check", str(doc), "--", *QUOTE_EDIT_MCP,
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{doc}, block edit.old_string: 2 changed rows:\n" in result.stdout
@@ -91,7 +90,7 @@ def test_a_family_the_card_never_covered_is_drift(committed: Path) -> None:
     before = _digest(committed)
     result = fidelity(
         "probe", *EDIT, "--families", "quotes,newlines,whitespace", "--check", str(committed),
-        "--quiet", "--", *QUOTE_EDIT,
+        "--quiet", "--", *QUOTE_EDIT_MCP,
     )  # fmt: skip
     assert result.returncode == 1
     assert "  whitespace (request): new row, preserved (18)\n" in result.stdout
@@ -101,7 +100,7 @@ def test_a_family_the_card_never_covered_is_drift(committed: Path) -> None:
 def test_json_on_stdout_keeps_the_check_on_stderr(committed: Path) -> None:
     result = fidelity(
         "probe", *EDIT, "--families", "quotes,newlines", "--check", str(committed),
-        "--json", "-", "--", *QUOTE_EDIT,
+        "--json", "-", "--", *QUOTE_EDIT_MCP,
     )  # fmt: skip
     assert result.returncode == 0
     card = json.loads(result.stdout)
@@ -129,15 +128,8 @@ def test_a_document_without_the_block_stops_before_any_payload(
     doc = tmp_path / "OTHER.md"
     doc.write_text(committed.read_text("utf-8").replace("edit.old_string", "edit.new_string"))
     calls = tmp_path / "calls.txt"
-    calls.write_text("")
-    tools = [
-        {
-            "name": "edit",
-            "inputSchema": {"type": "object", "properties": {"old_string": {"type": "string"}}},
-            "annotations": {"readOnlyHint": True},
-        }
-    ]
-    server = [PYTHON, str(SERVERS / "mcp_annotated.py"), str(calls), json.dumps(tools)]
+    schema = {"type": "object", "properties": {"old_string": {"type": "string"}}}
+    server = listing([listed_tool("edit", {"readOnlyHint": True}, schema)], calls)
     result = fidelity(
         "probe", "--mcp", "--tool", "edit", "--param", "old_string", "--read", "text",
         "--check", str(doc), "--json", str(tmp_path / "r.json"), "--", *server,
@@ -147,7 +139,7 @@ def test_a_document_without_the_block_stops_before_any_payload(
         f"fidelity: --check {doc} has no block named 'edit.old_string'; write it first with "
         f"--card {doc}"
     )
-    assert calls.read_text() == ""
+    assert called(calls) == []
     assert not (tmp_path / "r.json").exists()
 
 
@@ -159,7 +151,7 @@ def test_a_document_without_the_block_stops_before_any_payload(
     ],
 )
 def test_check_usage_errors(options: list[str], message: str, tmp_path: Path) -> None:
-    result = fidelity("probe", *EDIT, *options, "--", *QUOTE_EDIT, cwd=tmp_path)
+    result = fidelity("probe", *EDIT, *options, "--", *QUOTE_EDIT_MCP, cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr
     assert not (tmp_path / "T.md").exists()

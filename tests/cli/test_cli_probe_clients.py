@@ -28,6 +28,7 @@ from _needs import need, need_executable, need_module
 from _support.cli import fidelity
 from _support.mcp import NODE_MODULES, node_ready, npm_server
 from _support.servers import SERVERS
+from _support.text import js_string
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = "python,python-2026,typescript"
@@ -155,27 +156,9 @@ def _calls(sessions: list[Session], typescript: bool) -> Iterator[tuple[Session,
                 yield session, line
 
 
-def _js_string(text: str) -> bytes:
-    """``JSON.stringify(text)`` as ES2019 writes it: lone surrogates escaped, all else UTF-8
-    but the JSON escapes (the payloads here hold no control character)."""
-    out = []
-    data = text.encode("utf-16-le", "surrogatepass")
-    units = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
-    i = 0
-    while i < len(units):
-        unit = units[i]
-        if 0xD800 <= unit <= 0xDBFF and i + 1 < len(units) and 0xDC00 <= units[i + 1] <= 0xDFFF:
-            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00)))
-            i += 2
-            continue
-        out.append(f"\\u{unit:04x}" if 0xD800 <= unit <= 0xDFFF else chr(unit))
-        i += 1
-    return ('"' + "".join(out) + '"').encode("utf-8")
-
-
 def _typescript_request(sessions: list[Session], text: str) -> tuple[Session, bytes]:
     """The TypeScript client's call of the echo tool (or the reflector's) carrying ``text``."""
-    wanted = _js_string(text)
+    wanted = js_string(text)
     for session, line in _calls(sessions, typescript=True):
         if re.search(rb'"(text|message)":' + re.escape(wanted), line):
             return session, line
@@ -363,7 +346,7 @@ def test_typescript_reflector_over_stdio(tmp_path: Path) -> None:
         answer = session.answer(request)
         assert answer is not None
         if b'"name":"echo"' in request:
-            assert _js_string(text)[1:-1] in answer  # the same escape came back
+            assert js_string(text)[1:-1] in answer  # the same escape came back
     from mcp_types import jsonrpc_message_adapter
 
     emitted = [
@@ -395,7 +378,7 @@ def test_server_everything(tmp_path: Path) -> None:
         answer = session.answer(request)
         assert answer is not None
         if pid != PAIR:
-            assert b'"text":"Echo: ' + _js_string(text)[1:] in answer
+            assert b'"text":"Echo: ' + js_string(text)[1:] in answer
     card = (tmp_path / "CARD.md").read_text()
     row = (
         "| surrogates | round trip | rejected (8) | rejected (8) | mixed: 7 preserved, 1 "

@@ -15,7 +15,6 @@ when the chain drifts from it. Regenerate it after a deliberate change with
 from __future__ import annotations
 
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -27,9 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _needs import need_module
 from _support.cli import fidelity
-from _support.mcp import catalogue, npm_server
-
-import fidelity as fidelity_api
+from _support.mcp import catalogue, npm_server, undated
 
 REPO = Path(__file__).resolve().parents[2]
 CARD = REPO / "docs" / "cards" / "mcp-server-filesystem-edit-file.md"
@@ -59,11 +56,6 @@ def run_edit_file(root: str, out: Path) -> Any:
 def _rooted(markdown: str, root: str) -> str:
     """The card with the temporary root written ROOT."""
     return markdown.replace(root, "ROOT")
-
-
-def _undated(markdown: str) -> str:
-    markdown = re.sub(r" on \d{4}-\d{2}-\d{2}[^:]*:", " on DATE:", markdown)
-    return markdown.replace(fidelity_api.__version__, "VERSION")
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +120,7 @@ def test_the_json_result_records_the_whole_plan(edited: Any) -> None:
 def test_committed_card_matches(edited: Any) -> None:
     _, _, markdown, _ = edited
     assert CARD.is_file(), f"missing {CARD}: run python {__file__}"
-    assert _undated(CARD.read_text(encoding="utf-8")) == _undated(markdown), (
+    assert undated(CARD.read_text(encoding="utf-8")) == undated(markdown), (
         f"the chain drifted from {CARD.name}; rerun python {__file__} if that is intended"
     )
 

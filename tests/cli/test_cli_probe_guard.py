@@ -4,50 +4,28 @@
 called without ``--yes`` only when annotated ``readOnlyHint: true``; every tool the
 run will call is checked before the first call, the reflector's helpers and the
 setup steps included; a tool name listed twice is a protocol error. The server
-(tests/servers/mcp_annotated.py) counts every call it gets, so "refused" means no
-call at all.
+(tests/servers/mcp_hostile.py, listing the tools each test gives it) writes down every
+call it gets, so "refused" means no call at all.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
-from _support.servers import SERVERS
+from _support.cli import fidelity, one_sentence
+from _support.servers import called, listed_tool, probe_listing
 
-TEXT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 READ_ONLY = {"readOnlyHint": True}
-
-
-def _tool(name: str, annotations: dict[str, Any] | None, schema: Any = None) -> dict[str, Any]:
-    tool: dict[str, Any] = {"name": name, "inputSchema": schema or TEXT}
-    if annotations is not None:
-        tool["annotations"] = annotations
-    return tool
 
 
 def _run(tmp_path: Path, tools: list[dict[str, Any]], *options: str) -> tuple[Any, list[str]]:
     need_module("mcp")
     calls = tmp_path / "calls"
-    calls.touch()
-    server = [sys.executable, str(SERVERS / "mcp_annotated.py"), str(calls), json.dumps(tools)]
-    result = fidelity(
-        "probe", "--mcp", "--families", "quotes", "--max-requests", "6", "--read", "text",
-        *options, "--", *server,
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, calls.read_text().split()
-
-
-def _one_sentence(result: Any) -> str:
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    return str(lines[0])
+    options = ("--families", "quotes", "--max-requests", "6", "--read", "text", *options)
+    return probe_listing(tools, calls, *options), called(calls)
 
 
 @pytest.mark.parametrize(
@@ -62,36 +40,36 @@ def _one_sentence(result: Any) -> str:
 def test_a_tool_not_annotated_read_only_is_never_called_without_yes(
     tmp_path: Path, annotations: dict[str, Any] | None, reason: str
 ) -> None:
-    result, calls = _run(tmp_path, [_tool("echo", annotations)])
+    result, calls = _run(tmp_path, [listed_tool("echo", annotations)])
     assert result.returncode == 2, result.stderr
-    line = _one_sentence(result)
+    line = one_sentence(result)
     assert f"'echo' (payload tool; annotated {reason})" in line
     assert "called without --yes only when the server annotates it readOnlyHint: true" in line
     assert "hints, not guarantees" in line
     assert calls == []
-    consented, calls = _run(tmp_path, [_tool("echo", annotations)], "--yes")
+    consented, calls = _run(tmp_path, [listed_tool("echo", annotations)], "--yes")
     assert consented.returncode == 0, consented.stderr
     assert len(calls) == 6
 
 
 def test_read_only_tools_are_called_without_yes(tmp_path: Path) -> None:
-    result, calls = _run(tmp_path, [_tool("echo", READ_ONLY)])
+    result, calls = _run(tmp_path, [listed_tool("echo", READ_ONLY)])
     assert result.returncode == 0, result.stderr
     assert calls == ["echo"] * 6
 
 
 def test_every_tool_of_the_run_is_checked_before_the_first_call(tmp_path: Path) -> None:
     tools = [
-        _tool("echo", READ_ONLY),
-        _tool("seed", {"destructiveHint": True}),
-        _tool("fetch", None),
+        listed_tool("echo", READ_ONLY),
+        listed_tool("seed", {"destructiveHint": True}),
+        listed_tool("fetch", None),
     ]
     result, calls = _run(
         tmp_path, tools, "--before", 'seed={"text": "x"}', "--read-tool", "fetch",
         "--read-args", '{"text": "y"}',
     )  # fmt: skip
     assert result.returncode == 2
-    line = _one_sentence(result)
+    line = one_sentence(result)
     assert "tools 'seed' (setup step 1; annotated destructiveHint: true)" in line
     assert "'fetch' (read tool; annotated no annotations)" in line
     assert calls == []
@@ -102,13 +80,13 @@ def test_the_reflectors_helper_tools_need_yes_too(tmp_path: Path) -> None:
     # (which the probe calls on its own to split the directions) destructive.
     value = {"type": "object", "properties": {"value": {"type": "object"}}}
     tools = [
-        _tool("echo", READ_ONLY),
-        _tool("reflect", {"destructiveHint": True}),
-        _tool("emit", {"destructiveHint": True}, value),
+        listed_tool("echo", READ_ONLY),
+        listed_tool("reflect", {"destructiveHint": True}),
+        listed_tool("emit", {"destructiveHint": True}, value),
     ]
     result, calls = _run(tmp_path, tools)
     assert result.returncode == 2
-    line = _one_sentence(result)
+    line = one_sentence(result)
     assert "'reflect' (reflector helper; annotated destructiveHint: true)" in line
     assert "'emit' (reflector helper" in line
     assert calls == []
@@ -116,10 +94,10 @@ def test_the_reflectors_helper_tools_need_yes_too(tmp_path: Path) -> None:
 
 def test_a_tool_name_listed_twice_is_a_protocol_error(tmp_path: Path) -> None:
     # The first destructive, the second read-only: which one a call reaches is unknown.
-    tools = [_tool("echo", {"destructiveHint": True}), _tool("echo", READ_ONLY)]
+    tools = [listed_tool("echo", {"destructiveHint": True}), listed_tool("echo", READ_ONLY)]
     result, calls = _run(tmp_path, tools)
     assert result.returncode == 3
-    assert "lists the tool name 'echo' more than once" in _one_sentence(result)
+    assert "lists the tool name 'echo' more than once" in one_sentence(result)
     assert calls == []
     consented, calls = _run(tmp_path, tools, "--yes")
     assert consented.returncode == 3
@@ -129,7 +107,11 @@ def test_a_tool_name_listed_twice_is_a_protocol_error(tmp_path: Path) -> None:
 
 
 def test_list_tools_shows_the_rule(tmp_path: Path) -> None:
-    tools = [_tool("echo", READ_ONLY), _tool("store", None), _tool("edit", {"readOnlyHint": False})]
+    tools = [
+        listed_tool("echo", READ_ONLY),
+        listed_tool("store", None),
+        listed_tool("edit", {"readOnlyHint": False}),
+    ]
     result, calls = _run(tmp_path, tools, "--list-tools")
     assert result.returncode == 0, result.stderr
     assert "echo(text: string)  [read-only]" in result.stdout

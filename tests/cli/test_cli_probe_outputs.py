@@ -1,7 +1,7 @@
 """``fidelity probe``'s outputs: checked before the first request, written each on its own,
 and a run that did not complete never replaces a complete card block.
 
-The server is tests/servers/mcp_hostile.py; ``--call-file`` shows whether any tool call
+The server is tests/servers/mcp_hostile.py; ``--calls`` shows whether any tool call
 reached it.
 """
 
@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.cli import FIDELITY, fidelity
+from _support.cli import fidelity, start, stop
+from _support.processes import wait_for
 from _support.servers import HOSTILE_MCP
 
 from fidelity._cli.probe.outputs import write_reports
@@ -38,7 +37,7 @@ def _probe(
     return fidelity(
         "probe", "--families", "quotes", "--read", "text",
         "--max-requests", "3", *options, "--mcp", "--",
-        *HOSTILE_MCP, "--call-file", str(tmp_path / "called"), *server,
+        *HOSTILE_MCP, "--calls", str(tmp_path / "called"), *server,
     )  # fmt: skip
 
 
@@ -104,19 +103,14 @@ def test_an_interrupted_run_keeps_the_complete_block_and_says_where_the_result_i
 ) -> None:
     card, before = _complete_block(tmp_path)
     result_file = tmp_path / "result.json"
-    command = subprocess.Popen(
-        [*FIDELITY, "probe", "--families", "quotes", "--read", "text",
-         "--timeout", "60", "--card", str(card),
-         "--json", str(result_file), "--mcp", "--", *HOSTILE_MCP, "--hang",
-         "--call-file", str(tmp_path / "called")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    command = start(
+        "probe", "--families", "quotes", "--read", "text", "--timeout", "60",
+        "--card", str(card), "--json", str(result_file), "--mcp", "--", *HOSTILE_MCP,
+        "--hang", "--calls", str(tmp_path / "called"),
     )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while not (tmp_path / "called").exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    command.send_signal(signal.SIGINT)
-    _, stderr = command.communicate(timeout=60)
-    assert command.returncode == 130, stderr
+    assert wait_for((tmp_path / "called").exists), "the server got no call"
+    returncode, stderr = stop(command)
+    assert returncode == 130, stderr
     assert card.read_bytes() == before
     assert (
         f"the complete block echo.text in {card} was kept as it was; "

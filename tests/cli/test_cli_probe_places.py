@@ -3,71 +3,39 @@
 What only the tool list can tell (a path that leads nowhere in the schema, a setup step
 calling a tool the server lacks, a payload place to choose among several) is one
 sentence and exit 2 before any call; a calibration value that does not come back is
-exit 2 naming --read and --read-tool. The server (tests/servers/mcp_annotated.py)
-counts every call it gets. Against the hostile server (tests/servers/mcp_hostile.py)
-the calibration call meets a tool that mangles or never answers.
+exit 2 naming --read and --read-tool. The server (tests/servers/mcp_hostile.py) lists
+the tools each test gives it and writes down every call it gets; with its other flags,
+the calibration call meets a tool that mangles, refuses or never answers.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
-from _support.servers import HOSTILE_MCP, SERVERS
+from _support.cli import fidelity, one_sentence
+from _support.mcp import edit_file_schema
+from _support.servers import HOSTILE_MCP, called, listed_tool, probe_listing
 
 READ_ONLY = {"readOnlyHint": True}
-EDIT = {
-    "name": "edit",
-    "annotations": READ_ONLY,
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "edits": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
-                    "required": ["oldText", "newText"],
-                },
-            },
-            "mode": {"type": "string", "enum": ["a", "b"]},
-        },
-        "required": ["path", "edits"],
-    },
-}
+EDIT = listed_tool("edit", READ_ONLY, edit_file_schema(mode={"type": "string", "enum": ["a", "b"]}))
 
 
 def _run(tmp_path: Path, *options: str, tools: Any = None) -> tuple[Any, list[str]]:
     need_module("mcp")
     calls = tmp_path / "calls"
-    calls.touch()
-    listed = json.dumps(tools or [EDIT])
-    server = [sys.executable, str(SERVERS / "mcp_annotated.py"), str(calls), listed]
-    result = fidelity(
-        "probe", "--mcp", "--tool", "edit", "--families", "quotes", "--max-requests", "3",
-        *options, "--", *server,
-    )  # fmt: skip
-    assert "Traceback" not in result.stderr
-    return result, calls.read_text().split()
-
-
-def _line(result: Any) -> str:
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    return str(lines[0])
+    options = ("--tool", "edit", "--families", "quotes", "--max-requests", "3", *options)
+    return probe_listing(tools or [EDIT], calls, *options), called(calls)
 
 
 @pytest.mark.parametrize(
     ("options", "words"),
     [
         (["--param", "edits[0].old_text"], ["does not lead anywhere", "edits[0].oldText"]),
-        (["--param", "body"], ["--param 'body' is not an argument", "path, edits, mode"]),
+        (["--param", "body"], ["--param 'body' is not an argument", "path, edits, dryRun, mode"]),
         (["--param", "edits"], ["is array", "not text", "edits[0].newText"]),
         (["--param", "edits[0]"], ["is object", "not text"]),
         (
@@ -88,7 +56,7 @@ def test_what_the_tool_list_rules_out_costs_no_call(
 ) -> None:
     result, calls = _run(tmp_path, *options)
     assert result.returncode == 2, result.stderr
-    line = _line(result)
+    line = one_sentence(result)
     for word in words:
         assert word in line
     assert calls == []
@@ -102,13 +70,14 @@ def test_the_one_free_form_place_left_is_taken_and_said(tmp_path: Path) -> None:
     assert found.startswith(
         "payload argument: edits[0].newText (the only free-form string parameter of 'edit'"
     )
-    # mcp_annotated answers the arguments as structured content.
+    # The server (--tools) answers the arguments as structured content.
     assert located.startswith("read back at: 'structured:edits[0].newText' (located")
     assert calls == ["edit"] * 3  # the calibration call and two payloads
 
 
 def test_a_deep_param_without_args_fills_the_containers_from_the_schema(tmp_path: Path) -> None:
-    # mcp_annotated answers with the first string argument: path, generated plainly.
+    # The server answers with the call's text, its first string argument: path, generated
+    # plainly.
     result, calls = _run(
         tmp_path, "--param", "edits[0].oldText", "--read", "structured:edits[0].oldText"
     )
@@ -120,7 +89,7 @@ def test_a_marker_that_does_not_come_back_is_exit_2(tmp_path: Path) -> None:
     # The hostile server's --mangle drops the second code point of what it gets.
     result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--mangle")
     assert result.returncode == 2
-    line = _line(result)
+    line = one_sentence(result)
     assert "the calibration value 'fidelity-marker-" in line
     assert "did not come back in what the tool answered" in line
     assert "--read" in line
@@ -130,7 +99,7 @@ def test_a_marker_that_does_not_come_back_is_exit_2(tmp_path: Path) -> None:
 def test_a_calibration_call_refused_is_exit_2(tmp_path: Path) -> None:
     result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--reject")
     assert result.returncode == 2
-    assert "the calibration call (the plain value 'fidelity-marker-" in _line(result)
+    assert "the calibration call (the plain value 'fidelity-marker-" in one_sentence(result)
 
 
 def test_a_calibration_call_never_answered_is_exit_3(tmp_path: Path) -> None:
@@ -138,17 +107,17 @@ def test_a_calibration_call_never_answered_is_exit_3(tmp_path: Path) -> None:
         "probe", "--mcp", "--timeout", "1", "--families", "quotes", "--", *HOSTILE_MCP, "--hang",
     )  # fmt: skip
     assert result.returncode == 3
-    assert "the calibration call got no answer" in _line(result)
+    assert "the calibration call got no answer" in one_sentence(result)
 
 
 def test_max_requests_counts_the_calibration_call_before_sending_it(tmp_path: Path) -> None:
     result, calls = _run(tmp_path, "--param", "path", "--max-requests", "1")
     assert result.returncode == 2
-    assert "after the 1 of the calibration call" in _line(result)
+    assert "after the 1 of the calibration call" in one_sentence(result)
     assert calls == []
 
 
-REJECT = {"name": "reject", "annotations": READ_ONLY, "inputSchema": {"type": "object"}}
+REJECT = listed_tool("reject", READ_ONLY, {"type": "object"})
 
 
 def test_a_failing_setup_step_breaks_the_payload_and_is_never_retried(tmp_path: Path) -> None:
@@ -158,7 +127,7 @@ def test_a_failing_setup_step_breaks_the_payload_and_is_never_retried(tmp_path: 
         "--json", str(out), tools=[EDIT, REJECT],
     )  # fmt: skip
     assert result.returncode == 3
-    assert "setup step 1 (reject) failed: refused" in _line(result)
+    assert "setup step 1 (reject) failed: refused" in one_sentence(result)
     (observation,) = json.loads(out.read_text())["observations"]
     assert observation["status"] == "broken"
     assert observation["error_type"] == "SetupStep"
@@ -172,7 +141,7 @@ def test_a_setup_step_failing_the_calibration_call_is_exit_2(tmp_path: Path) -> 
         tools=[EDIT, REJECT],
     )  # fmt: skip
     assert result.returncode == 2
-    line = _line(result)
+    line = one_sentence(result)
     assert "the calibration call (the plain value 'fidelity-marker-" in line
     assert "setup step 1 (reject) failed: refused" in line
     assert calls == ["reject"]

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from _needs import need_executable, need_module
+from _needs import need_module
 from _support.cli import fidelity
+from _support.git import git, git_repository, git_server
 from _support.mcp import catalogue, npm_server
 from _support.servers import http_server
 
@@ -152,23 +152,14 @@ def test_server_memory_entity_name_located_automatically(tmp_path: Path) -> None
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     """A git repository with a file per payload to stage (f0.txt for the calibration)."""
-    git = need_executable("git")
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for command in (
-        ["init", "-q"],
-        ["config", "user.name", "Probe User"],
-        ["config", "user.email", "probe@example.invalid"],
-    ):
-        subprocess.run([git, "-C", str(repo), *command], check=True)
+    repo = git_repository(tmp_path / "repo")
     for n in range(len(_sent(SOME)) + 1):
         (repo / f"f{n}.txt").write_text(f"{n}\n")
     return repo
 
 
 def test_mcp_server_git_commit_messages(repository: Path, tmp_path: Path) -> None:
-    need_module("mcp")
-    server = need_executable_in_venv("mcp-server-git")
+    server = git_server()
     repo = str(repository)
     out = tmp_path / "r.json"
     result = fidelity(
@@ -185,34 +176,17 @@ def test_mcp_server_git_commit_messages(repository: Path, tmp_path: Path) -> Non
     observations = _observations(out)
     _client_side_only(observations)
     # The truth from git itself: each commit's message, byte for byte, in order.
-    shas = subprocess.run(
-        ["git", "-C", repo, "rev-list", "--reverse", "HEAD"],
-        capture_output=True, check=True, text=True,
-    ).stdout.split()  # fmt: skip
+    shas = git("-C", repo, "rev-list", "--reverse", "HEAD").stdout.decode().split()
     messages = []
     for sha in shas:
-        raw = subprocess.run(
-            ["git", "-C", repo, "cat-file", "commit", sha], capture_output=True, check=True
-        ).stdout
+        raw = git("-C", repo, "cat-file", "commit", sha).stdout
         messages.append(raw.split(b"\n\n", 1)[1])
     assert messages[0].startswith(b"fidelity-marker-")  # the calibration commit
     sent = [p for p in _sent(SOME) if "surrogates" not in p.families]
     assert messages[1:] == [p.text.encode("utf-8") for p in sent]
     # And git log shows the same message the probe read back.
-    last = subprocess.run(
-        ["git", "-C", repo, "log", "-1", "--format=%B"], capture_output=True, check=True
-    ).stdout
+    last = git("-C", repo, "log", "-1", "--format=%B").stdout
     assert last == messages[-1] + b"\n"
-
-
-def need_executable_in_venv(name: str) -> str:
-    """An entry point installed beside this interpreter (the dev extra's servers)."""
-    import sys
-
-    path = Path(sys.executable).with_name(name)
-    if not path.exists():
-        return need_executable(name)
-    return str(path)
 
 
 @pytest.fixture

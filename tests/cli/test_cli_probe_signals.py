@@ -9,15 +9,14 @@ child it started, and the results gathered so far are kept. The server
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.cli import FIDELITY
+from _support.cli import start, stop
+from _support.processes import alive, gone, server_pids, wait_for
 from _support.servers import HOSTILE_MCP
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -28,45 +27,18 @@ def _sdk() -> None:
     need_module("mcp")
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def _wait_for(condition: object, bound: float = 30.0) -> bool:
-    """Wait (at most ``bound`` seconds) until ``condition()`` holds."""
-    deadline = time.monotonic() + bound
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _probe_until_called(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen[bytes], list[int]]:
+def _probe_until_called(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen[str], list[int]]:
     """Start ``fidelity probe`` on a server that hangs on its first call, with a child;
     return the command once the call is in flight, and the server's and child's pids."""
     pid_file, call_file = tmp_path / "pids", tmp_path / "called"
-    command = subprocess.Popen(
-        [
-            *FIDELITY, "probe", "--families", "quotes", "--read", "text", "--timeout", "60",
-            "--json", str(tmp_path / "result.json"), *flags, "--mcp", "--", *HOSTILE_MCP,
-            "--hang", "--child", "--pid-file", str(pid_file), "--call-file", str(call_file),
-        ],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    command = start(
+        "probe", "--families", "quotes", "--read", "text", "--timeout", "60",
+        "--json", str(tmp_path / "result.json"), *flags, "--mcp", "--", *HOSTILE_MCP,
+        "--hang", "--child", "--pid-file", str(pid_file), "--calls", str(call_file),
     )  # fmt: skip
-    assert _wait_for(call_file.exists), "the server got no call"
-    pids = [int(p) for p in pid_file.read_text().split()]
-    assert len(pids) == 2
-    assert all(_alive(p) for p in pids)
+    assert wait_for(call_file.exists), "the server got no call"
+    pids = server_pids(pid_file)
+    assert all(alive(p) for p in pids)
     return command, pids
 
 
@@ -75,28 +47,24 @@ def test_a_signal_that_ends_the_probe_ends_its_server_and_the_servers_child(
     tmp_path: Path, signum: int
 ) -> None:
     command, pids = _probe_until_called(tmp_path)
-    command.send_signal(signum)
-    _, stderr = command.communicate(timeout=60)
+    returncode, stderr = stop(command, signum)
     expected = 130 if signum == signal.SIGINT else 128 + signum
-    assert command.returncode == expected, stderr
-    assert b"Traceback" not in stderr
-    assert stderr.count(b"\n") == 1
-    assert _wait_for(lambda: not any(_alive(p) for p in pids)), pids
+    assert returncode == expected, stderr
+    assert "Traceback" not in stderr
+    assert stderr.count("\n") == 1
+    assert gone(pids, bound=30), pids
     # What was gathered is kept, marked incomplete.
     assert json.loads((tmp_path / "result.json").read_text())["facts"]["complete"] is False
 
 
 def test_a_signal_during_the_handshake_ends_the_server_too(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
-    command = subprocess.Popen(
-        [*FIDELITY, "probe", "--timeout", "60", "--mcp", "--", *HOSTILE_MCP, "--stall",
-         "--child", "--pid-file", str(pid_file)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    command = start(
+        "probe", "--timeout", "60", "--mcp", "--", *HOSTILE_MCP, "--stall",
+        "--child", "--pid-file", str(pid_file),
     )  # fmt: skip
-    assert _wait_for(lambda: len(pid_file.read_text().split()) == 2 if pid_file.exists() else False)
-    pids = [int(p) for p in pid_file.read_text().split()]
-    command.send_signal(signal.SIGTERM)
-    _, stderr = command.communicate(timeout=60)
-    assert command.returncode == 128 + signal.SIGTERM, stderr
-    assert b"stopped by SIGTERM" in stderr
-    assert _wait_for(lambda: not any(_alive(p) for p in pids)), pids
+    pids = server_pids(pid_file, bound=30)
+    returncode, stderr = stop(command, signal.SIGTERM)
+    assert returncode == 128 + signal.SIGTERM, stderr
+    assert "stopped by SIGTERM" in stderr
+    assert gone(pids, bound=30), pids

@@ -6,22 +6,21 @@ again. Any other tool: the run stops at the first timeout, and with a read tool 
 reads back once to learn whether the write landed (``effect``: landed, absent,
 unknown), which the summary line, the sentence and the JSON result say.
 
-The server (tests/servers/mcp_slow_store.py) carries out a call whose value holds a
-word, then never answers it (or drops it: ``--lose-on``), and keeps answering the rest;
-it writes every call it gets to a file, so the calls are counted apart from the probe.
+The server (tests/servers/mcp_hostile.py as a key-value store, ``--store``) carries out
+a call whose value holds a word, then never answers it (``--hang-on``; or drops it:
+``--lose-on``), and keeps answering the rest; it writes down every call it gets
+(``--calls``), so the calls are counted apart from the probe.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from _support.cli import fidelity
-from _support.servers import SERVERS
+from _support.servers import calls_made, key_value_store
 
-SLOW_STORE = [sys.executable, str(SERVERS / "mcp_slow_store.py")]
 TIMEOUT = "1"
 #: The payloads of the quotes family that hold it: 3 of 17 (checked below).
 WORD = "alpha \u201c"
@@ -37,19 +36,11 @@ def _first_hung() -> str:
     return next(t for t in _quotes() if WORD in t)
 
 
-def _calls(path: Path) -> list[tuple[str, str]]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        name, _, value = line.partition(" ")
-        out.append((name, json.loads(value)))
-    return out
-
-
 def _run(tmp_path: Path, *options: str, flag: str = "--hang-on") -> tuple[Any, Path, Path]:
     out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
     result = fidelity(
         "probe", "--mcp", "--families", "quotes", "--timeout", TIMEOUT, "--json", str(out),
-        *options, "--", *SLOW_STORE, str(calls), flag, WORD,
+        *options, "--", *key_value_store(calls, flag, WORD),
         timeout=120,
     )  # fmt: skip
     assert "Traceback" not in result.stderr
@@ -68,7 +59,7 @@ def test_a_read_only_tool_records_the_timeout_and_goes_on(tmp_path: Path) -> Non
     assert card["facts"]["complete"] is True
     assert "17 payloads: 14 preserved, 3 timeout." in result.stdout
     # Each payload was sent exactly once (the calibration marker first): never resent.
-    sent = [value for name, value in _calls(calls) if name == "echo"]
+    sent = [value for name, value in calls_made(calls) if name == "echo"]
     assert sent[1:] == _quotes()
     assert len(set(sent)) == len(sent)
 
@@ -82,9 +73,9 @@ def test_an_idempotent_tool_goes_on_too(tmp_path: Path) -> None:
     statuses = [o["status"] for o in json.loads(out.read_text())["observations"]]
     assert statuses.count("timeout") == 3
     assert len(statuses) == 17
-    puts = [value for name, value in _calls(calls) if name == "put_idempotent"]
+    puts = [value for name, value in calls_made(calls) if name == "put_idempotent"]
     assert puts[1:] == _quotes()  # every payload once; no read-back after a timeout
-    gets = [value for name, value in _calls(calls) if name == "get"]
+    gets = [value for name, value in calls_made(calls) if name == "get"]
     assert len(gets) == 1 + 17 - 3
 
 
@@ -97,7 +88,7 @@ def _stopped(result: Any, out: Path, calls: Path, effect: str) -> dict[str, Any]
     assert {o["status"] for o in card["observations"]} == {"preserved", "timeout"}
     assert last.get("effect", "") == effect
     # Nothing after the timed-out call but, with a read tool, one read-back.
-    made = _calls(calls)
+    made = calls_made(calls)
     at = next(i for i, (name, value) in enumerate(made) if name == "put" and WORD in value)
     assert all(name == "get" for name, _ in made[at + 1 :])
     return last
@@ -113,7 +104,7 @@ def test_a_tool_that_may_write_stops_and_reads_back_once_landed(tmp_path: Path) 
         f"no answer within {TIMEOUT}s; read back once afterwards: the value is there "
         "(effect: landed)"
     )
-    made = _calls(calls)
+    made = calls_made(calls)
     assert made[-2:] == [("put", _first_hung()), ("get", "k")]
     assert "incomplete: stopped at a timeout (the write's effect: landed)." in result.stdout
     assert result.stderr == (
@@ -146,7 +137,7 @@ def test_without_a_read_tool_the_effect_is_unknown(tmp_path: Path) -> None:
     (last,) = [o for o in json.loads(out.read_text())["observations"] if o["status"] == "timeout"]
     assert "effect" not in last
     assert "; its effect on the server is unknown; tool 'put' is not annotated" in result.stderr
-    made = _calls(calls)
+    made = calls_made(calls)
     assert made[-1] == ("put", _first_hung())
     assert [name for name, _ in made] == ["put"] * len(made)
 
@@ -158,7 +149,7 @@ def test_all_tools_applies_each_tools_rule(tmp_path: Path) -> None:
     out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
     result = fidelity(
         "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes", "--timeout", TIMEOUT,
-        "--json", str(out), "--", *SLOW_STORE, str(calls), "--hang-on", WORD,
+        "--json", str(out), "--", *key_value_store(calls, "--hang-on", WORD),
         timeout=300,
     )  # fmt: skip
     assert result.returncode == 3, result.stderr
@@ -174,7 +165,7 @@ def test_all_tools_applies_each_tools_rule(tmp_path: Path) -> None:
     # put: the payloads before the first that hung, then that one; nothing after it.
     first = _quotes().index(_first_hung())
     assert sorted(statuses["put.value"]) == sorted(["preserved"] * first + ["timeout"])
-    puts = [value for name, value in _calls(calls) if name == "put"]
+    puts = [value for name, value in calls_made(calls) if name == "put"]
     assert _first_hung() in puts
     assert puts.index(_first_hung()) == len(puts) - 1
     (failed,) = [line for line in result.stdout.splitlines() if line.startswith("failed:")]
@@ -195,8 +186,8 @@ def test_a_read_only_tool_that_answers_nothing_stops_after_five(tmp_path: Path) 
     out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
     result = fidelity(
         "probe", "--mcp", "--tool", "echo", "--read", "text", "--families", "quotes",
-        "--timeout", TIMEOUT, "--json", str(out), "--", *SLOW_STORE, str(calls),
-        "--hang-on", "", timeout=120,
+        "--timeout", TIMEOUT, "--json", str(out), "--", *key_value_store(calls, "--hang-on", ""),
+        timeout=120,
     )  # fmt: skip
     assert result.returncode == 3, result.stderr
     assert result.stderr == (
@@ -205,4 +196,4 @@ def test_a_read_only_tool_that_answers_nothing_stops_after_five(tmp_path: Path) 
         "nothing more was sent.\n"
     )
     assert [o["status"] for o in json.loads(out.read_text())["observations"]] == ["timeout"] * 5
-    assert [value for _, value in _calls(calls)] == _quotes()[:5]
+    assert [value for _, value in calls_made(calls)] == _quotes()[:5]

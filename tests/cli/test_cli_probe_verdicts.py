@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _needs import need_executable, need_module
+from _needs import need_module
 from _support.cli import fidelity
+from _support.git import git, git_repository, git_server
 from _support.mcp import npm_server
-from _support.servers import SERVERS, http_server
+from _support.servers import http_server, key_value_store
 
 REPO = Path(__file__).resolve().parents[2]
-SLOW_STORE = [sys.executable, str(SERVERS / "mcp_slow_store.py")]
 
 
 def _observations(path: Path) -> list[dict[str, Any]]:
@@ -83,33 +81,15 @@ def test_a_string_sent_to_an_array_argument_measures_nothing(tmp_path: Path) -> 
 
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
-    """A git repository with one commit and one file staged (for the calibration)."""
-    git = need_executable("git")
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for command in (
-        ["init", "-q"],
-        ["config", "user.name", "Probe User"],
-        ["config", "user.email", "probe@example.invalid"],
-    ):
-        subprocess.run([git, "-C", str(repo), *command], check=True)
+    """A git repository with one file staged (for the calibration)."""
+    repo = git_repository(tmp_path / "repo")
     (repo / "a.txt").write_text("a\n")
-    subprocess.run([git, "-C", str(repo), "add", "a.txt"], check=True)
+    git("-C", repo, "add", "a.txt")
     return repo
 
 
-def _git_server() -> str:
-    need_module("mcp")
-    script = Path(sys.executable).with_name("mcp-server-git")
-    if not script.exists():
-        from _needs import need
-
-        need(False, "mcp-server-git is not installed in this environment (pip install -e .[dev])")
-    return str(script)
-
-
 def test_git_commit_with_nothing_staged_measures_nothing(repository: Path) -> None:
-    server, repo = _git_server(), str(repository)
+    server, repo = git_server(), str(repository)
     result = fidelity(
         "probe", "--mcp", "--yes", "--tool", "git_commit", "--param", "message",
         "--args", json.dumps({"repo_path": repo}),
@@ -130,17 +110,15 @@ def test_git_commit_with_nothing_staged_measures_nothing(repository: Path) -> No
     rows = [line for line in result.stdout.splitlines() if line.startswith(("newlines", "white"))]
     assert len(rows) == 2
     assert all(row.endswith(cause) for row in rows), rows
-    log = subprocess.run(
-        ["git", "-C", repo, "rev-list", "--count", "HEAD"], capture_output=True, check=True
-    )
+    log = git("-C", repo, "rev-list", "--count", "HEAD")
     assert log.stdout.strip() == b"1"  # the calibration's commit, and nothing else
 
 
 def test_most_payloads_rejected_warns_with_the_common_error(
     repository: Path, tmp_path: Path
 ) -> None:
-    server, repo = _git_server(), str(repository)
-    subprocess.run(["git", "-C", repo, "commit", "-qm", "start"], check=True)
+    server, repo = git_server(), str(repository)
+    git("-C", repo, "commit", "-qm", "start")
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", "--mcp", "--yes", "--tool", "git_create_branch", "--param", "branch_name",
@@ -152,9 +130,7 @@ def test_most_payloads_rejected_warns_with_the_common_error(
     refused = set()
     for obs in observations:
         name = _text(obs["sent"])
-        check = subprocess.run(
-            ["git", "check-ref-format", "--branch", name], capture_output=True, check=False
-        )
+        check = git("check-ref-format", "--branch", name, check=False)
         if check.returncode != 0:
             refused.add(obs["payload_id"])
     rejected = {o["payload_id"] for o in observations if o["status"] == "rejected"}
@@ -199,7 +175,7 @@ def test_unparsable_replies_as_the_exception_are_a_warning(tmp_path: Path) -> No
     assert 0 < 2 * len(garbled) < 17  # the exception, not the rule
     result = fidelity(
         "probe", "--mcp", "--tool", "echo", "--read", "text", "--families", "quotes",
-        "--json", str(out), "--", *SLOW_STORE, str(calls), "--garble-on", word,
+        "--json", str(out), "--", *key_value_store(calls, "--surrogate-on", word),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     observations = _observations(out)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from _needs import need_executable
+from _support.chromium import FLAGS
 from _support.png import pixels as _pixels
 
 import fidelity
@@ -86,15 +87,7 @@ def _chromium(url: str, *extra: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [
                 binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--hide-scrollbars",
+                *FLAGS,
                 f"--user-data-dir={profile}",
                 *extra,
                 url,

@@ -11,17 +11,15 @@ does run).
 from __future__ import annotations
 
 import re
-import signal
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _support.chromium import Chromium, Page
-from _support.cli import FIDELITY
 from _support.cli import fidelity as run_fidelity
+from _support.cli import start, stop
 from _support.png import colours
+from _support.processes import wait_for
 
 import fidelity
 import probes
@@ -240,19 +238,11 @@ def test_survey_html_writes_the_page_and_prints_the_same_map(tmp_path: Path) -> 
 def test_an_interrupted_survey_still_writes_its_page(tmp_path: Path) -> None:
     page, result = tmp_path / "survey.html", tmp_path / "survey.json"
     chains = ["--chains", "json,pipe,argv,env"]
-    proc = subprocess.Popen(
-        [*FIDELITY, "survey", "--quiet", *chains, "--json", str(result), "--html", str(page)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not result.exists():
-        time.sleep(0.05)
+    proc = start("survey", "--quiet", *chains, "--json", str(result), "--html", str(page))
+    assert wait_for(result.exists, bound=60)
     assert not page.exists()  # written at the end, not after each chain
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    returncode, err = stop(proc)
+    assert returncode == 130, err
     assert "Traceback" not in err
     written = page.read_text(encoding="utf-8")
     columns = re.findall(r'<th class="chain col([^"]*)"[^>]*><span>([^<]+)</span>', written)

@@ -23,10 +23,7 @@ from urllib.parse import quote, unquote
 
 import pytest
 from _needs import need_executable, need_module
-
-from fidelity import compare
-
-Build = Callable[[], tuple[str | bytes, object]]
+from _support.classified import Build, Case, assert_classified, assert_found_anywhere
 
 
 def _nfc(text: str) -> str:
@@ -87,7 +84,7 @@ _ACCENTED = "ÀÉÎÕÜ " * 20000
 _SPACED = "  a \t b\nc  "
 _LETTERS = "abcd"
 
-CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
+CASES: list[Case] = [
     # tab stops other than 8/4/2, found from all the tabs of the value together
     (
         "expandtabs(3)",
@@ -286,11 +283,7 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
 def test_real_chain_is_classified_by_its_bytes(
     label: str, build: Build, expected: tuple[set[str], ...]
 ) -> None:
-    sent, received = build()
-    c = compare(sent, received)
-    assert not c.faithful, f"{label}: the chain did not rewrite {sent!r}"
-    assert c.kinds in expected, c.render()
-    assert c.explained == ("unknown" not in c.kinds), c.render()
+    assert_classified(label, build, expected)
 
 
 @pytest.mark.parametrize("position", ["start", "middle", "end"])
@@ -308,10 +301,4 @@ def test_real_chain_is_classified_by_its_bytes(
 def test_hazard_anywhere(
     position: str, hazard: str, rewrite: Callable[[str], str], kind: str
 ) -> None:
-    body = "plain text her"
-    sent = {"start": hazard + body, "middle": body[:5] + hazard + body[5:], "end": body + hazard}[
-        position
-    ]
-    c = compare(sent, rewrite(sent))
-    assert c.kinds == {kind}, c.render()
-    assert c.explained
+    assert_found_anywhere(position, hazard, rewrite, kind)

@@ -29,6 +29,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 import pytest
 from _needs import need_executable, need_module
+from _support.text import utf16_units
 
 from fidelity import KINDS, compare
 
@@ -109,11 +110,6 @@ def _printed(text: str) -> tuple[str, object]:
     buf = io.StringIO()
     print(text, file=buf)
     return text, buf.getvalue()
-
-
-def _utf16_units(text: str) -> str:
-    data = text.encode("utf-16-le", "surrogatepass")
-    return "".join(chr(u) for u in memoryview(data).cast("H"))
 
 
 def _lib_regex_sub(pattern: str, text: str) -> str:
@@ -483,8 +479,8 @@ CASES: list[Case] = [
         "latin-1 replace",
         lambda: ("Łx", "Łx".encode("latin-1", "replace").decode("latin-1")),
     ),
-    ("encoding.surrogate_split", "utf-16 units", lambda: ("😀", _utf16_units("😀"))),
-    ("encoding.surrogate_split", "utf-16 units text", lambda: ("a🎉b", _utf16_units("a🎉b"))),
+    ("encoding.surrogate_split", "utf-16 units", lambda: ("😀", utf16_units("😀"))),
+    ("encoding.surrogate_split", "utf-16 units text", lambda: ("a🎉b", utf16_units("a🎉b"))),
     (
         "encoding.surrogate_split",
         "joined by utf-16 codec",
@@ -517,7 +513,7 @@ CASES: list[Case] = [
     ),
     ("truncate", "raw bytes", lambda: ("abc€def", "abc€def".encode()[:5])),
     ("truncate", "ctypes C string", lambda: (s := "ab\x00cd", ctypes.c_char_p(s.encode()).value)),
-    ("truncate", "utf-16 cut", lambda: ("a😀b", _utf16_units("a😀b")[:2])),
+    ("truncate", "utf-16 cut", lambda: ("a😀b", utf16_units("a😀b")[:2])),
     # coercion
     ("type.coerced", "yaml octal", lambda: _yaml("010")),
     ("type.coerced", "yaml no", lambda: _yaml("no")),

@@ -38,10 +38,11 @@ from xml.dom import minidom
 
 import pytest
 from _needs import need_executable, need_module
+from _support.classified import Build, Case, assert_classified, assert_found_anywhere
+from _support.text import utf16_units
 
 from fidelity import compare
 
-Build = Callable[[], tuple[str | bytes, object]]
 _TIMEOUT = 20
 
 
@@ -149,22 +150,16 @@ def _xml_attribute(value: str) -> tuple[str, object]:
     return value, root.getAttribute("a")
 
 
-def _utf16_units(text: str) -> str:
-    """UTF-16 code units taken for code points, as a UCS-2 reader does."""
-    data = text.encode("utf-16-le")
-    return "".join(chr(data[k] | data[k + 1] << 8) for k in range(0, len(data), 2))
-
-
 def _cesu8(text: str) -> bytes:
     """CESU-8 / Java's modified UTF-8: each UTF-16 unit encoded on its own."""
-    units = _utf16_units(text)
+    units = utf16_units(text)
     return b"".join(u.encode("utf-8", "surrogatepass") for u in units)
 
 
 _PROSE = ("The quick brown fox jumps over the lazy dog. " * 40 + "\n") * 60  # 108 KiB
 _TR = "DIYARBAKIR \u0130stanbul I\u0131"
 
-CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
+CASES: list[Case] = [
     # ---- node: what JavaScript servers do to a string
     (
         "node TextDecoder windows-1252, undefined bytes as C1",
@@ -379,7 +374,7 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
     ),
     (
         "UTF-16 units as code points, big",
-        lambda: (s := "\U0001f600 " * 30000, _utf16_units(s)),
+        lambda: (s := "\U0001f600 " * 30000, utf16_units(s)),
         ({"encoding.surrogate_split"},),
     ),
     (
@@ -474,11 +469,7 @@ CASES: list[tuple[str, Build, tuple[set[str], ...]]] = [
 def test_stack_is_classified_by_its_bytes(
     label: str, build: Build, expected: tuple[set[str], ...]
 ) -> None:
-    sent, received = build()
-    c = compare(sent, received)
-    assert not c.faithful, f"{label}: the stack did not rewrite the value"
-    assert c.kinds in expected, c.render()
-    assert c.explained == ("unknown" not in c.kinds), c.render()
+    assert_classified(label, build, expected)
 
 
 @pytest.mark.parametrize(
@@ -594,20 +585,14 @@ def test_big_body_declared_latin1(echo_server: int) -> None:
         ("I", lambda t: t.replace("I", "\u0131").lower(), "unicode.case"),
         ("\u20ac", lambda t: t.encode().decode("mac-roman"), "encoding.mojibake"),
         ("\u00e9", lambda t: quote(t, encoding="latin-1"), "escape.url"),
-        ("\U0001f600", _utf16_units, "encoding.surrogate_split"),
+        ("\U0001f600", utf16_units, "encoding.surrogate_split"),
         ("\u00e9", lambda t: str(t.encode())[2:-1], "escape.json"),
     ],
 )
 def test_stack_hazard_anywhere(
     position: str, hazard: str, rewrite: Callable[[str], str], kind: str
 ) -> None:
-    body = "plain text her"
-    sent = {"start": hazard + body, "middle": body[:5] + hazard + body[5:], "end": body + hazard}[
-        position
-    ]
-    c = compare(sent, rewrite(sent))
-    assert c.kinds == {kind}, c.render()
-    assert c.explained, c.render()
+    assert_found_anywhere(position, hazard, rewrite, kind)
 
 
 def test_nfd_stays_nfd_through_unicodedata() -> None:

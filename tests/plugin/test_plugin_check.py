@@ -8,6 +8,17 @@ import sys
 import pytest
 from _support.terminal import assert_terminal_safe as assert_safe_text
 
+#: A Hypothesis test of ``tool.send`` over short texts that may hold U+201C.
+HYPOTHESIS_EDIT = """
+        from hypothesis import given, settings, strategies as st
+        import tool
+
+        @settings(database=None, max_examples=20)
+        @given(st.text(alphabet="ab\\u201c", max_size=5))
+        def test_edit(fidelity, text):
+            fidelity.check(tool.send, text)
+        """
+
 
 def assert_terminal_safe(result: pytest.RunResult) -> None:
     """No raw control, bidi, invisible or odd-space character reached the output lines.
@@ -263,15 +274,7 @@ def test_hypothesis_explanations_keep_user_lines_and_drop_ours(pytester: pytest.
                 return text.replace("\\u201c", '"')
             return text
         """,
-        test_tool="""
-        from hypothesis import given, settings, strategies as st
-        import tool
-
-        @settings(database=None, max_examples=20)
-        @given(st.text(alphabet="ab\\u201c", max_size=5))
-        def test_edit(fidelity, text):
-            fidelity.check(tool.send, text)
-        """,
+        test_tool=HYPOTHESIS_EDIT,
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
@@ -289,17 +292,7 @@ def test_hypothesis_explanations_keep_user_lines_and_drop_ours(pytester: pytest.
 
 
 def test_explanations_only_about_our_code_are_dropped(tool_repo: pytest.Pytester) -> None:
-    tool_repo.makepyfile(
-        test_tool="""
-        from hypothesis import given, settings, strategies as st
-        import tool
-
-        @settings(database=None, max_examples=20)
-        @given(st.text(alphabet="ab\\u201c", max_size=5))
-        def test_edit(fidelity, text):
-            fidelity.check(tool.send, text)
-        """
-    )
+    tool_repo.makepyfile(test_tool=HYPOTHESIS_EDIT)
     result = tool_repo.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*Fa*ing *: test_edit(*"])

@@ -26,8 +26,7 @@ from collections.abc import Callable, Iterable
 
 import pytest
 from _needs import need_module
-from _support.mcp import catalogue
-from _support.servers import PYTHON, SERVERS
+from _support.mcp import catalogue, quote_edit
 
 import fidelity
 import probes
@@ -233,13 +232,6 @@ def test_coercion_hint_quoting_keeps_strings() -> None:
 # -- HTTP ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def reflector() -> object:
-    need_module("starlette")
-    with probes.http_reflector() as running:
-        yield running
-
-
 def test_multipart_filename_hint_form_field_keeps_paths(reflector: probes.HttpReflector) -> None:
     families = ["paths", "quotes"]
     with probes.http(
@@ -299,16 +291,8 @@ def _straighten(text: str) -> str:
 def test_quote_edit_hint_both_sides_normalised_match() -> None:
     """The edit server straightens old_string before searching: with both sides
     normalised (as the hint says), what the tool searched for equals what was sent."""
-    need_module("mcp")
     quotes = tuple(p for p in catalogue() if "quotes" in p.families)
-    with probes.mcp(
-        [PYTHON, str(SERVERS / "mcp_quote_edit.py")],
-        tool="edit",
-        param="old_string",
-        args={"path": "notes.md", "new_string": "x"},
-        read="armored:searched",
-        allow_destructive=True,
-    ) as probe:
+    with quote_edit() as probe:
         broken = fidelity.survey(probe, payloads=quotes)
     hints = {h.kind: h for h in broken.hints()}
     assert hints["quote.straighten"].directions == ("request",)

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from _needs import need, need_module
+from _support.text import has_surrogate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,10 +16,6 @@ import probes
 from fidelity import Status, UsageError
 
 _ANY_CODE_POINT = st.characters(exclude_categories=())  # lone surrogates included
-
-
-def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 def _observe(hop: probes.ChainHop, text: str):  # type: ignore[no-untyped-def]
@@ -30,7 +27,7 @@ def _observe(hop: probes.ChainHop, text: str):  # type: ignore[no-untyped-def]
 def test_json_preserves_everything_without_adjacent_surrogates(text: str) -> None:
     ascii_obs = _observe(probes.json(), text)
     utf8_obs = _observe(probes.json(ensure_ascii=False), text)
-    if not _has_surrogate(text):
+    if not has_surrogate(text):
         assert ascii_obs.status is Status.PRESERVED
         assert utf8_obs.status is Status.PRESERVED
         return

@@ -6,24 +6,12 @@ uvicorn (h11) and Starlette on the server side, over loopback sockets.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from _needs import need_module
 from _support.servers import assert_paced, http_server
 
 import fidelity
 from fidelity import Direction, Payload, Status, UsageError
-
-
-@pytest.fixture(scope="module")
-def reflector() -> Iterator[object]:
-    need_module("starlette")
-    need_module("uvicorn")
-    from probes._http.reflector import http_reflector
-
-    with http_reflector() as running:
-        yield running
 
 
 def payloads(*texts: str) -> list[Payload]:

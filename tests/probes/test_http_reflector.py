@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,16 +14,6 @@ from _needs import need_module
 import fidelity
 from fidelity import Direction, Payload, Status
 from fidelity._core.armor import armor, unarmor
-
-
-@pytest.fixture(scope="module")
-def reflector() -> Iterator[Any]:
-    need_module("starlette")
-    need_module("uvicorn")
-    from probes._http.reflector import http_reflector
-
-    with http_reflector() as running:
-        yield running
 
 
 def raw_request(url: str, method: str, path: str, headers: list[tuple[str, str]]) -> Any:

@@ -8,7 +8,6 @@ the server's own where it matters.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,16 +30,6 @@ def http(url: str, **options: Any) -> HttpProbe:
 
     probe: HttpProbe = probes.http(url, **options)
     return probe
-
-
-@pytest.fixture(scope="module")
-def reflector() -> Iterator[Any]:
-    need_module("starlette")
-    need_module("uvicorn")
-    from probes._http.reflector import http_reflector
-
-    with http_reflector() as running:
-        yield running
 
 
 # --- the counter --------------------------------------------------------------------

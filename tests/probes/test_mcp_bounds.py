@@ -7,17 +7,16 @@ the outcomes are checked: the status or error, the bound named, no process left 
 
 from __future__ import annotations
 
-import os
 import select
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _needs import need_module
 from _support.mcp import silent_port
+from _support.processes import gone, server_pids
 from _support.servers import HOSTILE_MCP, PYTHON, SERVERS
 
 import probes
@@ -32,41 +31,6 @@ HOSTILE = HOSTILE_MCP
 @pytest.fixture(autouse=True)
 def _sdk() -> None:
     need_module("mcp")
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for its reaper counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def _gone(pids: list[int], bound: float = 10.0) -> bool:
-    """Wait (at most ``bound`` seconds) until none of ``pids`` runs."""
-    deadline = time.monotonic() + bound
-    while any(_alive(p) for p in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _pids(path: Path) -> list[int]:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        lines = path.read_text().split() if path.exists() else []
-        if len(lines) == 2:
-            return [int(p) for p in lines]
-        time.sleep(0.02)
-    raise AssertionError(f"the server wrote no pids to {path}")
 
 
 @pytest.fixture
@@ -110,10 +74,10 @@ def test_a_stdio_server_that_never_completes_the_handshake_is_killed(tmp_path: P
     probe = probes.mcp(argv, timeout=0.5)
     with pytest.raises(TargetError, match=r"did not complete the handshake within 2\.5s"):
         probe.list_tools()
-    pids = _pids(pid_file)
+    pids = server_pids(pid_file)
     # The server and the child in its process group are gone (not just the leader: the
     # SDK, seeing the leader dead, would leave the child running).
-    assert _gone(pids), pids
+    assert gone(pids), pids
     probe.close()
 
 
@@ -128,17 +92,17 @@ def test_a_frozen_server_is_killed_after_its_health_check(tmp_path: Path) -> Non
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE, "--freeze-on", "FREEZE", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, timeout=0.5) as probe:
-        pids = _pids(pid_file)
+        pids = server_pids(pid_file)
         frozen = probe.observe("FREEZE")
         # Killed while the probe is still open (it ignores a closed stdin), group and all.
-        assert _gone(pids), pids
+        assert gone(pids), pids
         after = probe.observe("fine")
     assert frozen.status is Status.TIMEOUT
     assert after.status is Status.PRESERVED  # a new server process took over
     assert probe.requests == 2
     # The new server exited in good order when its stdin closed; the child it left
     # behind is stopped too.
-    assert _gone(_pids(pid_file)), _pids(pid_file)
+    assert gone(server_pids(pid_file)), server_pids(pid_file)
 
 
 def test_a_server_that_exits_leaving_a_child_on_its_stdout_is_broken(tmp_path: Path) -> None:
@@ -148,17 +112,17 @@ def test_a_server_that_exits_leaving_a_child_on_its_stdout_is_broken(tmp_path: P
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE, "--crash-after", "0", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, timeout=0.5) as probe:
-        first = _pids(pid_file)
+        first = server_pids(pid_file)
         pid_file.unlink()
         crashed = probe.observe("x")
-        assert _gone(first), first
+        assert gone(first), first
         after = probe.observe("y")  # a new server, which exits again
-        second = _pids(pid_file)
+        second = server_pids(pid_file)
     assert crashed.status is Status.BROKEN
     assert crashed.error_type == "ServerExited"
     assert "exited (status 3)" in crashed.error
     assert after.status is Status.BROKEN
-    assert _gone(second), second
+    assert gone(second), second
 
 
 def test_an_http_server_that_freezes_after_the_handshake(freezing_url: str) -> None:

@@ -11,14 +11,14 @@ two code points) the wire log the server keeps shows what each one sent.
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
 from _needs import need_module
 from _support.mcp import typescript_client
+from _support.processes import gone, server_pids
 from _support.servers import HOSTILE_MCP, SERVERS
+from _support.text import js_string
 
 import probes
 from fidelity import Status, TargetError, UsageError
@@ -35,67 +35,9 @@ def _clients(monkeypatch: pytest.MonkeyPatch) -> None:
     typescript_client(monkeypatch)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return True
-
-
-def _gone(pids: list[int], bound: float = 10.0) -> bool:
-    deadline = time.monotonic() + bound
-    while any(_alive(p) for p in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _pids(path: Path) -> list[int]:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        lines = path.read_text().split() if path.exists() else []
-        if len(lines) == 2:
-            return [int(p) for p in lines]
-        time.sleep(0.02)
-    raise AssertionError(f"the server wrote no pids to {path}")
-
-
 def _calls(log: Path) -> list[bytes]:
     """The raw ``tools/call`` lines the server received, in order."""
     return [line for line in log.read_bytes().splitlines() if b'"tools/call"' in line]
-
-
-def _js_string(text: str) -> bytes:
-    """The bytes of ``JSON.stringify(text)`` as ES2019 writes them (well-formed JSON:
-    lone surrogates escaped), from the UTF-16 code units; written here apart from the
-    driver, to check what went on the wire."""
-    data = text.encode("utf-16-le", "surrogatepass")
-    units = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
-    short = {0x22: b'\\"', 0x5C: b"\\\\", 0x08: b"\\b", 0x0C: b"\\f", 0x0A: b"\\n"}
-    short |= {0x0D: b"\\r", 0x09: b"\\t"}
-    out = [b'"']
-    i = 0
-    while i < len(units):
-        unit = units[i]
-        pair = i + 1 < len(units) and 0xD800 <= unit <= 0xDBFF and 0xDC00 <= units[i + 1] <= 0xDFFF
-        if unit in short:
-            out.append(short[unit])
-        elif unit < 0x20 or (0xD800 <= unit <= 0xDFFF and not pair):
-            out.append(b"\\u%04x" % unit)
-        elif pair:
-            point = 0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00)
-            out.append(chr(point).encode("utf-8"))
-            i += 1
-        else:
-            out.append(chr(unit).encode("utf-8"))
-        i += 1
-    out.append(b'"')
-    return b"".join(out)
 
 
 # -- the same situation, the same status ------------------------------------------------
@@ -152,13 +94,13 @@ def test_a_frozen_server_is_killed_with_its_process_group(client: str, tmp_path:
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE_MCP, "--freeze-on", "FREEZE", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, client=client, timeout=0.5) as probe:
-        pids = _pids(pid_file)
+        pids = server_pids(pid_file)
         frozen = probe.observe("FREEZE")
-        assert _gone(pids), pids  # the server and its child, while the probe is open
+        assert gone(pids), pids  # the server and its child, while the probe is open
         after = probe.observe("fine")
     assert frozen.status is Status.TIMEOUT
     assert after.status is Status.PRESERVED
-    assert _gone(_pids(pid_file))
+    assert gone(server_pids(pid_file))
 
 
 @pytest.mark.parametrize("client", CLIENTS)
@@ -166,9 +108,9 @@ def test_a_server_that_exits_leaving_a_child_on_its_stdout(client: str, tmp_path
     pid_file = tmp_path / "pids"
     argv = [*HOSTILE_MCP, "--crash-after", "0", "--pid-file", str(pid_file), "--child"]
     with probes.mcp(argv, client=client, timeout=0.5) as probe:
-        first = _pids(pid_file)
+        first = server_pids(pid_file)
         crashed = probe.observe("x")
-        assert _gone(first), first
+        assert gone(first), first
     assert crashed.status is Status.BROKEN
     assert crashed.error_type == "ServerExited"
     assert "exited (status 3)" in crashed.error
@@ -188,7 +130,7 @@ def test_a_server_that_never_completes_the_handshake(client: str, tmp_path: Path
     probe = probes.mcp(argv, client=client, timeout=0.5)
     with pytest.raises(TargetError, match=r"did not complete the handshake.* within 2\.5s"):
         probe.list_tools()
-    assert _gone(_pids(pid_file))
+    assert gone(server_pids(pid_file))
     probe.close()
 
 
@@ -209,7 +151,7 @@ def test_the_typescript_client_sends_lone_surrogates_as_escapes(tmp_path: Path) 
     calls = _calls(log)
     assert len(calls) == len(LONE)
     for text, line in zip(LONE, calls, strict=True):
-        assert b'"text":' + _js_string(text) in line, line
+        assert b'"text":' + js_string(text) in line, line
     assert b'"a\\ud800b"' in calls[0]
 
 
@@ -262,7 +204,7 @@ def test_the_typescript_client_is_byte_exact_both_ways(tmp_path: Path) -> None:
         assert obs.status is Status.PRESERVED
         assert obs.received == text
     for text, line in zip(texts, _calls(log), strict=True):
-        assert b'"text":' + _js_string(text) in line
+        assert b'"text":' + js_string(text) in line
         json.loads(line)  # one well-formed message per line
 
 

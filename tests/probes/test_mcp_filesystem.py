@@ -8,7 +8,6 @@ fails when the chain drifts from the committed card.
 
 from __future__ import annotations
 
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _needs import need, need_executable, need_module
-from _support.mcp import NODE_MODULES, catalogue, node_ready
+from _support.mcp import NODE_MODULES, catalogue, node_ready, undated
 
 import fidelity
 import probes
@@ -47,12 +46,6 @@ def survey_filesystem() -> fidelity.Survey:
         return fidelity.survey(probe, payloads=catalogue())
 
 
-def _undated(markdown: str) -> str:
-    return re.sub(r" on \d{4}-\d{2}-\d{2}[^:]*:", " on DATE:", markdown).replace(
-        fidelity.__version__, "VERSION"
-    )
-
-
 @pytest.fixture(scope="module")
 def surveyed() -> fidelity.Survey:
     need_module("mcp")
@@ -79,7 +72,7 @@ def test_write_then_read_through_the_filesystem_server(surveyed: fidelity.Survey
 def test_committed_card_matches(surveyed: fidelity.Survey) -> None:
     current = surveyed.card(name=NAME).to_markdown()
     assert CARD.is_file(), f"missing {CARD}: run python {__file__}"
-    assert _undated(CARD.read_text(encoding="utf-8")) == _undated(current), (
+    assert undated(CARD.read_text(encoding="utf-8")) == undated(current), (
         f"the chain drifted from {CARD.name}; rerun python {__file__} if that is intended"
     )
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from _support.mcp import edit_file_schema
+
 from probes._mcp.inventory import inventory
 from probes._mcp.tools import McpTool
 
@@ -19,29 +21,7 @@ def _tool(name: str, schema: dict[str, Any], annotations: dict[str, Any] | None 
     return McpTool(name=name, input_schema=schema, annotations=annotations or {})
 
 
-EDIT_FILE = _tool(
-    "edit_file",
-    {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "edits": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "oldText": {"type": "string"},
-                        "newText": {"type": "string"},
-                    },
-                    "required": ["oldText", "newText"],
-                },
-            },
-            "dryRun": {"type": "boolean", "default": False},
-        },
-        "required": ["path", "edits"],
-    },
-    {"readOnlyHint": False, "destructiveHint": True},
-)
+EDIT_FILE = _tool("edit_file", edit_file_schema(), {"readOnlyHint": False, "destructiveHint": True})
 GIT_LOG = _tool(
     "git_log",
     {

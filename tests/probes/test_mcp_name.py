@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from _needs import need_module
-from _support.servers import PYTHON, SERVERS
+from _support.servers import QUOTE_EDIT_MCP
 
 import probes
 from probes._mcp.name import target_label
@@ -62,7 +62,7 @@ def test_names_are_terminal_safe() -> None:
 
 def test_probe_name_names_the_server_tool_and_param() -> None:
     need_module("mcp")
-    target = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
+    target = QUOTE_EDIT_MCP
     probe = probes.mcp(target, tool="edit", param="old_string")
     assert probe.name == "mcp stdio mcp_quote_edit.py edit.old_string"
     url = probes.mcp("http://127.0.0.1:51234/mcp", param="text")

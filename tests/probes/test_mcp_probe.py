@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from _needs import need_module
-from _support.servers import HOSTILE_MCP, PYTHON, SERVERS
+from _support.servers import HOSTILE_MCP, QUOTE_EDIT_MCP
 
 import probes
 from fidelity import Direction, Status, UsageError
@@ -160,7 +160,7 @@ def test_unknown_param_names_the_arguments() -> None:
 
 def test_destructive_tool_is_refused_but_listed() -> None:
     # With allow_destructive=True the same tool is surveyed in test_mcp_quote_edit.
-    target = [PYTHON, str(SERVERS / "mcp_quote_edit.py")]
+    target = QUOTE_EDIT_MCP
     args = {"path": "doc.txt", "new_string": "x"}
     probe = probes.mcp(target, tool="edit", param="old_string", args=args)
     try:

@@ -4,29 +4,18 @@ found and named by a survey through probes.mcp, on the request path."""
 from __future__ import annotations
 
 import pytest
-from _needs import need_module
-from _support.mcp import catalogue
-from _support.servers import PYTHON, SERVERS
+from _support.mcp import catalogue, quote_edit
 
 import fidelity
-import probes
 from fidelity import Direction, Status
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def test_quote_straightening_edit_server_is_found_on_the_request_path() -> None:
-    need_module("mcp")
     quotes = tuple(p for p in catalogue() if "quotes" in p.families)
     plain = tuple(p for p in catalogue() if p.families[0] == "scripts")[:3]
-    with probes.mcp(
-        [PYTHON, str(SERVERS / "mcp_quote_edit.py")],
-        tool="edit",
-        param="old_string",
-        args={"path": "notes.md", "new_string": "replacement"},
-        read="armored:searched",
-        allow_destructive=True,
-    ) as probe:
+    with quote_edit() as probe:
         survey = fidelity.survey(probe, payloads=quotes + plain)
     assert "quote.straighten" in survey.kinds
     curly = [o for o in survey.observations if set(o.sent) & set("“”‘’")]

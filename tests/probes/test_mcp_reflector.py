@@ -10,16 +10,13 @@ import pytest
 from _needs import need, need_executable, need_module
 from _support.mcp import catalogue, node_ready, one_per_family
 from _support.servers import SERVERS
+from _support.text import has_surrogate
 
 import fidelity
 import probes
 from fidelity import Direction, Status
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 def _by_direction(survey: fidelity.Survey) -> dict[Direction, list[fidelity.Observation]]:
@@ -38,7 +35,7 @@ def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> N
     for direction, observations in seen.items():
         assert observations, direction
         for obs in observations:
-            if not _has_surrogate(obs.sent):
+            if not has_surrogate(obs.sent):
                 assert obs.status is Status.PRESERVED, (direction, obs.payload_id, obs.error)
             elif direction is Direction.RESPONSE:
                 assert obs.status in response_surrogates, (obs.payload_id, obs.status, obs.error)
@@ -47,7 +44,7 @@ def _check_chain(survey: fidelity.Survey, response_surrogates: set[Status]) -> N
                 assert obs.status is Status.REJECTED, (direction, obs.payload_id, obs.error)
                 assert obs.client_side, obs.error
                 assert "could not encode" in obs.error
-    assert any(_has_surrogate(o.sent) for o in survey.observations)
+    assert any(has_surrogate(o.sent) for o in survey.observations)
 
 
 #: Two of the surrogate payloads (each one costs a reflector restart over stdio).
@@ -60,7 +57,7 @@ def test_python_reflector_over_stdio() -> None:
     from probes._mcp.reflector import builtin_targets
 
     target = next(t for t in builtin_targets() if t.name == "mcp.stdio")
-    payloads = tuple(p for p in catalogue() if not _has_surrogate(p.text))
+    payloads = tuple(p for p in catalogue() if not has_surrogate(p.text))
     payloads += tuple(p for p in catalogue() if p.id in SURROGATES)
     with target.open() as probe:
         assert isinstance(probe, probes.McpProbe)
@@ -103,7 +100,7 @@ def test_python_reflector_over_streamable_http() -> None:
     # Over HTTP the server escapes the lone surrogate; the Python client cannot parse it:
     # a reply it cannot parse is a protocol failure of the chain (broken).
     _check_chain(survey, {Status.BROKEN})
-    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
+    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if has_surrogate(o.sent)]
     assert response
     assert all(o.error_type == "UnparsableReply" for o in response)
     assert all("Invalid JSON" in o.error for o in response)
@@ -121,7 +118,7 @@ def test_typescript_reflector_over_stdio() -> None:
     # points arrives back as the one astral character; a lone surrogate is written as a
     # JSON escape that the Python client cannot parse (it drops the line).
     _check_chain(survey, {Status.BROKEN, Status.TRANSFORMED})
-    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if _has_surrogate(o.sent)]
+    response = [o for o in _by_direction(survey)[Direction.RESPONSE] if has_surrogate(o.sent)]
     joined = [o for o in response if o.status is Status.TRANSFORMED]
     lone = [o for o in response if o.status is Status.BROKEN]
     assert joined

@@ -8,6 +8,7 @@ server-memory's create_entities, mcp-server-git's nullable strings), copied in s
 from __future__ import annotations
 
 import pytest
+from _support.mcp import edit_file_schema
 
 from fidelity import UsageError
 from probes._mcp.calls import choose_param, plan_calls
@@ -17,22 +18,7 @@ from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason
 from probes._payload.placeholders import Filled, TextTemplate
 
-EDIT_FILE = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "edits": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
-                "required": ["oldText", "newText"],
-            },
-        },
-        "dryRun": {"type": "boolean", "default": False},
-    },
-    "required": ["path", "edits"],
-}
+EDIT_FILE = edit_file_schema()
 CREATE_ENTITIES = {
     "type": "object",
     "properties": {

@@ -1,37 +1,66 @@
 """A misbehaving MCP stdio server, written by hand so it can misbehave precisely.
 
 It speaks line-delimited JSON-RPC (legacy handshake; ``server/discover`` is answered
-"method not found") and offers ``echo(text)`` (annotated read-only unless
-``--echo-annotations`` says otherwise), ``store(path, content)`` annotated destructive,
-and ``ping_tool()`` annotated read-only. Flags, combinable:
+"method not found"; what it says as mcp_http_hostile.py says it over HTTP is in
+mcp_wire.py). Flags, combinable.
 
+The tools it lists:
+
+- by default ``echo(text)`` (annotated read-only unless ``--echo-annotations`` says
+  otherwise), ``store(path, content)`` annotated destructive, and ``ping_tool()``
+  annotated read-only;
 - ``--echo-annotations readonly|destructive|none``: how ``echo`` is annotated;
-- ``--crash-after N``: exit without answering the (N+1)-th ``tools/call``;
+- ``--store``: a key-value store instead: ``put(key, value)`` annotated destructive (not
+  idempotent) stores ``value`` under ``key`` and answers ``stored: VALUE``;
+  ``put_idempotent(key, value)`` the same, annotated ``idempotentHint: true``;
+  ``get(key)``, read-only, answers the value stored under ``key`` (an error if none);
+  ``echo(text)``, read-only;
+- ``--tools JSON``: this ``tools/list`` answer instead, verbatim (names may repeat,
+  annotations may be missing or odd); a call answers all its arguments as the
+  structured content too, and a tool named ``reject`` answers ``isError`` (``refused``);
+- ``--many-tools N``: N more tools (``tool00000``...), each with a long name, many
+  arguments and a long description.
+
+A call's text is its ``text``, ``content`` or ``value`` argument, else its first string
+argument, else ``pong``; the call answers it (``echo``) unless a flag below says
+otherwise. What it writes down:
+
+- ``--calls PATH``: append ``NAME TEXT`` (the text JSON-encoded) and a newline to PATH
+  when a ``tools/call`` arrives, before acting on it (``_support.servers.calls_made`` reads
+  them), so a test counts the calls a probe made apart from the probe's own account;
 - ``--arrivals PATH``: append to PATH when each ``tools/call`` arrives (this process's
   ``time.monotonic()``, one per line);
-- ``--noise``: before each answer, write a non-protocol line, a line with an ESC
-  sequence and a bidi override, and a line of invalid UTF-8 on stdout;
+- ``--wire-log PATH``: append every line received, byte for byte, to PATH;
 - ``--log-stderr``: write every received text raw to stderr;
-- ``--surrogate-reply``: answer every call with the JSON escape of a lone surrogate;
-- ``--reject``: answer every call ``isError`` with the received text, raw;
-- ``--mangle``: answer with the text minus its second code point;
+- ``--pid-file PATH``: write this process's pid to PATH, and with ``--child`` also the
+  pid of a child process it starts (which never exits by itself), one per line.
+
+How it misbehaves:
+
+- ``--crash-after N``: exit without answering the (N+1)-th ``tools/call``;
 - ``--hang``: on the first ``tools/call``, stop reading and answering for good;
-- ``--hang-on WORD``: never answer a call whose text contains WORD (keep reading);
+- ``--hang-on WORD``: never answer a call whose text contains WORD, but carry it out
+  (a ``put`` stores its value), and keep reading and answering the rest (``tools/list``
+  included, so a client's health check passes);
+- ``--lose-on WORD``: the same, without carrying the call out (a ``put`` stores nothing);
 - ``--mute-on WORD``: once a call's text contains WORD, answer nothing more (not even
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
   for good (a closed stdin does not end it either: only a signal does);
 - ``--stall``: freeze at start-up, before the handshake;
-- ``--pid-file PATH``: write this process's pid to PATH, and with ``--child`` also the
-  pid of a child process it starts (which never exits by itself), one per line;
-- ``--call-file PATH``: create PATH when a ``tools/call`` arrives (before acting on it);
+- ``--noise``: before each answer, write a non-protocol line, a line with an ESC
+  sequence and a bidi override, and a line of invalid UTF-8 on stdout;
+- ``--surrogate-reply``: answer every call with the JSON escape of a lone surrogate, a
+  reply the Python client library cannot parse; ``--surrogate-on WORD``: only a call
+  whose text contains WORD;
+- ``--mangle``: answer with the text minus its second code point;
+- ``--reject``: answer every call ``isError`` with the received text, raw;
 - ``--big-reply N``: answer every call with a text of N bytes (``x``), written in
   pieces so the server never holds it whole;
 - ``--deep-reply N``: answer every call with a result whose ``structuredContent``
   nests N arrays deep;
-- ``--many-tools N``: list N more tools (``tool00000``...), each with a long
-  name, many arguments and a long description;
-- ``--wire-log PATH``: append every line received, byte for byte, to PATH.
+- ``--delay S``: answer every call S seconds late (a slow server, to interrupt a run in
+  the middle).
 """
 
 from __future__ import annotations
@@ -43,23 +72,19 @@ import sys
 import time
 from typing import Any
 
+from mcp_wire import ECHO, answer, big_reply, deep_reply, option
+
+_READ_ONLY = {"readOnlyHint": True}
 _ANNOTATIONS = {
-    "readonly": {"readOnlyHint": True},
+    "readonly": _READ_ONLY,
     "destructive": {"destructiveHint": True, "readOnlyHint": False},
     "none": None,
 }
+_STRING = {"type": "string"}
 
 
 def _tools(echo_annotations: str) -> list[dict[str, Any]]:
-    echo: dict[str, Any] = {
-        "name": "echo",
-        "description": "Return the text.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-    }
+    echo = dict(ECHO)
     if _ANNOTATIONS[echo_annotations] is not None:
         echo["annotations"] = _ANNOTATIONS[echo_annotations]
     return [
@@ -69,7 +94,7 @@ def _tools(echo_annotations: str) -> list[dict[str, Any]]:
             "description": "Overwrite a file.",
             "inputSchema": {
                 "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "properties": {"path": _STRING, "content": _STRING},
                 "required": ["path", "content"],
             },
             "annotations": _ANNOTATIONS["destructive"],
@@ -78,13 +103,45 @@ def _tools(echo_annotations: str) -> list[dict[str, Any]]:
             "name": "ping_tool",
             "description": "Answer pong.",
             "inputSchema": {"type": "object", "properties": {}},
-            "annotations": _ANNOTATIONS["readonly"],
+            "annotations": _READ_ONLY,
         },
     ]
 
 
+def _put(name: str, description: str, idempotent: bool) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {"key": _STRING, "value": _STRING},
+            "required": ["key", "value"],
+        },
+        "annotations": {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": idempotent,
+        },
+    }
+
+
+_STORE_TOOLS = [
+    _put("put", "Store a value under a key.", False),
+    _put(
+        "put_idempotent", "Store a value under a key (the same call twice stores the same).", True
+    ),
+    {
+        "name": "get",
+        "description": "The value stored under a key.",
+        "inputSchema": {"type": "object", "properties": {"key": _STRING}, "required": ["key"]},
+        "annotations": _READ_ONLY,
+    },
+    {**ECHO, "annotations": _READ_ONLY},
+]
+
+
 def _many_tools(count: int) -> list[dict[str, Any]]:
-    properties = {f"argument_{i:02d}": {"type": "string"} for i in range(30)}
+    properties = {f"argument_{i:02d}": _STRING for i in range(30)}
     return [
         {
             "name": f"tool{i:05d}_" + "n" * 200,
@@ -95,25 +152,25 @@ def _many_tools(count: int) -> list[dict[str, Any]]:
     ]
 
 
-def _send_big(out: Any, mid: object, size: int) -> None:
-    """A reply whose text is ``size`` bytes, written a piece at a time."""
-    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text"}]}})
-    out.write(head[: -len("}]}}")].encode("ascii") + b', "text": "')
-    piece = b"x" * 65536
-    left = size
-    while left > 0:
-        out.write(piece[:left])
-        left -= len(piece)
-    out.write(b'"}]}}\n')
-    out.flush()
+def _text(arguments: dict[str, Any]) -> str:
+    """A call's text: its ``text``, ``content`` or ``value`` argument, else its first
+    string argument, else ``pong``."""
+    for name in ("text", "content", "value"):
+        if name in arguments:
+            value = arguments[name]
+            return value if isinstance(value, str) else str(value)
+    return next((v for v in arguments.values() if isinstance(v, str)), "pong")
 
 
-def _send_deep(out: Any, mid: object, depth: int) -> None:
-    """A reply whose ``structuredContent`` nests ``depth`` arrays."""
-    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": []}})
-    body = b'"structuredContent": {"v": ' + b"[" * depth + b"]" * depth + b"}"
-    out.write(head[:-2].encode("ascii") + b", " + body + b"}}\n")
-    out.flush()
+def _kept(store: dict[str, str], name: str, arguments: dict[str, Any], text: str) -> str:
+    """What a call to the key-value store does: ``put`` stores and answers ``stored: …``,
+    ``get`` answers the value (KeyError when there is none), ``echo`` the text."""
+    if name in ("put", "put_idempotent"):
+        store[arguments["key"]] = text
+        return f"stored: {text}"
+    if name == "get":
+        return store[arguments.get("key", "")]
+    return text
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
@@ -128,28 +185,35 @@ def _freeze() -> None:
         time.sleep(3600)
 
 
-def _option(argv: list[str], name: str) -> str | None:
-    return argv[argv.index(name) + 1] if name in argv else None
+def _matches(word: str | None, text: str) -> bool:
+    return word is not None and word in text
 
 
 def main(argv: list[str]) -> int:
-    crash_after = int(_option(argv, "--crash-after") or -1)
-    arrivals = _option(argv, "--arrivals")
+    crash_after = int(option(argv, "--crash-after") or -1)
+    calls_file, arrivals = option(argv, "--calls"), option(argv, "--arrivals")
     noise = "--noise" in argv
     log_stderr = "--log-stderr" in argv
-    surrogate = "--surrogate-reply" in argv
+    surrogate, surrogate_on = "--surrogate-reply" in argv, option(argv, "--surrogate-on")
     reject = "--reject" in argv
     mangle = "--mangle" in argv
     hang = "--hang" in argv
-    hang_on = _option(argv, "--hang-on")
-    mute_on = _option(argv, "--mute-on")
-    freeze_on = _option(argv, "--freeze-on")
-    tools = _tools(_option(argv, "--echo-annotations") or "readonly")
-    tools += _many_tools(int(_option(argv, "--many-tools") or 0))
-    big = int(_option(argv, "--big-reply") or -1)
-    deep = int(_option(argv, "--deep-reply") or 0)
-    pid_file = _option(argv, "--pid-file")
-    call_file = _option(argv, "--call-file")
+    hang_on, lose_on = option(argv, "--hang-on"), option(argv, "--lose-on")
+    mute_on = option(argv, "--mute-on")
+    freeze_on = option(argv, "--freeze-on")
+    given = option(argv, "--tools")
+    store: dict[str, str] | None = {} if "--store" in argv else None
+    if given is not None:
+        tools = json.loads(given)
+    elif store is not None:
+        tools = list(_STORE_TOOLS)
+    else:
+        tools = _tools(option(argv, "--echo-annotations") or "readonly")
+    tools += _many_tools(int(option(argv, "--many-tools") or 0))
+    big = int(option(argv, "--big-reply") or -1)
+    deep = int(option(argv, "--deep-reply") or 0)
+    delay = float(option(argv, "--delay") or 0)
+    pid_file = option(argv, "--pid-file")
     if pid_file is not None:
         pids = [os.getpid()]
         if "--child" in argv:
@@ -162,7 +226,7 @@ def main(argv: list[str]) -> int:
     muted = False
     out = sys.stdout.buffer
     calls = 0
-    wire_log = _option(argv, "--wire-log")
+    wire_log = option(argv, "--wire-log")
     for raw in sys.stdin.buffer:
         if wire_log is not None:
             with open(wire_log, "ab") as log:
@@ -171,72 +235,69 @@ def main(argv: list[str]) -> int:
             message = json.loads(raw)
         except ValueError:
             continue
-        method, mid = message.get("method"), message.get("id")
+        mid = message.get("id")
         if mid is None or muted:
             continue  # a notification, or the server went mute
-        params = message.get("params") or {}
-        if method == "initialize":
-            result: dict[str, Any] = {
-                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "hostile", "version": "0"},
-            }
-        elif method == "tools/list":
-            result = {"tools": tools}
-        elif method == "ping":
-            result = {}
-        elif method == "tools/call":
-            if arrivals is not None:
-                with open(arrivals, "a", encoding="ascii") as f:
-                    f.write(f"{time.monotonic()!r}\n")
-            arguments = params.get("arguments") or {}
-            text = arguments.get("text", arguments.get("content", "pong"))
-            text = text if isinstance(text, str) else str(text)
-            if call_file is not None:
-                with open(call_file, "a", encoding="ascii") as f:
-                    f.write("call\n")
-            if log_stderr:
-                sys.stderr.buffer.write(
-                    b"received: " + text.encode("utf-8", "surrogatepass") + b"\n"
-                )
-                sys.stderr.buffer.flush()
-            if calls == crash_after:
-                return 3
-            calls += 1
-            if hang or (freeze_on is not None and freeze_on in text):
-                _freeze()
-            if hang_on is not None and hang_on in text:
-                continue
-            if mute_on is not None and mute_on in text:
-                muted = True
-                continue
-            if noise:
-                out.write(b"this is not JSON-RPC\n")
-                out.write(b"\x1b[2J\x1b[31mred \xe2\x80\xae override\n")
-                out.write(b"\xff\xfe invalid utf-8 \xc3\x28\n")
-                out.flush()
-            if big >= 0:
-                _send_big(out, mid, big)
-                continue
-            if deep:
-                _send_deep(out, mid, deep)
-                continue
-            if surrogate:
-                text = "a\ud800b"
-            elif mangle:
-                text = text[:1] + text[2:]
-            shown = f"refused: {text}" if reject else text
-            result = {"content": [{"type": "text", "text": shown}], "isError": reject}
-        else:
-            _send(
-                out,
-                {
-                    "jsonrpc": "2.0",
-                    "id": mid,
-                    "error": {"code": -32601, "message": f"method not found: {method}"},
-                },
-            )
+        if message.get("method") != "tools/call":
+            _send(out, answer(message, tools, "hostile"))
             continue
+        params = message.get("params") or {}
+        name = params.get("name")
+        arguments = params.get("arguments") or {}
+        text = _text(arguments)
+        if arrivals is not None:
+            with open(arrivals, "a", encoding="ascii") as f:
+                f.write(f"{time.monotonic()!r}\n")
+        if calls_file is not None:
+            with open(calls_file, "a", encoding="utf-8") as f:
+                f.write(f"{name} {json.dumps(text)}\n")
+        if log_stderr:
+            sys.stderr.buffer.write(b"received: " + text.encode("utf-8", "surrogatepass") + b"\n")
+            sys.stderr.buffer.flush()
+        if calls == crash_after:
+            return 3
+        calls += 1
+        if hang or _matches(freeze_on, text):
+            _freeze()
+        reply, error = text, False
+        if _matches(lose_on, text):
+            continue  # never carried out, never answered
+        if store is not None:
+            try:
+                reply = _kept(store, name, arguments, text)
+            except KeyError:
+                reply, error = f"no key {arguments.get('key', '')}", True
+        elif given is not None and name == "reject":
+            reply, error = "refused", True
+        if _matches(hang_on, text):
+            continue  # carried out, never answered
+        if _matches(mute_on, text):
+            muted = True
+            continue
+        if noise:
+            out.write(b"this is not JSON-RPC\n")
+            out.write(b"\x1b[2J\x1b[31mred \xe2\x80\xae override\n")
+            out.write(b"\xff\xfe invalid utf-8 \xc3\x28\n")
+            out.flush()
+        if big >= 0:
+            out.writelines(big_reply(mid, big))
+            out.write(b"\n")
+            out.flush()
+            continue
+        if deep:
+            out.write(deep_reply(mid, deep) + b"\n")
+            out.flush()
+            continue
+        if surrogate or _matches(surrogate_on, text):
+            reply = "a\ud800b"  # written as the escape \\ud800 (ensure_ascii)
+        elif mangle:
+            reply = reply[:1] + reply[2:]
+        if reject:
+            reply, error = f"refused: {reply}", True
+        result: dict[str, Any] = {"content": [{"type": "text", "text": reply}], "isError": error}
+        if given is not None and not error:
+            result["structuredContent"] = arguments
+        time.sleep(delay)
         _send(out, {"jsonrpc": "2.0", "id": mid, "result": result})
     return 0
 

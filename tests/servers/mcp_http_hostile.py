@@ -2,8 +2,9 @@
 
 Binds 127.0.0.1 on an OS-assigned port and prints ``listening on http://127.0.0.1:PORT/mcp``
 (flushed). It speaks JSON-RPC over ``POST /mcp`` (legacy handshake, JSON bodies;
-``server/discover`` is answered "method not found"; no session id, no ``GET`` stream)
-and offers ``echo(text)``, annotated read-only. Flags:
+``server/discover`` is answered "method not found"; no session id, no ``GET`` stream:
+what it says as mcp_hostile.py says it over stdio is in mcp_wire.py) and offers
+``echo(text)``, annotated read-only. Flags:
 
 - ``--big-reply N``: answer every call with a text of N bytes (``x``), streamed in
   pieces so the server never holds it whole; with ``--sse`` as one server-sent event,
@@ -13,6 +14,7 @@ and offers ``echo(text)``, annotated read-only. Flags:
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import sys
@@ -21,51 +23,26 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
+from mcp_wire import ECHO, answer, big_reply, deep_reply, option
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-_PIECE = 65536
-_ECHO = {
-    "name": "echo",
-    "description": "Return the text.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-    "annotations": {"readOnlyHint": True},
-}
-
-
-def _option(argv: list[str], name: str) -> str | None:
-    return argv[argv.index(name) + 1] if name in argv else None
+_ECHO = {**ECHO, "annotations": {"readOnlyHint": True}}
 
 
 def _big_body(mid: object, size: int, sse: bool, gzip: bool) -> Any:
-    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text"}]}})
-    opening = head[: -len("}]}}")].encode("ascii") + b', "text": "'
-    closing = b'"}]}}'
+    parts = big_reply(mid, size)
     if sse:
-        opening = b"event: message\ndata: " + opening
-        closing += b"\n\n"
+        parts = itertools.chain([b"event: message\ndata: "], parts, [b"\n\n"])
 
     async def pieces() -> AsyncIterator[bytes]:
         packer = zlib.compressobj(wbits=31) if gzip else None
-        left = size
-        for part in (opening, None, closing):
-            chunks: list[bytes] = []
-            if part is not None:
-                chunks.append(part)
-            else:
-                while left > 0:
-                    chunks.append(b"x" * min(left, _PIECE))
-                    left -= _PIECE
-            for chunk in chunks:
-                data = packer.compress(chunk) if packer is not None else chunk
-                if data:
-                    yield data
+        for chunk in parts:
+            data = packer.compress(chunk) if packer is not None else chunk
+            if data:
+                yield data
         if packer is not None:
             yield packer.flush()
 
@@ -74,15 +51,9 @@ def _big_body(mid: object, size: int, sse: bool, gzip: bool) -> Any:
     return StreamingResponse(pieces(), media_type=media, headers=headers)
 
 
-def _deep_body(mid: object, depth: int) -> Response:
-    head = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"content": []}})
-    body = b'"structuredContent": {"v": ' + b"[" * depth + b"]" * depth + b"}"
-    return Response(head[:-2].encode("ascii") + b", " + body + b"}}", media_type="application/json")
-
-
 def app(argv: list[str]) -> Starlette:
-    big = int(_option(argv, "--big-reply") or -1)
-    deep = int(_option(argv, "--deep-reply") or 0)
+    big = int(option(argv, "--big-reply") or -1)
+    deep = int(option(argv, "--deep-reply") or 0)
     sse, gzip = "--sse" in argv, "--gzip" in argv
 
     async def mcp(request: Request) -> Any:
@@ -92,27 +63,15 @@ def app(argv: list[str]) -> Starlette:
         method, mid = message.get("method"), message.get("id")
         if mid is None:
             return Response(status_code=202)
-        params = message.get("params") or {}
-        if method == "initialize":
-            result: dict[str, Any] = {
-                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "hostile-http", "version": "0"},
-            }
-        elif method == "tools/list":
-            result = {"tools": [_ECHO]}
-        elif method == "ping":
-            result = {}
-        elif method == "tools/call" and big >= 0:
+        if method != "tools/call":
+            return JSONResponse(answer(message, [_ECHO], "hostile-http"))
+        if big >= 0:
             return _big_body(mid, big, sse, gzip)
-        elif method == "tools/call" and deep:
-            return _deep_body(mid, deep)
-        elif method == "tools/call":
-            text = (params.get("arguments") or {}).get("text", "")
-            result = {"content": [{"type": "text", "text": text}], "isError": False}
-        else:
-            error = {"code": -32601, "message": f"method not found: {method}"}
-            return JSONResponse({"jsonrpc": "2.0", "id": mid, "error": error})
+        if deep:
+            body = deep_reply(mid, deep)
+            return Response(body, media_type="application/json")
+        text = ((message.get("params") or {}).get("arguments") or {}).get("text", "")
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
         return JSONResponse({"jsonrpc": "2.0", "id": mid, "result": result})
 
     return Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])])

@@ -3,8 +3,8 @@
 ``python mcp_tee.py CALLS_FILE -- COMMAND ARGS...`` starts the server command and
 forwards bytes both ways unchanged (stderr too); each line the client sends that is a
 ``tools/call`` request appends the tool's name and a newline to ``CALLS_FILE`` before it
-is forwarded. So a test counts the calls a probe made to a server it did not write,
-apart from the probe's own account.
+is forwarded (``_support.servers.called`` reads them). So a test counts the calls a
+probe made to a server it did not write, apart from the probe's own account.
 """
 
 from __future__ import annotations
