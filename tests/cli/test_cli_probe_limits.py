@@ -11,16 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from _needs import need_module
 from _support.cli import fidelity
 from _support.servers import HOSTILE_MCP
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 def test_a_reply_past_max_reply_ends_its_call_broken_in_one_sentence(tmp_path: Path) -> None:

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from _needs import need_module
 from _support.cli import fidelity, start, stop
 from _support.processes import wait_for
 from _support.servers import HOSTILE_MCP
@@ -26,9 +25,7 @@ from fidelity._report.results import ResultWriter
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 def _probe(

@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from _needs import need_module
 from _support.cli import start, stop
 from _support.processes import alive, gone, server_pids, wait_for
 from _support.servers import HOSTILE_MCP
@@ -22,9 +21,7 @@ from _support.servers import HOSTILE_MCP
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 def _probe_until_called(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen[str], list[int]]:

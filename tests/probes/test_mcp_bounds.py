@@ -28,9 +28,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 HOSTILE = HOSTILE_MCP
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 @pytest.fixture

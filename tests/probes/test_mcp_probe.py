@@ -19,9 +19,7 @@ HOSTILE = HOSTILE_MCP
 RAW = ("\x1b", "\u202e", "\ufffd", "\udc80")
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 @pytest.fixture(scope="module")

@@ -24,9 +24,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PAST_DEFAULT = DEFAULT_MAX_REPLY + 1024
 
 
-@pytest.fixture(autouse=True)
-def _sdk() -> None:
-    need_module("mcp")
+pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 def _broken_by_size(observation: probes.Observation, limit: str) -> None:
