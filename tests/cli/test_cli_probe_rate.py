@@ -44,3 +44,21 @@ def test_mcp_tool_calls_are_paced(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("7 payloads: 7 preserved;"), result.stdout
     assert_paced([float(line) for line in log.read_text().split()], RATE)
+
+
+def test_the_calibration_call_is_paced_too(tmp_path: Path) -> None:
+    # Without --read, a calibration call locates the read-back before the payloads: it
+    # is a call like the others, so the first payload waits its interval after it.
+    need_module("mcp")
+    log = tmp_path / "arrivals.txt"
+    result = fidelity(
+        "probe", "--families", "quotes", "--max-requests", "7", "--rate", str(RATE),
+        "--quiet", "--mcp", "--", *HOSTILE_MCP, "--arrivals", str(log),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    arrivals = [float(line) for line in log.read_text().split()]
+    assert len(arrivals) == 7  # the calibration call and six payloads
+    assert_paced(arrivals, RATE)
+    # The second call leaves at least 1/R after the first one ended, so it arrives at
+    # least 1/R after the first arrived (one clock: both are this machine's monotonic).
+    assert arrivals[1] - arrivals[0] >= 1 / RATE, arrivals

@@ -204,7 +204,8 @@ def _run_open(
     name = card_name(sub, probe)
     target: Any = probe
     if sub.rate is not None:
-        target = RateLimited(probe, sub.rate, per_payload)
+        # The calibration call, or the parameter before, has just called the server.
+        target = RateLimited(probe, sub.rate, per_payload, just_called=True)
     seen: list[Observation] = []
     try:
         swept = sweep(

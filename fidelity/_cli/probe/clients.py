@@ -138,7 +138,8 @@ def _survey_one(
 
     target = probe
     if plan.rate is not None:
-        target = RateLimited(probe, plan.rate, calls_per_payload(plan, probe))
+        # The clients run one after another: the one before (or the calibration) just called.
+        target = RateLimited(probe, plan.rate, calls_per_payload(plan, probe), just_called=True)
     try:
         swept = sweep(
             plan,

@@ -57,13 +57,20 @@ _FAILED = (Status.BROKEN, Status.TIMEOUT)
 
 
 class RateLimited(Probe):
-    """Space the observations of ``inner`` so it sends at most ``rate`` calls a second."""
+    """Space the observations of ``inner`` so it sends at most ``rate`` calls a second.
 
-    def __init__(self, inner: Probe, rate: float, calls_per_observation: int = 1) -> None:
+    ``just_called``: calls were made around the limiter just before (the calibration
+    call, another parameter's or client's run), so the first observation waits its
+    interval too.
+    """
+
+    def __init__(
+        self, inner: Probe, rate: float, calls_per_observation: int = 1, *, just_called: bool
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self.interval = calls_per_observation / rate
-        self._next = 0.0
+        self._next = time.monotonic() + self.interval if just_called else 0.0
 
     def _wait(self) -> None:
         now = time.monotonic()
@@ -333,7 +340,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     setup = probe.setup
     target: Probe = probe
     if plan.rate is not None and plan.is_mcp:
-        target = RateLimited(probe, plan.rate, per_payload)
+        target = RateLimited(probe, plan.rate, per_payload, just_called=calibrating)
 
     def partial(seen: Sequence[Observation]) -> Survey:
         return survey_of(plan, probe.name, seen, examples, name=name)
