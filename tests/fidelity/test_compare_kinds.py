@@ -305,6 +305,14 @@ CASES: list[Case] = [
         ),
     ),
     ("invisible.removed", "ftfy mid BOM", lambda: _ftfy_fix("remove_control_chars", "a\ufeffb")),
+    (
+        "invisible.removed",
+        "regex variation selector",
+        lambda: (
+            "I \u2764\ufe0f it",
+            _lib_regex_sub(r"\p{Variation_Selector}", "I \u2764\ufe0f it"),
+        ),
+    ),
     ("control.removed", "ftfy", lambda: _ftfy_fix("remove_control_chars", "a\x01b\x7f")),
     (
         "control.removed",
@@ -392,6 +400,7 @@ CASES: list[Case] = [
     ("escape.json", "json.dumps inner", lambda: ("“q”\n", json.dumps("“q”\n")[1:-1])),
     ("escape.json", "json.dumps quoted", lambda: ("a\tb", json.dumps("a\tb"))),
     ("escape.json", "repr", lambda: ("x\x01y", repr("x\x01y")[1:-1])),
+    ("escape.json", "json.dumps astral pairs", lambda: ("😀😀", json.dumps("😀😀")[1:-1])),
     ("escape.html", "html.escape", lambda: ('a & <b> "c"', html.escape('a & <b> "c"'))),
     ("escape.html", "xml escape", lambda: ("x<y>&z", xml_escape("x<y>&z"))),
     (
@@ -483,6 +492,16 @@ CASES: list[Case] = [
         "latin-1 replace",
         lambda: ("Łx", "Łx".encode("latin-1", "replace").decode("latin-1")),
     ),
+    (
+        "encoding.question_mark",
+        "utf-16 units ascii replace",  # one ? per UTF-16 unit, as a Java/JS string gives
+        lambda: ("a😀b", _utf16_units("a😀b").encode("ascii", "replace").decode()),
+    ),
+    (
+        "encoding.surrogate_split",
+        "lone low surrogate dropped",  # U+DFFF, the last surrogate
+        lambda: ("a\udfffb", "a\udfffb".encode("utf-8", "ignore").decode()),
+    ),
     ("encoding.surrogate_split", "utf-16 units", lambda: ("😀", _utf16_units("😀"))),
     ("encoding.surrogate_split", "utf-16 units text", lambda: ("a🎉b", _utf16_units("a🎉b"))),
     (
@@ -561,3 +580,11 @@ def test_unexplained_is_unknown_with_code_points(sent: str, received: str) -> No
     assert not c.explained
     unknown = [t for t in c.transformations if t.kind == "unknown"]
     assert all("U+" in t.detail for t in unknown)
+
+
+def test_more_replacement_characters_than_utf8_bytes_is_unknown() -> None:
+    # A decoder writes at most one U+FFFD per byte: two for the one-byte "b" are no
+    # decoding's work.
+    c = compare("abc", "a\ufffd\ufffdc")
+    assert c.kinds == {"unknown"}
+    assert not c.explained

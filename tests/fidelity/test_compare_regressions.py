@@ -249,3 +249,24 @@ def test_whitespace_that_shifts_is_realigned_after_many_unknown_edits() -> None:
     tail = [t for t in comparison.transformations if t.sent_start >= len(words)]
     assert {t.kind for t in tail} == {"unicode.case", "whitespace.to_space"}, comparison.render()
     assert {t.kind for t in comparison.transformations} - {t.kind for t in tail} == {"unknown"}
+
+
+# -- a hunk is whole grapheme clusters ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sent", "received", "cluster"),
+    [
+        # The edit is after a ZWJ: the whole emoji sequence is shown, not its last part.
+        ("a\U0001f469\u200d\U0001f4bbb", "a\U0001f469\u200d\U0001f52cb", 3),
+        # The edit is the second of two combining marks on one letter.
+        ("xe\u0301\u0302y", "xe\u0301\u0303y", 3),
+    ],
+)
+def test_an_edit_inside_a_cluster_covers_the_whole_cluster(
+    sent: str, received: str, cluster: int
+) -> None:
+    c = fidelity.compare(sent, received)
+    (t,) = c.transformations
+    assert t.kind == "unknown"
+    assert (t.sent, t.received) == (sent[1 : 1 + cluster], received[1 : 1 + cluster])

@@ -50,6 +50,18 @@ def test_truncate_detail_names_nul() -> None:
     assert t.detail.endswith(", nul")
 
 
+def test_truncate_detail_counts_the_half_of_a_pair_left_at_a_utf16_cut() -> None:
+    # A UTF-16 string cut between the two units of a pair keeps the high surrogate:
+    # the cut is after 2 characters, 2 UTF-8 bytes, and 3 UTF-16 units.
+    sent = "ab\U0001f600cd"
+    received = sent.encode("utf-16-le")[:6].decode("utf-16-le", "surrogatepass")
+    assert received == "ab\ud83d"
+    c = compare(sent, received)
+    (t,) = c.transformations
+    assert t.kind == "truncate"
+    assert t.detail == "2 chars, 2 UTF-8 bytes, 3 UTF-16 units"
+
+
 def test_lone_surrogates_on_both_sides() -> None:
     assert compare("a\udc80b", "a\udc80b").faithful
     c = compare("a\ud83db", "a\ufffdb")
