@@ -499,6 +499,14 @@ CASES: list[Case] = [
     ),
     (
         "encoding.surrogate_split",
+        "U+10000 joined by utf-16 codec",  # the first pair: U+D800 U+DC00
+        lambda: (
+            "\ud800\udc00",
+            "\ud800\udc00".encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+        ),
+    ),
+    (
+        "encoding.surrogate_split",
         "lone low surrogate dropped",  # U+DFFF, the last surrogate
         lambda: ("a\udfffb", "a\udfffb".encode("utf-8", "ignore").decode()),
     ),
@@ -588,3 +596,13 @@ def test_more_replacement_characters_than_utf8_bytes_is_unknown() -> None:
     c = compare("abc", "a\ufffd\ufffdc")
     assert c.kinds == {"unknown"}
     assert not c.explained
+
+
+def test_each_backslash_a_shell_drops_is_its_own_finding() -> None:
+    sent, received = _bash_read("C:\\Users\\me\\x.txt")
+    c = compare(sent, received)
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("unescape.backslash", "\\U", "U"),
+        ("unescape.backslash", "\\m", "m"),
+        ("unescape.backslash", "\\x", "x"),
+    ]
