@@ -606,3 +606,14 @@ def test_each_backslash_a_shell_drops_is_its_own_finding() -> None:
         ("unescape.backslash", "\\m", "m"),
         ("unescape.backslash", "\\x", "x"),
     ]
+
+
+def test_each_entity_html_decodes_is_its_own_finding() -> None:
+    # Entities for characters below "&" (a quote, "!") are entities too.
+    sent = "say &quot;hi&quot; &#33; now"
+    c = compare(sent, html.unescape(sent))
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("unescape.html", "&quot;", '"'),
+        ("unescape.html", "&quot;", '"'),
+        ("unescape.html", "&#33;", "!"),
+    ]

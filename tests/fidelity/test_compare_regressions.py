@@ -35,6 +35,18 @@ def test_spaces_only_strip_leaves_other_whitespace() -> None:
     assert fidelity.compare(sent, sent.strip(" ")).kinds == {"whitespace.strip"}
 
 
+def test_line_breaks_stripped_after_each_line_is_stripped_are_a_strip() -> None:
+    # Each line rstripped, then the value: the blanks before a line break are a line
+    # strip, the final line breaks a strip (no line strip removes a line break).
+    sent = "a  \nb \n\n"
+    received = "\n".join(line.rstrip() for line in sent.split("\n")).rstrip()
+    c = fidelity.compare(sent, received)
+    assert [(t.kind, t.sent) for t in c.transformations] == [
+        ("whitespace.line_strip", "  \n"),
+        ("whitespace.strip", " \n\n"),
+    ]
+
+
 def test_two_kinds_on_one_segment_render_as_one_block() -> None:
     sent = "say \u201chi\u201d\r\nnext"
     received = _text_mode_round_trip(sent).replace("\u201c", '"').replace("\u201d", '"')
@@ -152,6 +164,17 @@ def test_a_prefix_before_a_leading_bom_is_only_the_insertion() -> None:
     assert comparison.kinds == {"unknown"}, comparison.render()
     (unknown,) = comparison.transformations
     assert (unknown.sent, unknown.received) == ("", "Echo: ")
+
+
+def test_a_prefix_before_a_leading_bom_beside_unknown_edits_leaves_the_bom() -> None:
+    # Unknown edits after the BOM (each "a" garbled) are unknown in both readings; the
+    # one where the BOM stayed leaves less unexplained than one where it was removed.
+    sent = "\ufeffalpha beta gamma delta epsilon"
+    received = _echoed(sent.replace("a", "q"), "Echo: %s")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    assert comparison.transformations[0].received == "Echo: "
+    assert {(t.sent, t.received) for t in comparison.transformations[1:]} == {("a", "q")}
 
 
 def test_a_bom_kept_after_a_removed_prefix_is_not_bom_added() -> None:
