@@ -293,3 +293,17 @@ def test_an_edit_inside_a_cluster_covers_the_whole_cluster(
     (t,) = c.transformations
     assert t.kind == "unknown"
     assert (t.sent, t.received) == (sent[1 : 1 + cluster], received[1 : 1 + cluster])
+
+
+# -- a line separator at the end ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c"])
+def test_a_final_line_separator_written_as_lf_is_no_strip(separator: str) -> None:
+    # str.splitlines ends a line at VT and FF; each line printed gets an LF.
+    sent = "abc" + separator
+    buf = io.StringIO()
+    for line in sent.splitlines():
+        print(line, file=buf)
+    c = fidelity.compare(sent, buf.getvalue())
+    assert c.kinds == {"newline.separator_to_lf"}, c.render()

@@ -173,3 +173,14 @@ def test_lone_low_surrogates_count_three_bytes() -> None:
     (t,) = c.transformations
     assert t.kind == "unknown"
     assert (t.sent_byte_end, t.received_byte_end) == (5, 3)
+
+
+@pytest.mark.parametrize("codec", ["shift_jis", "euc-jp", "gbk"])
+def test_bytes_of_a_multibyte_codec_cut_mid_character_are_classified(codec: str) -> None:
+    # Reading them back in the codec chardet guesses fails on the cut character: that
+    # reading is no explanation, and no error either.
+    sent = "日本語のテキストです。これは長い文章です。"
+    c = compare(sent, sent.encode(codec)[:-1])
+    assert not c.faithful
+    assert c.transformations
+    assert "[byte 0x" in c.render()
