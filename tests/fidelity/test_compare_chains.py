@@ -315,3 +315,13 @@ def test_hazard_anywhere(
     c = compare(sent, rewrite(sent))
     assert c.kinds == {kind}, c.render()
     assert c.explained
+
+
+@pytest.mark.parametrize("size", [3, 5, 6, 7])
+@pytest.mark.parametrize("sent", ["a\tb\n\tc", "\tc\nab\td"])
+def test_expandtabs_names_one_tab_stop_for_every_tab(sent: str, size: int) -> None:
+    # Each tab alone also fits a fixed width (two, then three spaces); the tab stop
+    # that explains both is the one named.
+    c = compare(sent, sent.expandtabs(size))
+    assert c.kinds == {"whitespace.tab_expand"}
+    assert [(t.detail, t.sent) for t in c.transformations] == [(f"tabsize {size}", "\t")] * 2

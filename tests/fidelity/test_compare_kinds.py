@@ -617,3 +617,11 @@ def test_each_entity_html_decodes_is_its_own_finding() -> None:
         ("unescape.html", "&quot;", '"'),
         ("unescape.html", "&#33;", "!"),
     ]
+
+
+@pytest.mark.parametrize("last", ["\ue000", "\uff01"])
+def test_an_astral_last_character_replaced_by_a_bmp_one_is_no_truncation(last: str) -> None:
+    # Only the high surrogate of the cut character can be what is left of it (typed by
+    # hand: no library replaces an emoji with these).
+    c = compare("ok \U0001f600", "ok " + last)
+    assert c.kinds == {"unknown"}, c.render()
