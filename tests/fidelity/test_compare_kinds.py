@@ -625,3 +625,12 @@ def test_an_astral_last_character_replaced_by_a_bmp_one_is_no_truncation(last: s
     # hand: no library replaces an emoji with these).
     c = compare("ok \U0001f600", "ok " + last)
     assert c.kinds == {"unknown"}, c.render()
+
+
+def test_question_marks_are_named_where_their_characters_were() -> None:
+    sent = "\u0141\u00f3d\u017a, ok"
+    c = compare(sent, sent.encode("ascii", "replace").decode())
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("encoding.question_mark", "\u0141\u00f3", "??"),
+        ("encoding.question_mark", "\u017a", "?"),
+    ]
