@@ -634,3 +634,13 @@ def test_question_marks_are_named_where_their_characters_were() -> None:
         ("encoding.question_mark", "\u0141\u00f3", "??"),
         ("encoding.question_mark", "\u017a", "?"),
     ]
+
+
+def test_each_character_html_escapes_is_its_own_finding() -> None:
+    sent = 'say "hi" & go'
+    c = compare(sent, html.escape(sent))
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("escape.html", '"', "&quot;"),
+        ("escape.html", '"', "&quot;"),
+        ("escape.html", "&", "&amp;"),
+    ]
