@@ -325,3 +325,32 @@ def test_expandtabs_names_one_tab_stop_for_every_tab(sent: str, size: int) -> No
     c = compare(sent, sent.expandtabs(size))
     assert c.kinds == {"whitespace.tab_expand"}
     assert [(t.detail, t.sent) for t in c.transformations] == [(f"tabsize {size}", "\t")] * 2
+
+
+@pytest.mark.parametrize("size", [4, 8])
+@pytest.mark.parametrize("sent", ["abc\tx\t\ty", "name\tx\t\tend"])
+def test_expandtabs_of_tabs_close_together_is_one_tab_stop(sent: str, size: int) -> None:
+    # The tabs after the first are replayed at the columns the earlier ones left.
+    c = compare(sent, sent.expandtabs(size))
+    assert c.kinds == {"whitespace.tab_expand"}, c.render()
+    assert {t.detail for t in c.transformations} == {f"tabsize {size}"}
+
+
+def test_lines_rstripped_then_written_with_crlf() -> None:
+    # Trailing blanks trimmed per line, then LF written as CRLF (an editor, then git's
+    # autocrlf): each line end is both rewrites.
+    sent = "alpha \t\nbeta \ngamma  \nend"
+    received = "\r\n".join(line.rstrip() for line in sent.split("\n"))
+    c = compare(sent, received)
+    assert c.kinds == {"whitespace.line_strip", "newline.lf_to_crlf"}, c.render()
+    assert c.explained
+    assert [t.sent for t in c.transformations] == [" \t\n", " \t\n", " \n", " \n", "  \n", "  \n"]
+
+
+def test_lf_to_crlf_next_to_an_existing_crlf_leaves_the_words_out() -> None:
+    # A naive LF -> CRLF replacement over text that already had a CRLF: far-apart line
+    # breaks are separate findings, none spans the word between them.
+    sent = "a\n\n \r\nKIRMIZI\n\n"
+    c = compare(sent, sent.replace("\n", "\r\n"))
+    assert c.kinds == {"newline.lf_to_crlf"}
+    assert not any("KIRMIZI" in t.sent for t in c.transformations), c.render()
