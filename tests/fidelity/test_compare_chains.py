@@ -354,3 +354,13 @@ def test_lf_to_crlf_next_to_an_existing_crlf_leaves_the_words_out() -> None:
     c = compare(sent, sent.replace("\n", "\r\n"))
     assert c.kinds == {"newline.lf_to_crlf"}
     assert not any("KIRMIZI" in t.sent for t in c.transformations), c.render()
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_tabs_replaced_by_a_fixed_run_of_spaces_are_that_width(width: int) -> None:
+    # The first tab (column 0) also fits a tab stop of that width; the others, after
+    # two and three characters, do not: the tab stop is no explanation of them.
+    sent = "\tx\nab\ty\nabc\tz"
+    c = compare(sent, sent.replace("\t", " " * width))
+    assert c.kinds == {"whitespace.tab_expand"}
+    assert {t.detail for t in c.transformations} == {f"{width} spaces"}, c.render()
