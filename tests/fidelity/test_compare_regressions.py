@@ -238,6 +238,23 @@ def test_whitespace_that_shifts_is_realigned_by_the_rules(
     assert comparison.explained
 
 
+@pytest.mark.parametrize("sent", ["caf\u00e9 \t\tas \u00a0have  \nx", "x \t\tas \t\ny"])
+def test_whitespace_that_shifts_next_to_a_line_strip_keeps_the_line_break(sent: str) -> None:
+    # The realigned region ends with blanks stripped before a line break: that finding
+    # needs the line break as context, and covers it on both sides.
+    retyped = _retyped(sent, tab=0, upper={"as"})
+    received = "\n".join(line.rstrip() for line in retyped.split("\n"))
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {
+        "unicode.case",
+        "whitespace.to_space",
+        "whitespace.line_strip",
+    }, comparison.render()
+    (strip,) = [t for t in comparison.transformations if t.kind == "whitespace.line_strip"]
+    assert strip.sent.endswith("\n")
+    assert strip.received == "\n"
+
+
 # -- the compiled diff ----------------------------------------------------------------------
 
 
