@@ -25,6 +25,8 @@ import pytest
 from _needs import need_executable, need_module
 from _support.classified import Build, Case, assert_classified, assert_found_anywhere
 
+from fidelity import compare
+
 
 def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
@@ -302,3 +304,52 @@ def test_hazard_anywhere(
     position: str, hazard: str, rewrite: Callable[[str], str], kind: str
 ) -> None:
     assert_found_anywhere(position, hazard, rewrite, kind)
+
+
+@pytest.mark.parametrize("size", [3, 5, 6, 7])
+@pytest.mark.parametrize("sent", ["a\tb\n\tc", "\tc\nab\td"])
+def test_expandtabs_names_one_tab_stop_for_every_tab(sent: str, size: int) -> None:
+    # Each tab alone also fits a fixed width (two, then three spaces); the tab stop
+    # that explains both is the one named.
+    c = compare(sent, sent.expandtabs(size))
+    assert c.kinds == {"whitespace.tab_expand"}
+    assert [(t.detail, t.sent) for t in c.transformations] == [(f"tabsize {size}", "\t")] * 2
+
+
+@pytest.mark.parametrize("size", [4, 8])
+@pytest.mark.parametrize("sent", ["abc\tx\t\ty", "name\tx\t\tend"])
+def test_expandtabs_of_tabs_close_together_is_one_tab_stop(sent: str, size: int) -> None:
+    # The tabs after the first are replayed at the columns the earlier ones left.
+    c = compare(sent, sent.expandtabs(size))
+    assert c.kinds == {"whitespace.tab_expand"}, c.render()
+    assert {t.detail for t in c.transformations} == {f"tabsize {size}"}
+
+
+def test_lines_rstripped_then_written_with_crlf() -> None:
+    # Trailing blanks trimmed per line, then LF written as CRLF (an editor, then git's
+    # autocrlf): each line end is both rewrites.
+    sent = "alpha \t\nbeta \ngamma  \nend"
+    received = "\r\n".join(line.rstrip() for line in sent.split("\n"))
+    c = compare(sent, received)
+    assert c.kinds == {"whitespace.line_strip", "newline.lf_to_crlf"}, c.render()
+    assert c.explained
+    assert [t.sent for t in c.transformations] == [" \t\n", " \t\n", " \n", " \n", "  \n", "  \n"]
+
+
+def test_lf_to_crlf_next_to_an_existing_crlf_leaves_the_words_out() -> None:
+    # A naive LF -> CRLF replacement over text that already had a CRLF: far-apart line
+    # breaks are separate findings, none spans the word between them.
+    sent = "a\n\n \r\nKIRMIZI\n\n"
+    c = compare(sent, sent.replace("\n", "\r\n"))
+    assert c.kinds == {"newline.lf_to_crlf"}
+    assert not any("KIRMIZI" in t.sent for t in c.transformations), c.render()
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_tabs_replaced_by_a_fixed_run_of_spaces_are_that_width(width: int) -> None:
+    # The first tab (column 0) also fits a tab stop of that width; the others, after
+    # two and three characters, do not: the tab stop is no explanation of them.
+    sent = "\tx\nab\ty\nabc\tz"
+    c = compare(sent, sent.replace("\t", " " * width))
+    assert c.kinds == {"whitespace.tab_expand"}
+    assert {t.detail for t in c.transformations} == {f"{width} spaces"}, c.render()

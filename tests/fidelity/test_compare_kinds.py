@@ -301,6 +301,14 @@ CASES: list[Case] = [
         ),
     ),
     ("invisible.removed", "ftfy mid BOM", lambda: _ftfy_fix("remove_control_chars", "a\ufeffb")),
+    (
+        "invisible.removed",
+        "regex variation selector",
+        lambda: (
+            "I \u2764\ufe0f it",
+            _lib_regex_sub(r"\p{Variation_Selector}", "I \u2764\ufe0f it"),
+        ),
+    ),
     ("control.removed", "ftfy", lambda: _ftfy_fix("remove_control_chars", "a\x01b\x7f")),
     (
         "control.removed",
@@ -388,6 +396,7 @@ CASES: list[Case] = [
     ("escape.json", "json.dumps inner", lambda: ("“q”\n", json.dumps("“q”\n")[1:-1])),
     ("escape.json", "json.dumps quoted", lambda: ("a\tb", json.dumps("a\tb"))),
     ("escape.json", "repr", lambda: ("x\x01y", repr("x\x01y")[1:-1])),
+    ("escape.json", "json.dumps astral pairs", lambda: ("😀😀", json.dumps("😀😀")[1:-1])),
     ("escape.html", "html.escape", lambda: ('a & <b> "c"', html.escape('a & <b> "c"'))),
     ("escape.html", "xml escape", lambda: ("x<y>&z", xml_escape("x<y>&z"))),
     (
@@ -479,6 +488,24 @@ CASES: list[Case] = [
         "latin-1 replace",
         lambda: ("Łx", "Łx".encode("latin-1", "replace").decode("latin-1")),
     ),
+    (
+        "encoding.question_mark",
+        "utf-16 units ascii replace",  # one ? per UTF-16 unit, as a Java/JS string gives
+        lambda: ("a😀b", utf16_units("a😀b").encode("ascii", "replace").decode()),
+    ),
+    (
+        "encoding.surrogate_split",
+        "U+10000 joined by utf-16 codec",  # the first pair: U+D800 U+DC00
+        lambda: (
+            "\ud800\udc00",
+            "\ud800\udc00".encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+        ),
+    ),
+    (
+        "encoding.surrogate_split",
+        "lone low surrogate dropped",  # U+DFFF, the last surrogate
+        lambda: ("a\udfffb", "a\udfffb".encode("utf-8", "ignore").decode()),
+    ),
     ("encoding.surrogate_split", "utf-16 units", lambda: ("😀", utf16_units("😀"))),
     ("encoding.surrogate_split", "utf-16 units text", lambda: ("a🎉b", utf16_units("a🎉b"))),
     (
@@ -557,3 +584,59 @@ def test_unexplained_is_unknown_with_code_points(sent: str, received: str) -> No
     assert not c.explained
     unknown = [t for t in c.transformations if t.kind == "unknown"]
     assert all("U+" in t.detail for t in unknown)
+
+
+def test_more_replacement_characters_than_utf8_bytes_is_unknown() -> None:
+    # A decoder writes at most one U+FFFD per byte: two for the one-byte "b" are no
+    # decoding's work.
+    c = compare("abc", "a\ufffd\ufffdc")
+    assert c.kinds == {"unknown"}
+    assert not c.explained
+
+
+def test_each_backslash_a_shell_drops_is_its_own_finding() -> None:
+    sent, received = _bash_read("C:\\Users\\me\\x.txt")
+    c = compare(sent, received)
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("unescape.backslash", "\\U", "U"),
+        ("unescape.backslash", "\\m", "m"),
+        ("unescape.backslash", "\\x", "x"),
+    ]
+
+
+def test_each_entity_html_decodes_is_its_own_finding() -> None:
+    # Entities for characters below "&" (a quote, "!") are entities too.
+    sent = "say &quot;hi&quot; &#33; now"
+    c = compare(sent, html.unescape(sent))
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("unescape.html", "&quot;", '"'),
+        ("unescape.html", "&quot;", '"'),
+        ("unescape.html", "&#33;", "!"),
+    ]
+
+
+@pytest.mark.parametrize("last", ["\ue000", "\uff01"])
+def test_an_astral_last_character_replaced_by_a_bmp_one_is_no_truncation(last: str) -> None:
+    # Only the high surrogate of the cut character can be what is left of it (typed by
+    # hand: no library replaces an emoji with these).
+    c = compare("ok \U0001f600", "ok " + last)
+    assert c.kinds == {"unknown"}, c.render()
+
+
+def test_question_marks_are_named_where_their_characters_were() -> None:
+    sent = "\u0141\u00f3d\u017a, ok"
+    c = compare(sent, sent.encode("ascii", "replace").decode())
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("encoding.question_mark", "\u0141\u00f3", "??"),
+        ("encoding.question_mark", "\u017a", "?"),
+    ]
+
+
+def test_each_character_html_escapes_is_its_own_finding() -> None:
+    sent = 'say "hi" & go'
+    c = compare(sent, html.escape(sent))
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("escape.html", '"', "&quot;"),
+        ("escape.html", '"', "&quot;"),
+        ("escape.html", "&", "&amp;"),
+    ]

@@ -35,6 +35,18 @@ def test_spaces_only_strip_leaves_other_whitespace() -> None:
     assert fidelity.compare(sent, sent.strip(" ")).kinds == {"whitespace.strip"}
 
 
+def test_line_breaks_stripped_after_each_line_is_stripped_are_a_strip() -> None:
+    # Each line rstripped, then the value: the blanks before a line break are a line
+    # strip, the final line breaks a strip (no line strip removes a line break).
+    sent = "a  \nb \n\n"
+    received = "\n".join(line.rstrip() for line in sent.split("\n")).rstrip()
+    c = fidelity.compare(sent, received)
+    assert [(t.kind, t.sent) for t in c.transformations] == [
+        ("whitespace.line_strip", "  \n"),
+        ("whitespace.strip", " \n\n"),
+    ]
+
+
 def test_two_kinds_on_one_segment_render_as_one_block() -> None:
     sent = "say \u201chi\u201d\r\nnext"
     received = _text_mode_round_trip(sent).replace("\u201c", '"').replace("\u201d", '"')
@@ -154,6 +166,17 @@ def test_a_prefix_before_a_leading_bom_is_only_the_insertion() -> None:
     assert (unknown.sent, unknown.received) == ("", "Echo: ")
 
 
+def test_a_prefix_before_a_leading_bom_beside_unknown_edits_leaves_the_bom() -> None:
+    # Unknown edits after the BOM (each "a" garbled) are unknown in both readings; the
+    # one where the BOM stayed leaves less unexplained than one where it was removed.
+    sent = "\ufeffalpha beta gamma delta epsilon"
+    received = _echoed(sent.replace("a", "q"), "Echo: %s")
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {"unknown"}, comparison.render()
+    assert comparison.transformations[0].received == "Echo: "
+    assert {(t.sent, t.received) for t in comparison.transformations[1:]} == {("a", "q")}
+
+
 def test_a_bom_kept_after_a_removed_prefix_is_not_bom_added() -> None:
     sent = "Echo: \ufeffbeta"
     received = sent.removeprefix("Echo: ")
@@ -215,6 +238,23 @@ def test_whitespace_that_shifts_is_realigned_by_the_rules(
     assert comparison.explained
 
 
+@pytest.mark.parametrize("sent", ["caf\u00e9 \t\tas \u00a0have  \nx", "x \t\tas \t\ny"])
+def test_whitespace_that_shifts_next_to_a_line_strip_keeps_the_line_break(sent: str) -> None:
+    # The realigned region ends with blanks stripped before a line break: that finding
+    # needs the line break as context, and covers it on both sides.
+    retyped = _retyped(sent, tab=0, upper={"as"})
+    received = "\n".join(line.rstrip() for line in retyped.split("\n"))
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == {
+        "unicode.case",
+        "whitespace.to_space",
+        "whitespace.line_strip",
+    }, comparison.render()
+    (strip,) = [t for t in comparison.transformations if t.kind == "whitespace.line_strip"]
+    assert strip.sent.endswith("\n")
+    assert strip.received == "\n"
+
+
 # -- the compiled diff ----------------------------------------------------------------------
 
 
@@ -249,3 +289,38 @@ def test_whitespace_that_shifts_is_realigned_after_many_unknown_edits() -> None:
     tail = [t for t in comparison.transformations if t.sent_start >= len(words)]
     assert {t.kind for t in tail} == {"unicode.case", "whitespace.to_space"}, comparison.render()
     assert {t.kind for t in comparison.transformations} - {t.kind for t in tail} == {"unknown"}
+
+
+# -- a hunk is whole grapheme clusters ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sent", "received", "cluster"),
+    [
+        # The edit is after a ZWJ: the whole emoji sequence is shown, not its last part.
+        ("a\U0001f469\u200d\U0001f4bbb", "a\U0001f469\u200d\U0001f52cb", 3),
+        # The edit is the second of two combining marks on one letter.
+        ("xe\u0301\u0302y", "xe\u0301\u0303y", 3),
+    ],
+)
+def test_an_edit_inside_a_cluster_covers_the_whole_cluster(
+    sent: str, received: str, cluster: int
+) -> None:
+    c = fidelity.compare(sent, received)
+    (t,) = c.transformations
+    assert t.kind == "unknown"
+    assert (t.sent, t.received) == (sent[1 : 1 + cluster], received[1 : 1 + cluster])
+
+
+# -- a line separator at the end ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c"])
+def test_a_final_line_separator_written_as_lf_is_no_strip(separator: str) -> None:
+    # str.splitlines ends a line at VT and FF; each line printed gets an LF.
+    sent = "abc" + separator
+    buf = io.StringIO()
+    for line in sent.splitlines():
+        print(line, file=buf)
+    c = fidelity.compare(sent, buf.getvalue())
+    assert c.kinds == {"newline.separator_to_lf"}, c.render()

@@ -50,6 +50,18 @@ def test_truncate_detail_names_nul() -> None:
     assert t.detail.endswith(", nul")
 
 
+def test_truncate_detail_counts_the_half_of_a_pair_left_at_a_utf16_cut() -> None:
+    # A UTF-16 string cut between the two units of a pair keeps the high surrogate:
+    # the cut is after 2 characters, 2 UTF-8 bytes, and 3 UTF-16 units.
+    sent = "ab\U0001f600cd"
+    received = sent.encode("utf-16-le")[:6].decode("utf-16-le", "surrogatepass")
+    assert received == "ab\ud83d"
+    c = compare(sent, received)
+    (t,) = c.transformations
+    assert t.kind == "truncate"
+    assert t.detail == "2 chars, 2 UTF-8 bytes, 3 UTF-16 units"
+
+
 def test_lone_surrogates_on_both_sides() -> None:
     assert compare("a\udc80b", "a\udc80b").faithful
     c = compare("a\ud83db", "a\ufffdb")
@@ -161,3 +173,14 @@ def test_lone_low_surrogates_count_three_bytes() -> None:
     (t,) = c.transformations
     assert t.kind == "unknown"
     assert (t.sent_byte_end, t.received_byte_end) == (5, 3)
+
+
+@pytest.mark.parametrize("codec", ["shift_jis", "euc-jp", "gbk"])
+def test_bytes_of_a_multibyte_codec_cut_mid_character_are_classified(codec: str) -> None:
+    # Reading them back in the codec chardet guesses fails on the cut character: that
+    # reading is no explanation, and no error either.
+    sent = "日本語のテキストです。これは長い文章です。"
+    c = compare(sent, sent.encode(codec)[:-1])
+    assert not c.faithful
+    assert c.transformations
+    assert "[byte 0x" in c.render()
