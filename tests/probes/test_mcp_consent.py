@@ -88,6 +88,8 @@ def test_a_name_listed_twice_is_a_protocol_error_naming_at_most_five() -> None:
     listed = [{"name": n} for n in "abcdef"] * 2 + [{"name": "once"}]
     with pytest.raises(TargetError, match="lists the tool names 'a', 'b', 'c', 'd', 'e' more"):
         tool_records(listed)
+    with pytest.raises(TargetError, match="lists the tool names 'x', 'y' more than once"):
+        tool_records([{"name": "x"}, {"name": "y"}] * 2)
     with pytest.raises(TargetError, match="lists the tool name 'x' more than once"):
         tool_records([{"name": "x"}, {"name": "y"}, {"name": "x"}])
     assert [t.name for t in tool_records([{"name": "x"}, {"name": "y"}])] == ["x", "y"]
