@@ -76,7 +76,7 @@ def test_a_checkout_under_a_temporary_directory_names_the_package_the_same() -> 
     from probes._mcp.name import target_label
 
     tail = "tests/servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-    here = target_label(["node", f"/work/main/{tail}", "/srv/root"])
+    here = target_label(["node", f"/home/me/param-fidelity/{tail}", "/srv/root"])
     there = target_label(["node", f"/tmp/ci/{tail}", "/tmp/root"])
     assert here == there
     assert "server-filesystem/dist/index.js" in here
