@@ -200,7 +200,13 @@ def test_python_reflector_over_stdio(tmp_path: Path) -> None:
     result, doc = _probe(
         tmp_path, "--max-requests", "18", "--", *reflector, families="surrogates", timeout="3"
     )
-    assert result.returncode == 1, result.stderr
+    # Nothing came back through the TypeScript client (two timeouts), and the Python
+    # clients sent nothing (both refused before sending): the run measured nothing.
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.startswith(
+        "fidelity: through typescript: nothing was measured: none of the 2 payloads sent to "
+        "the target came back (2 timeout)"
+    )
     assert result.stdout.splitlines()[-1] == "the clients disagree on 2 payloads beyond --allow."
     assert _protocols(doc) == {
         "python": "2025-11-25",
@@ -549,3 +555,44 @@ def test_server_filesystem_stores_what_only_the_typescript_client_can_send(tmp_p
         if pid == PAIR:
             expected = "alpha\U0001f600beta"
         assert stored[f"{n}.txt"] == expected.encode("utf-8"), pid
+
+
+def test_a_client_that_measured_nothing_fails_the_run(tmp_path: Path) -> None:
+    # The verdict rules of one client's run hold for each client: a server that refuses
+    # every call measured nothing, however much the clients agree on that.
+    from _support.servers import HOSTILE_MCP
+
+    need_module("mcp")
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--read", "text",
+        "--families", "quotes", "--json", str(out), "--", *HOSTILE_MCP, "--reject",
+    )  # fmt: skip
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stderr == (
+        "fidelity: through python: nothing was measured: none of the 17 payloads sent to the "
+        "target came back (17 rejected); the most common error (17 of 17): isError: refused: "
+        "<payload>.\n"
+    )
+    assert "python-2026: 17 payloads: 17 rejected." in result.stdout  # the map is kept
+    runs = json.loads(out.read_text())["clients"]["runs"]
+    assert [r["client"] for r in runs] == ["python", "python-2026"]
+
+
+def test_each_clients_warnings_are_printed() -> None:
+    # server-everything's echo answers "Echo: <message>": read as the whole text, every
+    # value carries that prefix, and each client's run says so.
+    need_module("mcp")
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--read", "text",
+        "--families", "quotes", "--", npm_server("everything"),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    advice = (
+        "every value came back after the same prefix 'Echo: ': --read "
+        "'regex:(?s)\\AEcho: (.*)\\Z' reads the value alone (or leave --read out to locate "
+        "the read-back automatically)."
+    )
+    lines = result.stdout.splitlines()
+    assert f"warning: python: {advice}" in lines, result.stdout
+    assert f"warning: python-2026: {advice}" in lines

@@ -229,5 +229,6 @@ def test_help_lists_the_exit_codes_with_the_rules() -> None:
         "Values the client library refused before sending count toward none of these rules",
         "effect: landed, absent or unknown",
         "With --all-tools: 3 when the server or a parameter's run broke",
+        "With --clients: these rules hold for each client's run",
     ):
         assert said in codes, said

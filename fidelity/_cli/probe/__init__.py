@@ -62,6 +62,8 @@ exit codes:
      quoted). Results gathered so far are kept.
   With --all-tools: 3 when the server or a parameter's run broke, or no parameter
   measured anything; a parameter that measured nothing is a warning.
+  With --clients: these rules hold for each client's run; one client that measured
+  nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.
 
 warnings (one line each, kept in the JSON result; the exit code is unchanged): more

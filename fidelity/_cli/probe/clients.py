@@ -184,6 +184,12 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         if not run.complete:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
+    from fidelity._cli.probe.verdict import judge
+
+    for run in matrix.runs:
+        judged = judge(run.observations, read=plan.read, read_found=plan.read is None)
+        # A failure is the exit's sentence (see _exit_code); the warnings are said here.
+        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in judged.warnings)
     beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
     if len(matrix.runs) > 1:
         stream.write(
@@ -334,6 +340,14 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
                 f"{len(broken)} of {len(run.observations)} payloads broke the chain through "
                 f"{run.client} (first: {reason}); their statuses are in the results."
             )
+    from fidelity._cli.probe.verdict import judge
+
+    for run in matrix.runs:
+        # The same rule as one client's run: a client through which nothing was
+        # measured makes the comparison empty, whatever the others saw.
+        failure = judge(run.observations, read=plan.read, read_found=plan.read is None).failure
+        if failure:
+            raise TargetError(f"through {run.client}: {failure}")
     from fidelity._cli.probe.execute import survey_of
 
     unexpected = any(
