@@ -150,8 +150,16 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
     the faithful ones."""
     for _, card in named:
         text = card.describe()
+        arrived = ("preserved", "transformed")
         if text:
             print(text)
+        elif not any(o.status in arrived for o in card.observations):
+            # No value came back: a run that measured nothing says nothing about the way.
+            print(
+                f"fidelity: {safe(card.name)}: nothing was measured (no payload came back), "
+                "so there is nothing to tell the model; no sentence.",
+                file=sys.stderr,
+            )
         else:
             print(
                 f"fidelity: {safe(card.name)}: nothing happens to it on the way; no sentence.",

@@ -242,7 +242,8 @@ class Card:
         """What happens to this parameter, in a few plain sentences for a model (to
         paste into the tool's description): the rewrites it goes through and the
         families it refuses, at most 299 characters with its name; ``""`` when the
-        parameter is faithful. The name is the probed parameter, else the card's."""
+        parameter is faithful, or when no value came back (nothing was measured). The
+        name is the probed parameter, else the card's."""
         from fidelity._report.rewrites import from_card
 
         return self._describe(from_card(self.observations))

@@ -420,3 +420,30 @@ def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path) -> None:
     # less the calibration call and the one in flight.
     assert echoed - 2 <= len(card["observations"]) < 298
     assert {o["status"] for o in card["observations"]} == {"preserved"}
+
+
+def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_path: Path) -> None:
+    # server-memory's create_entities ignores an entity whose name exists: the minimal
+    # arguments name every entity "", so no entityType after the calibration's lands.
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes", "--json", str(out),
+        "--", "env", f"MEMORY_FILE_PATH={tmp_path / 'graph.jsonl'}", npm_server("memory"),
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr  # the other parameters measured
+    said = (
+        "nothing was measured: none of the 17 payloads sent to the target came back (17 "
+        "lost); the most common error (17 of 17): lost: the JSON text content has no "
+        "[0].entityType."
+    )
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: create_entities.entities[0].entityType: {said}"]
+    cards = {c["name"]: c for c in json.loads(out.read_text())["cards"]}
+    assert cards["create_entities.entities.0.entityType"]["facts"]["warnings"] == [said]
+    assert "warnings" not in cards["create_entities.entities.0.name"]["facts"]
+    # The server's own file agrees: one entity named "", with the calibration's type.
+    stored = [json.loads(line) for line in (tmp_path / "graph.jsonl").read_text().splitlines()]
+    unnamed = [e for e in stored if e.get("type") == "entity" and e["name"] == ""]
+    assert len(unnamed) == 1
+    assert unnamed[0]["entityType"].startswith("fidelity-marker-")

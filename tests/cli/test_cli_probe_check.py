@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from _needs import need_module
 from _support.cli import fidelity
-from _support.servers import QUOTE_EDIT_MCP, called, listed_tool, listing
+from _support.servers import HOSTILE_MCP, QUOTE_EDIT_MCP, called, listed_tool, listing
 
 EDIT = [
     "--mcp", "--tool", "edit", "--param", "old_string",
@@ -193,6 +193,21 @@ def test_card_describe_of_a_faithful_parameter_prints_nothing(tmp_path: Path) ->
     assert result.returncode == 0
     assert result.stdout == ""
     assert result.stderr == "fidelity: echo: nothing happens to it on the way; no sentence.\n"
+
+    # A parameter through which nothing came back is not faithful: nothing is known.
+    lost_file = tmp_path / "lost.json"
+    probed = fidelity(
+        "probe", "--mcp", "--read", "json:nope", "--families", "quotes",
+        "--json", str(lost_file), "--", *HOSTILE_MCP,
+    )  # fmt: skip
+    assert probed.returncode == 3  # every value lost: the text content is not JSON
+    lost = fidelity("card", str(lost_file), "--describe")
+    assert lost.returncode == 0
+    assert lost.stdout == ""
+    assert lost.stderr == (
+        "fidelity: echo.text: nothing was measured (no payload came back), so there is "
+        "nothing to tell the model; no sentence.\n"
+    )
     both = fidelity("card", str(result_file), "--describe", "--check", "X.md")
     assert both.returncode == 2
     assert "not allowed with argument" in both.stderr

@@ -227,6 +227,11 @@ def _run_open(
         ) from None
     result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
     warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
+    failure = _failure(param, swept.stopped, result.observations)
+    nothing = _nothing(result.observations)
+    if nothing and not failure:
+        # Kept with the parameter's card, as printed: a reader of the JSON sees it too.
+        warnings = (*warnings, nothing)
     card = run_card(result, probe.setup, complete=not swept.stopped).with_warnings(warnings)
     return ParamRun(
         param=param,
@@ -234,8 +239,8 @@ def _run_open(
         outcomes=result.outcomes,
         observations=result.observations,
         unexpected=result.unexpected,
-        failure=_failure(param, swept.stopped, result.observations),
-        nothing=_nothing(result.observations),
+        failure=failure,
+        nothing=nothing,
         note=stop_note(seen) if swept.stopped else "",
         planned=len(payloads) + sub.examples,
         requests=probe.requests,
@@ -446,8 +451,6 @@ def _verdict(
             lines += [
                 f"warning: {safe(run.param.name)}: {safe(w)}" for w in run.card.facts.warnings
             ]
-        if run.nothing and not run.failure:
-            lines.append(f"warning: {safe(run.param.name)}: {safe(run.nothing)}")
     failures = [r.failure for r in runs if r.failure]
     lines += [f"failed: {safe(f)}" for f in failures]
     lines.append(_summary(plan, runs, payloads))
