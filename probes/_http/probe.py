@@ -52,7 +52,7 @@ from probes._http.places import (
     server_values,
 )
 from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
-from probes._payload.locate import json_path_of, text_pattern
+from probes._payload.locate import STALE_READ, is_marker, json_path_of, marker_of, text_pattern
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
 __all__ = ["HttpProbe", "http"]
@@ -545,7 +545,7 @@ class HttpProbe(Probe):
         self._start()
         if self._calibrated:
             return str(self.read)
-        marker = f"fidelity-marker-{self.run_id}"
+        marker = marker_of(self.run_id)
         try:
             request = self._build(marker, echo=False)
             reply = self._exchange(request)
@@ -637,6 +637,8 @@ class HttpProbe(Probe):
                 missing = f"the pattern of read=regex:{name} does not match the response."
             else:
                 value = match.group(1)
+        if is_marker(value) and not is_marker(text):
+            missing = STALE_READ + "."
         if missing:
             return Observation(
                 sent=text,

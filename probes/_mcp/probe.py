@@ -58,6 +58,7 @@ from probes._mcp.read import Reader, locate, parse_read, result_text
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
+from probes._payload.locate import STALE_READ, is_marker, marker_of
 from probes._payload.placeholders import Filled, new_run_id
 
 if TYPE_CHECKING:
@@ -581,7 +582,7 @@ class McpProbe(Probe):
         if self._split:
             self.reader = parse_read("text")
             return self.reader.spec
-        marker = f"fidelity-marker-{self.run_id}"
+        marker = marker_of(self.run_id)
         result = self._chain(marker, self._values(marker, 0))
         if isinstance(result, Observation):
             reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
@@ -799,6 +800,14 @@ class McpProbe(Probe):
         if not found:
             return Observation(
                 sent=text, status=Status.LOST, error_type="lost", error=why, direction=direction
+            )
+        if is_marker(value) and not is_marker(text):
+            return Observation(
+                sent=text,
+                status=Status.LOST,
+                error_type="lost",
+                error=STALE_READ + ".",
+                direction=direction,
             )
         return observe_value(text, value, direction=direction)
 

@@ -19,8 +19,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["json_path_of", "regex_literal", "text_pattern"]
+__all__ = [
+    "STALE_READ",
+    "is_marker",
+    "json_path_of",
+    "marker_of",
+    "regex_literal",
+    "text_pattern",
+]
 
+_MARKER = re.compile(r"fidelity-marker-[0-9a-f]{8}")
+#: Why a payload whose read-back returned a calibration marker is ``lost``.
+STALE_READ = (
+    "the read-back returned the calibration value, not this payload's: it reads an "
+    "earlier entry (a list that keeps old values, say); read the entry this payload wrote"
+)
 _VARYING = re.compile(r"\w*\d\w*")
 #: The ASCII characters that mean something in a pattern (outside a class).
 _SPECIAL = frozenset(".^$*+?{}[]\\|()")
@@ -126,3 +139,14 @@ def text_pattern(text: str, marker: str, *, guess: bool = True) -> str | None:
     if match is None or match.group(1) != marker:
         return whole
     return pattern
+
+
+def marker_of(run_id: str) -> str:
+    """The plain ASCII value a calibration call sends in place of a payload."""
+    return f"fidelity-marker-{run_id}"
+
+
+def is_marker(value: object) -> bool:
+    """True when ``value`` is a calibration marker (of this run or an earlier one): no
+    payload reads so, so a payload's read-back that returns one read a stale entry."""
+    return isinstance(value, str) and _MARKER.fullmatch(value) is not None

@@ -26,7 +26,7 @@ from _needs import need_module
 from _support.cli import fidelity
 from _support.git import git, git_repository, git_server
 from _support.mcp import npm_server
-from _support.servers import http_server, key_value_store
+from _support.servers import calls_made, http_server, key_value_store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -226,9 +226,97 @@ def test_help_lists_the_exit_codes_with_the_rules() -> None:
         "more than half of the payloads sent rejected by the target",
         "lines of a stdio server's stdout that are not JSON-RPC",
         "the same prefix or suffix around every value",
+        "most values that came back one and the same text for different payloads",
+        "A value read back that is the calibration marker is lost, not a rewrite",
         "Values the client library refused before sending count toward none of these rules",
         "effect: landed, absent or unknown",
         "With --all-tools: 3 when the server or a parameter's run broke",
         "With --clients: these rules hold for each client's run",
     ):
         assert said in codes, said
+
+
+STALE = (
+    "the read-back returned the calibration value, not this payload's: it reads an "
+    "earlier entry (a list that keeps old values, say); read the entry this payload wrote."
+)
+
+
+def test_a_read_back_of_the_calibration_entry_is_lost_not_a_rewrite(tmp_path: Path) -> None:
+    # Each payload is stored under its own key, but the read tool reads the key the
+    # calibration call wrote: every value read is the marker, which no payload is.
+    need_module("mcp")
+    calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--yes", "--tool", "put", "--param", "value",
+        "--args", '{"key": "k{n}"}', "--read-tool", "get", "--read-args", '{"key": "k0"}',
+        "--families", "quotes", "--json", str(out), "--", *key_value_store(calls),
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        "fidelity: nothing was measured: none of the 17 payloads sent to the target came "
+        f"back (17 lost); the most common error (17 of 17): lost: {STALE}\n"
+    )
+    observations = _observations(out)
+    assert {(o["status"], len(o["kinds"])) for o in observations} == {("lost", 0)}
+    # The server received every payload intact, each under its own key: nothing was
+    # rewritten, and every read asked for the calibration key.
+    puts = [text for name, text in calls_made(calls) if name == "put"]
+    assert puts[0].startswith("fidelity-marker-")
+    sent = [base64.b64decode(o["sent"]["data"]).decode() for o in observations]
+    assert sorted(puts[1:]) == sorted(sent)
+    assert {text for name, text in calls_made(calls) if name == "get"} == {"k0"}
+
+
+def test_an_http_read_back_of_the_calibration_entry_is_lost_not_a_rewrite() -> None:
+    need_module("starlette")
+    with http_server("store") as url:
+        result = fidelity(
+            "probe", f"{url}items", "--read-url", f"{url}items/0", "--families", "quotes",
+        )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.endswith(f"the most common error (17 of 17): Missing: {STALE}\n")
+    assert "17 payloads: 17 lost." in result.stdout
+
+
+def test_one_value_read_back_for_many_payloads_is_a_warning(tmp_path: Path) -> None:
+    # The read tool reads the first payload's key for every payload: the first comes
+    # back as sent, the others as that same first text (and kinds fitted to two
+    # unrelated texts). The warning says the read-back is suspect.
+    need_module("mcp")
+    calls = tmp_path / "calls.txt"
+    result = fidelity(
+        "probe", "--mcp", "--yes", "--tool", "put", "--param", "value",
+        "--args", '{"key": "k{n}"}', "--read-tool", "get", "--read-args", '{"key": "k1"}',
+        "--read", "text", "--families", "quotes", "--", *key_value_store(calls),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "17 payloads: 1 preserved, 16 transformed" in result.stdout
+    assert result.stdout.splitlines()[-1] == (
+        "warning: 16 of the 17 values that came back are the same text '\u201c beta', for "
+        "different payloads: the read-back may read one stale entry (a list that keeps old "
+        "values, a fixed name) rather than each payload's own, and the kinds then compare "
+        "unrelated texts; check where the value is read."
+    )
+    assert {text for name, text in calls_made(calls) if name == "get"} == {"k1"}
+
+
+def test_a_value_every_payload_turns_into_is_no_stale_read_warning() -> None:
+    # A rewrite can send different payloads to one text (NFKC folds many forms into
+    # one); that is only suspected when most values that came back are that text.
+    from fidelity._cli.probe.verdict import judge
+    from fidelity._core.kinds import Status
+    from fidelity._probe.observation import Observation
+
+    def seen(sent: str, received: str) -> Observation:
+        status = Status.PRESERVED if sent == received else Status.TRANSFORMED
+        return Observation(sent=sent, received=received, status=status)
+
+    few = [seen("\ufb01", "fi"), seen("\ufb01x", "fi"), seen("f\u0131", "fi")]
+    few += [seen(t, t) for t in ("a", "b", "c", "d")]
+    assert judge(few, read="text", read_found=False).warnings == ()
+    most = [*few, seen("\ufb01y", "fi")]
+    assert judge(most, read="text", read_found=False).warnings == ()  # 4 of 8: not most
+    most += [seen("\ufb01z", "fi")]
+    (warning,) = judge(most, read="text", read_found=False).warnings
+    assert warning.startswith("5 of the 9 values that came back are the same text 'fi'")

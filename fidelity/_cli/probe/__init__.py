@@ -70,8 +70,10 @@ warnings (one line each, kept in the JSON result; the exit code is unchanged): m
 than half of the payloads sent rejected by the target (with the most common error);
 replies the client could not parse, for fewer than half; lines of a stdio server's
 stdout that are not JSON-RPC; the same prefix or suffix around every value (with the
---read that removes it). Values the client library refused before sending count
-toward none of these rules.
+--read that removes it); most values that came back one and the same text for
+different payloads (a read-back of a stale entry). A value read back that is the
+calibration marker is lost, not a rewrite. Values the client library refused before
+sending count toward none of these rules.
 
 timeouts follow the tool: annotated readOnlyHint or idempotentHint true, a timeout is
 recorded, the session checked, and the run goes on (the payload is never resent; five

@@ -12,7 +12,10 @@ finished run and returns a :class:`Verdict`:
 - more than half of the payloads sent were rejected by the target: a warning with the
   most common error in full (its first line);
 - every value that arrived differs from what was sent by the same prefix and/or suffix:
-  a warning with the ``--read`` that removes it.
+  a warning with the ``--read`` that removes it;
+- more than half of the values that came back are one and the same text, for at least
+  three different payloads: a warning that the read-back may read one stale entry
+  rather than each payload's own (its kinds then describe two unrelated texts).
 
 Refusals in the client library before anything was sent (``client_side``) count toward
 none of these: the target never saw those payloads.
@@ -39,6 +42,8 @@ _ARRIVED = (Status.PRESERVED, Status.TRANSFORMED)
 #: least this long (a shorter one could be any part of the message).
 _PAYLOAD = "<payload>"
 _MIN_QUOTED = 4
+#: Different payloads that must have come back as one text before it is suspected.
+_SAME_PAYLOADS = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,7 +151,34 @@ def judge(observations: Sequence[Observation], *, read: str | None, read_found: 
     around = wrapped(sent)
     if around is not None:
         warnings.append(_wrapped_advice(*around, read=read, read_found=read_found))
+    same = _same_value(arrived)
+    if same:
+        warnings.append(same)
     return Verdict(failure=failure, protocol=protocol, warnings=tuple(warnings))
+
+
+def _same_value(arrived: Sequence[Observation]) -> str:
+    """The warning when most values that came back are one text read for different
+    payloads (``""`` otherwise)."""
+    counts = Counter(
+        o.received
+        for o in arrived
+        if o.status is Status.TRANSFORMED and isinstance(o.received, str)
+    )
+    if not counts:
+        return ""
+    received, count = counts.most_common(1)[0]
+    value = str(received)
+    payloads = {o.sent for o in arrived if o.received == value}
+    if len(payloads) < _SAME_PAYLOADS or 2 * count <= len(arrived):
+        return ""
+    shown = safe(value if len(value) <= 40 else value[:37] + "...")
+    return (
+        f"{count} of the {len(arrived)} values that came back are the same text {shown!r}, "
+        "for different payloads: the read-back may read one stale entry (a list that keeps "
+        "old values, a fixed name) rather than each payload's own, and the kinds then "
+        "compare unrelated texts; check where the value is read."
+    )
 
 
 def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: bool) -> str:
