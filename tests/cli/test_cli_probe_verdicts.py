@@ -320,3 +320,26 @@ def test_a_value_every_payload_turns_into_is_no_stale_read_warning() -> None:
     most += [seen("\ufb01z", "fi")]
     (warning,) = judge(most, read="text", read_found=False).warnings
     assert warning.startswith("5 of the 9 values that came back are the same text 'fi'")
+
+
+def test_errors_that_quote_the_payload_escaped_are_one_error() -> None:
+    # mcp-server-time answers "No time zone found with key <key>" with the key as
+    # Python writes it (a bidi control as \u202e); a JSON server escapes the JSON way.
+    from fidelity._cli.probe.verdict import common_error
+    from fidelity._core.kinds import Status
+    from fidelity._probe.observation import Observation
+
+    def refused(sent: str, quoted: str) -> Observation:
+        error = f"Error executing tool: No time zone found with key {quoted}"
+        return Observation(sent=sent, status=Status.REJECTED, error_type="isError", error=error)
+
+    values = ["alpha \u202ebeta", "alpha\u200bbeta", "tab\there", "caf\u00e9 bar"]
+    seen = [refused(v, v.encode("unicode_escape").decode()) for v in values]
+    seen += [refused(v, json.dumps(v)[1:-1]) for v in values]
+    seen += [refused(v, v) for v in values]
+    seen.append(refused("other", "nul"))
+    line, count = common_error(seen)
+    assert (line, count) == (
+        "isError: Error executing tool: No time zone found with key <payload>",
+        12,
+    )

@@ -63,11 +63,28 @@ def _first_line(observation: Observation) -> str:
         message = f"{observation.error_type}: {message}"
     if len(observation.sent) >= _MIN_QUOTED:
         # An error that quotes the value (``Invalid reference 'refs/heads/X'``) is the
-        # same error for every value.
-        message = message.replace(observation.sent, _PAYLOAD)
+        # same error for every value, as written or escaped (Python's repr, JSON).
+        for quoted in _quoted_forms(observation.sent):
+            message = message.replace(quoted, _PAYLOAD)
     first = next((line.strip() for line in message.splitlines() if line.strip()), "")
     first = safe(first)
     return first if len(first) <= _ERROR_CHARS else first[: _ERROR_CHARS - 3].rstrip() + "..."
+
+
+def _quoted_forms(sent: str) -> tuple[str, ...]:
+    """``sent`` as an error message may quote it: as it is, then escaped the ways
+    servers escape it (Python's ``repr`` and ``unicode_escape``, a JSON string), the
+    longest first."""
+    import json
+
+    forms = {
+        sent,
+        repr(sent)[1:-1],
+        sent.encode("unicode_escape").decode("ascii"),
+        json.dumps(sent)[1:-1],
+        json.dumps(sent, ensure_ascii=False)[1:-1],
+    }
+    return tuple(sorted(forms, key=lambda f: (-len(f), f)))
 
 
 def common_error(observations: Sequence[Observation]) -> tuple[str, int]:
