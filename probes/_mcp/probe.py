@@ -83,6 +83,8 @@ _REFLECT_TOOL = "reflect"
 _EMIT_TOOL = "emit"
 _MAX_RESTART_FAILURES = 3
 _NOISE_CHARS = 200
+#: The end of a server's stderr quoted in a failure: what fits in a one-line message.
+_STDERR_CHARS = 160
 #: How the SDK's Streamable HTTP client words a reply it could not parse (as a
 #: JSON-RPC parse error of its own making).
 _CLIENT_PARSE_ERRORS = ("Failed to parse JSON response", "Failed to parse SSE message")
@@ -451,7 +453,9 @@ class McpProbe(Probe):
     def _with_stderr(self, message: str) -> str:
         if self._stderr is not None:
             self._stderr.settle()
-        tail = self._stderr.text() if self._stderr is not None else ""
+        # The last lines say why a server died (a traceback ends with its error): keep
+        # few enough characters that the sentence's bound does not cut them off.
+        tail = self._stderr.text(_STDERR_CHARS) if self._stderr is not None else ""
         logs = " | ".join(self._logs.messages) if self._logs is not None else ""
         extra = "; ".join(part for part in (f"server stderr: {tail}" if tail else "", logs) if part)
         return f"{message} ({extra})." if extra else f"{message}."

@@ -325,11 +325,14 @@ class StderrTail:
             time.sleep(quiet)
 
     def text(self, chars: int = 400) -> str:
-        """The last ``chars`` characters written, terminal-safe, on one line."""
+        """The last ``chars`` characters written, terminal-safe, on one line (``...``
+        before them when there was more)."""
         with self._lock:
             data = bytes(self._buffer)
-        tail = data.decode("utf-8", "replace").strip()[-chars:]
-        return safe(" | ".join(line.strip() for line in tail.splitlines() if line.strip()))
+        text = data.decode("utf-8", "replace").strip()
+        tail = text[-chars:]
+        shown = safe(" | ".join(line.strip() for line in tail.splitlines() if line.strip()))
+        return "..." + shown if len(text) > chars else shown
 
     def close(self) -> None:
         """Close our write end; the drain thread ends when the servers' copies close."""

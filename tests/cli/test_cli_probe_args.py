@@ -211,3 +211,25 @@ def test_a_server_that_is_not_mcp_is_one_bounded_line(server: list[str]) -> None
     # The SDK's multi-line validation report is folded, not shown as line-feed badges.
     assert "U+000A" not in line
     assert len(line) <= len("fidelity: ") + 300
+
+
+def test_a_server_that_dies_at_start_ends_the_line_with_its_last_stderr_line() -> None:
+    # A traceback ends with its error: that last line is what the user needs, so the
+    # bound of the sentence must not cut it off (mcp-server-sqlite dies so with mcp 2).
+    script = (
+        "import sys\n"
+        "for i in range(40):\n"
+        "    sys.stderr.write(f'  File \"/srv/app/m{i}.py\", line {i}, in h{i}\\n    f{i}()\\n')\n"
+        "sys.stderr.write(\"AttributeError: 'Server' object has no attribute \"\n"
+        "                 \"'list_resources'\\n\")\n"
+        "sys.exit(1)\n"
+    )
+    result = fidelity(
+        "probe", "--mcp", "--list-tools", "--timeout", "5", "--", sys.executable, "-c", script
+    )
+    assert result.returncode == 3
+    line = one_sentence(result)
+    assert line.endswith("| AttributeError: 'Server' object has no attribute 'list_resources')."), (
+        line
+    )
+    assert "server stderr: ..." in line  # the start of the traceback left out, and said
