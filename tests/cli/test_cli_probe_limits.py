@@ -14,10 +14,10 @@ import pytest
 from _support.cli import fidelity
 from _support.servers import HOSTILE_MCP
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 
 def test_a_reply_past_max_reply_ends_its_call_broken_in_one_sentence(tmp_path: Path) -> None:
@@ -85,3 +85,27 @@ def test_the_html_report_shows_a_huge_value_in_part_with_its_size(tmp_path: Path
     page = html.read_text()
     assert "3000000 code points (3000000 bytes) in all: the first 20000 shown" in page
     assert len(page) < 200_000
+
+
+def test_replies_larger_than_max_reply_in_a_row_are_said_so() -> None:
+    # The target answered every call: too large is not "stopped answering".
+    from fidelity._cli.probe.sweep import Breaker, Stopped
+    from fidelity._core.kinds import Status
+    from fidelity._probe.observation import Observation
+
+    breaker = Breaker(timeout=5)
+    breaker(Observation(sent="a", received="a", status=Status.PRESERVED))
+    large = Observation(
+        sent="b" * 5000,
+        status=Status.BROKEN,
+        error_type="ReplyTooLarge",
+        error="the reply is longer than the reply limit of 4 KiB.",
+    )
+    breaker(large)
+    breaker(large)
+    with pytest.raises(Stopped) as stopped:
+        breaker(large)
+    assert str(stopped.value) == (
+        "3 replies in a row were larger than --max-reply (the reply is longer than the "
+        "reply limit of 4 KiB); nothing more was sent."
+    )

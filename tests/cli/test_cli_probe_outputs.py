@@ -22,10 +22,10 @@ from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import UsageError
 from fidelity._report.results import ResultWriter
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 
 def _probe(

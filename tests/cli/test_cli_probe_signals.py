@@ -18,10 +18,10 @@ from _support.cli import start, stop
 from _support.processes import alive, gone, server_pids, wait_for
 from _support.servers import HOSTILE_MCP
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 
 def _probe_until_called(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen[str], list[int]]:

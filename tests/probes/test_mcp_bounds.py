@@ -23,12 +23,12 @@ import probes
 from fidelity import Status, TargetError
 from probes._mcp.session import handshake_bound
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 HOSTILE = HOSTILE_MCP
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 @pytest.fixture

@@ -13,13 +13,13 @@ import probes
 from fidelity import Direction, Status, UsageError
 from probes._mcp.probe import DestructiveToolRefused
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 HOSTILE = HOSTILE_MCP
 RAW = ("\x1b", "\u202e", "\ufffd", "\udc80")
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,13 @@ import probes
 from fidelity import Status, TargetError, UsageError
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("mcp_sdk"),
+]
 
 #: Just past the default limit.
 PAST_DEFAULT = DEFAULT_MAX_REPLY + 1024
-
-
-pytestmark = pytest.mark.usefixtures("mcp_sdk")
 
 
 def _broken_by_size(observation: probes.Observation, limit: str) -> None:

@@ -94,6 +94,12 @@ class Breaker:
                 what = f"failed ({reason})"
             if not self.answered:
                 raise Stopped(f"the target {what}; nothing more was sent.")
+            if observation.error_type == "ReplyTooLarge":
+                # The target answered: its answers were larger than the run reads.
+                raise Stopped(
+                    f"{self.streak} replies in a row were larger than --max-reply "
+                    f"({reason}); nothing more was sent."
+                )
             raise Stopped(
                 f"the target stopped answering: {self.streak} payloads in a row {what}; "
                 "nothing more was sent."
