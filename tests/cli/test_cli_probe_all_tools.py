@@ -12,6 +12,7 @@ listing the tools a test gives it).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -41,9 +42,12 @@ def _listed(command: list[str]) -> list[dict[str, Any]]:
 
     async def listing() -> list[dict[str, Any]]:
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(REPO))
-        async with Client(stdio_client(params)) as client:
-            result = await client.list_tools()
-            return [t.model_dump(by_alias=True, exclude_none=True) for t in result.tools]
+        # errlog given: its default is the sys.stderr of the moment mcp.client.stdio was
+        # first imported, which may be an earlier test's closed capture.
+        with open(os.devnull, "w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                result = await client.list_tools()
+                return [t.model_dump(by_alias=True, exclude_none=True) for t in result.tools]
 
     tools: list[dict[str, Any]] = anyio.run(listing)
     return tools
