@@ -155,7 +155,8 @@ class DestructiveToolRefused(UsageError):
         ``switch``."""
         described = []
         for r in self.refused:
-            notes = "; ".join(x for x in (r.role, f"annotated {r.reason}" if r.reason else "") if x)
+            said = r.reason if r.reason.startswith("no ") else f"annotated {r.reason}"
+            notes = "; ".join(x for x in (r.role, said if r.reason else "") if x)
             described.append(f"{safe(r.tool)!r}" + (f" ({notes})" if notes else ""))
         many = len(described) > 1
         names = ", ".join(described[:-1]) + " and " + described[-1] if many else described[0]

@@ -32,9 +32,9 @@ def _run(tmp_path: Path, tools: list[dict[str, Any]], *options: str) -> tuple[An
     ("annotations", "reason"),
     [
         (None, "no annotations"),
-        ({"readOnlyHint": False}, "readOnlyHint: false"),
+        ({"readOnlyHint": False}, "annotated readOnlyHint: false"),
         ({"destructiveHint": False}, "no readOnlyHint"),  # readOnlyHint defaults to false
-        ({"destructiveHint": True, "readOnlyHint": False}, "destructiveHint: true"),
+        ({"destructiveHint": True, "readOnlyHint": False}, "annotated destructiveHint: true"),
     ],
 )
 def test_a_tool_not_annotated_read_only_is_never_called_without_yes(
@@ -43,7 +43,7 @@ def test_a_tool_not_annotated_read_only_is_never_called_without_yes(
     result, calls = _run(tmp_path, [listed_tool("echo", annotations)])
     assert result.returncode == 2, result.stderr
     line = one_sentence(result)
-    assert f"'echo' (payload tool; annotated {reason})" in line
+    assert f"'echo' (payload tool; {reason})" in line
     assert "called without --yes only when the server annotates it readOnlyHint: true" in line
     assert "hints, not guarantees" in line
     assert calls == []
@@ -71,7 +71,7 @@ def test_every_tool_of_the_run_is_checked_before_the_first_call(tmp_path: Path) 
     assert result.returncode == 2
     line = one_sentence(result)
     assert "tools 'seed' (setup step 1; annotated destructiveHint: true)" in line
-    assert "'fetch' (read tool; annotated no annotations)" in line
+    assert "'fetch' (read tool; no annotations)" in line
     assert calls == []
 
 

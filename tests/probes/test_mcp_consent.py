@@ -63,7 +63,7 @@ def test_every_tool_the_run_calls_is_checked_and_the_first_is_named() -> None:
         ("tidy", "reflector helper", "readOnlyHint: false"),
     ]
     assert str(refused.value).startswith(
-        "tools 'seed' (setup step 1; annotated no annotations), 'erase' (read tool; "
+        "tools 'seed' (setup step 1; no annotations), 'erase' (read tool; "
         "annotated destructiveHint: true) and 'tidy' (reflector helper; annotated "
         "readOnlyHint: false) may change or delete data: a tool is called without "
         "allow_destructive=True only when the server annotates it readOnlyHint: true"
@@ -80,7 +80,7 @@ def test_one_tool_in_two_roles_is_named_once_with_both() -> None:
         ("store", "payload tool, read tool")
     ]
     assert refused.value.advice("--yes").startswith(
-        "tool 'store' (payload tool, read tool; annotated no annotations) may change"
+        "tool 'store' (payload tool, read tool; no annotations) may change"
     )
 
 
