@@ -144,12 +144,14 @@ def parse_read(spec: str) -> Reader:
         return Reader(spec=spec, mode="regex", pattern=pattern)
     for mode in ("structured", "armored", "json"):
         if spec.startswith(f"{mode}:"):
+            rest = spec[len(mode) + 1 :]
             try:
-                path = ParamPath.parse(spec[len(mode) + 1 :], what="read path")
+                path = ParamPath.parse(rest, what="read path")
             except UsageError:
+                what = "needs a path after" if not rest else "has no path it can read after"
                 raise UsageError(
-                    f"read={safe(spec)!r} needs a path after {mode}:, e.g. '{mode}:text' or "
-                    f"'{mode}:items[0].body'."
+                    f"read={safe(spec)!r} {what} {mode}: (keys with dots, list indexes from "
+                    f"0 in brackets), e.g. '{mode}:text' or '{mode}:items[0].body'."
                 ) from None
             return Reader(spec=spec, mode=mode, path=path)
     raise UsageError(f"read={safe(spec)!r} is not understood; use {READ_FORMS}.")

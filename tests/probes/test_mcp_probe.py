@@ -239,7 +239,8 @@ def test_lost_when_the_value_is_not_where_read_expects_it(reflector_url: str) ->
     ("kwargs", "message"),
     [
         ({"read": "xml:text"}, "is not understood"),
-        ({"read": "json:a..b"}, "needs a path"),
+        ({"read": "json:a..b"}, "has no path it can read after json:"),
+        ({"read": "json:"}, "needs a path after json:"),
         ({"param": "edits[0"}, "is not a path"),
         ({"args": {"x": "{nope}"}}, "unknown placeholder"),
         ({"args": {"x": "say {payload}"}}, "whole string value"),
