@@ -451,3 +451,24 @@ def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_pat
     unnamed = [e for e in stored if e.get("type") == "entity" and e["name"] == ""]
     assert len(unnamed) == 1
     assert unnamed[0]["entityType"].startswith("fidelity-marker-")
+
+
+@pytest.mark.parametrize(
+    ("tools", "said"),
+    [
+        (["w"], "the one string parameter (w.text) could not be surveyed"),
+        (["w", "v"], "none of the 2 string parameters (of 2 tools) could be surveyed"),
+    ],
+)
+def test_no_parameter_surveyed_is_exit_3_in_one_sentence(
+    tmp_path: Path, tools: list[str], said: str
+) -> None:
+    # Tools without annotations need --yes: without it nothing is called.
+    calls = tmp_path / "calls"
+    listed = [listed_tool(name, None) for name in tools]
+    result = probe_listing(listed, calls, "--all-tools", "--families", "quotes")
+    assert result.returncode == 3
+    assert result.stderr == (
+        f"fidelity: nothing was measured: {said} (see 'not surveyed' above for why).\n"
+    )
+    assert called(calls) == []

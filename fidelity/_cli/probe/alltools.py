@@ -465,10 +465,17 @@ def _verdict(
             "parameters surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        with_strings = len({p.tool.name for p in inv.params})
+        tools = len({p.tool.name for p in inv.params})
+        params = len(inv.params)
+        which = (
+            f"the one string parameter ({safe(inv.params[0].name)})"
+            if params == 1
+            else f"none of the {params} string parameters (of {tools} "
+            f"tool{'s' if tools != 1 else ''})"
+        )
+        verb = "could not be surveyed" if params == 1 else "could be surveyed"
         raise TargetError(
-            f"nothing was measured: none of the {len(inv.params)} string parameters of the "
-            f"{with_strings} tools with one could be surveyed (see 'not surveyed' above for why)."
+            f"nothing was measured: {which} {verb} (see 'not surveyed' above for why)."
         )
     if failures:
         names = ", ".join(safe(r.param.name) for r in runs if r.failure)
