@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from _support.cli import fidelity, one_sentence
-from _support.servers import HOSTILE_MCP
+from _support.servers import HOSTILE_MCP, listed_tool, probe_listing
 
 from fidelity import FAMILIES, KINDS
 from fidelity._cli import main
@@ -233,3 +233,25 @@ def test_a_server_that_dies_at_start_ends_the_line_with_its_last_stderr_line() -
         line
     )
     assert "server stderr: ..." in line  # the start of the traceback left out, and said
+
+
+def test_list_tools_names_array_and_union_types(tmp_path: Path) -> None:
+    # server-redis's delete takes a key or a list of keys (oneOf); git_log's nullable
+    # strings are anyOf with null; an argument without a type is any.
+    schema = {
+        "type": "object",
+        "properties": {
+            "key": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+            "since": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "edits": {"type": "array", "items": {"type": "object"}},
+            "extra": {},
+        },
+        "required": ["key"],
+    }
+    tool = listed_tool("delete", {"readOnlyHint": True}, schema)
+    result = probe_listing([tool], tmp_path / "calls", "--list-tools")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "delete(key: string|string[], since?: string|null, edits?: object[], extra?: any)"
+        "  [read-only]"
+    ) in result.stdout

@@ -61,12 +61,29 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _schema_line(name: str, schema: Any, required: bool) -> str:
-    kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
+def _kind(schema: Any, depth: int = 0) -> str:
+    """A schema's type in a few characters: ``string``, ``string|null``, ``string[]``,
+    the branches of ``anyOf``/``oneOf`` joined by ``|``; ``any`` when it says none."""
+    if not isinstance(schema, dict) or depth > 3:
+        return "any"
+    kind = schema.get("type")
+    if kind == "array":
+        return f"{_kind(schema.get('items'), depth + 1)}[]"
     if isinstance(kind, list):
-        kind = "|".join(map(str, kind))
+        return "|".join(map(str, kind))
+    if kind is not None:
+        return str(kind)
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            kinds = [_kind(b, depth + 1) for b in branches[:8]]
+            return "|".join(dict.fromkeys(kinds))
+    return "any"
+
+
+def _schema_line(name: str, schema: Any, required: bool) -> str:
     mark = "" if required else "?"
-    return f"{safe(_cut(name, 40))}{mark}: {safe(_cut(str(kind), 40))}"
+    return f"{safe(_cut(name, 40))}{mark}: {safe(_cut(_kind(schema), 40))}"
 
 
 def _arguments(props: dict[str, Any], required: set[Any]) -> str:
