@@ -927,7 +927,7 @@ class McpProbe(Probe):
             return Observation(
                 sent=text,
                 status=Status.BROKEN,
-                error_type="ReplyTooLarge",
+                error_type=ReplyTooLarge.__name__,
                 error=str(exc),
                 direction=direction,
             )
@@ -935,17 +935,8 @@ class McpProbe(Probe):
             # The server answered, but not in a form the client can read: a failure of
             # the chain's protocol, not the tool's refusal of this value.
             self._answers += 1
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="UnparsableReply",
-                error=(
-                    "the MCP client library could not parse the server's reply "
-                    f"({safe(exc.reason[:200])})"
-                ),
-                wire=exc.raw[:65536].encode("utf-8", "surrogatepass"),
-                direction=direction,
-            )
+            wire = exc.raw[:65536].encode("utf-8", "surrogatepass")
+            return _unparsable(text, f"parse the server's reply ({exc.reason})", direction, wire)
         except RpcError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 return self._timed_out(text, session, direction)
@@ -955,16 +946,7 @@ class McpProbe(Probe):
             if exc.code == _PARSE_ERROR and str(exc.message).startswith(_CLIENT_PARSE_ERRORS):
                 # The Streamable HTTP client's own report of a body (or event) it could
                 # not parse: the reply, not the request, failed.
-                return Observation(
-                    sent=text,
-                    status=Status.BROKEN,
-                    error_type="UnparsableReply",
-                    error=(
-                        "the MCP client library could not parse the server's reply "
-                        f"({safe(str(exc.message)[:200])})"
-                    ),
-                    direction=direction,
-                )
+                return _unparsable(text, f"parse the server's reply ({exc.message})", direction)
             return Observation(
                 sent=text,
                 status=Status.REJECTED,
@@ -991,16 +973,8 @@ class McpProbe(Probe):
                 raise
             # The SDK could not take the reply in: a failure of the chain's protocol, as
             # for a reply it could not parse at all.
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="UnparsableReply",
-                error=(
-                    "the MCP client library could not take the server's reply in "
-                    f"({type(exc).__name__}: {safe(str(exc)[:300])})"
-                ),
-                direction=direction,
-            )
+            why = f"take the server's reply in ({type(exc).__name__}: {exc})"
+            return _unparsable(text, why, direction)
         self._answers += 1
         return result
 
@@ -1076,6 +1050,22 @@ class McpProbe(Probe):
             error=message,
             direction=direction,
         )
+
+
+def _unparsable(
+    sent: str, what: str, direction: Direction, wire: bytes | None = None
+) -> Observation:
+    """A reply the client library could not ``what`` (parse, take in): a failure of the
+    chain's protocol (``broken``, error type ``UnparsableReply``), not a refusal of the
+    value; ``what`` is cut to a bounded, terminal-safe sentence."""
+    return Observation(
+        sent=sent,
+        status=Status.BROKEN,
+        error_type=UnparsableReply.__name__,
+        error=f"the MCP client library could not {safe(what[:300])}",
+        wire=wire,
+        direction=direction,
+    )
 
 
 def _no_text(result: Any) -> str:

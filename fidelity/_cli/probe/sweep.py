@@ -28,6 +28,7 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
+from probes._mcp.reply_limit import ReplyTooLarge
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -94,7 +95,7 @@ class Breaker:
                 what = f"failed ({reason})"
             if not self.answered:
                 raise Stopped(f"the target {what}; nothing more was sent.")
-            if observation.error_type == "ReplyTooLarge":
+            if observation.error_type == ReplyTooLarge.__name__:
                 # The target answered: its answers were larger than the run reads.
                 raise Stopped(
                     f"{self.streak} replies in a row were larger than --max-reply "

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
+from probes._mcp.failures import UnparsableReply
 
 __all__ = ["UNPARSABLE", "Verdict", "common_error", "judge", "wrapped"]
 
 #: The error type of an observation whose reply the client library could not parse.
-UNPARSABLE = "UnparsableReply"
+UNPARSABLE = UnparsableReply.__name__
 #: A quoted error: its first line, at most this many characters.
 _ERROR_CHARS = 200
 _ARRIVED = (Status.PRESERVED, Status.TRANSFORMED)
