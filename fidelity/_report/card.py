@@ -44,7 +44,14 @@ from fidelity._report.json_doc import (
     load,
     str_field,
 )
-from fidelity._report.outcomes import Entry, FamilyOutcome, family_key, is_example, summarize
+from fidelity._report.outcomes import (
+    Entry,
+    FamilyOutcome,
+    failed_on_request,
+    family_key,
+    is_example,
+    summarize,
+)
 
 if TYPE_CHECKING:
     from fidelity._report.hints import Hint
@@ -71,12 +78,10 @@ def _canonical(obs: CardObservation) -> tuple[tuple[int, str], str, str]:
 
 def _rows(observations: Iterable[CardObservation]) -> tuple[CardRow, ...]:
     pool = tuple(observations)
-    # As in Survey.of: with directions measured apart, a value the client library
-    # refused before sending failed on the request path.
     split = any(o.parts for o in pool)
 
     def request(obs: CardObservation) -> tuple[CardObservation, ...]:
-        if split and obs.client_side and not obs.parts:
+        if failed_on_request(obs, split):
             return (dataclasses.replace(obs, direction=Direction.REQUEST.value),)
         return ()
 

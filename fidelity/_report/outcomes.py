@@ -10,6 +10,7 @@ build their rows here, so both always agree.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -199,7 +200,20 @@ def entry(obs: Observation, measured: Observation) -> Entry:
     )
 
 
+def failed_on_request(obs: Any, split: bool) -> bool:
+    """The rule for directions measured apart (``split``: some observation has parts):
+    a value the client library refused before sending (``obs``, an observation or its
+    card record) failed on the request path, whether or not it has a request part."""
+    return split and bool(obs.client_side) and not obs.parts
+
+
 def entries(observations: Iterable[Observation]) -> Iterator[Entry]:
-    for obs in observations:
-        for measured in (obs, *obs.parts) if obs.parts else (obs,):
+    """The entries of ``observations``: each, its parts, and the request-path failure of
+    a value refused before sending when directions were measured apart."""
+    pool = tuple(observations)
+    split = any(o.parts for o in pool)
+    for obs in pool:
+        for measured in (obs, *obs.parts):
             yield entry(obs, measured)
+        if failed_on_request(obs, split):
+            yield entry(obs, dataclasses.replace(obs, direction=Direction.REQUEST))

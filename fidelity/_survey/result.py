@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from fidelity._core.kinds import Status, check_kinds
 from fidelity._probe.observation import Direction, Observation
 from fidelity._report.card import Card
-from fidelity._report.outcomes import FamilyOutcome, entry, is_example, rows
+from fidelity._report.outcomes import FamilyOutcome, entry, failed_on_request, is_example, rows
 
 if TYPE_CHECKING:
     from fidelity._report.hints import Hint
@@ -82,10 +82,8 @@ class Survey:
                 if part.status is not preserved:
                     notable.append(entry(obs, part))
         if split:
-            # Directions measured apart: a value the client library refused before
-            # sending failed on the request path, whether or not it has a request part.
             for obs in observed:
-                if obs.client_side and not obs.parts:
+                if failed_on_request(obs, True):
                     counts[(obs.families, Direction.REQUEST, obs.status)] += 1
                     notable.append(
                         entry(obs, dataclasses.replace(obs, direction=Direction.REQUEST))

@@ -290,3 +290,42 @@ def test_merged_cards_keep_the_section_they_share() -> None:
     assert Card.merge([card, card]).clients == card.clients
     other = card.with_clients(_section(allow=("quote.straighten",)))
     assert Card.merge([card, other]).clients is None
+
+
+def test_a_clients_rows_follow_the_maps_rule_for_values_refused_before_sending() -> None:
+    # Directions measured apart: a value the client library refused before sending
+    # failed on the request path. The card's map and each client's rows in the
+    # clients section are one computation, so they say the same.
+    from fidelity._probe.observation import Direction
+    from fidelity._report.clients import ClientRun
+    from fidelity._survey.result import Survey
+
+    def split(pid: str, text: str) -> Observation:
+        parts = tuple(
+            Observation(sent=text, received=text, status=Status.PRESERVED, direction=d)
+            for d in (Direction.REQUEST, Direction.RESPONSE)
+        )
+        return Observation(
+            payload_id=pid,
+            families=("quotes",),
+            sent=text,
+            received=text,
+            status=Status.PRESERVED,
+            parts=parts,
+        )
+
+    refused = Observation(
+        payload_id="surrogates/lone",
+        families=("surrogates",),
+        sent="a\ud800b",
+        status=Status.REJECTED,
+        error_type="UnicodeEncodeError",
+        error="cannot encode",
+        client_side=True,
+    )
+    observed = (split("quotes/left", "\u201cq"), split("quotes/right", "q\u201d"), refused)
+    card = Survey.of(observed, name="t").card(name="t.p")
+    run = ClientRun.of(ClientResult(client="python", observations=observed))
+    keys = {(r.family, r.direction, r.outcome) for r in card.rows}
+    assert ("surrogates", "request", "rejected") in keys
+    assert {(r.family, r.direction, r.outcome) for r in run.rows} == keys
