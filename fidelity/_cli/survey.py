@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._report.display import FAILURES, LETTERS
 
 if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
@@ -29,16 +30,6 @@ if TYPE_CHECKING:
     from probes._target import BuiltinTarget
 
 __all__ = ["register", "run", "stable_chain"]
-
-_CODES = {
-    "preserved": ".",
-    "transformed": "T",
-    "rejected": "R",
-    "lost": "L",
-    "timeout": "!",
-    "broken": "X",
-    "mixed": "M",
-}
 
 
 _LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+\b")
@@ -281,12 +272,11 @@ _LEGEND = (
     ("M", "mixed", "some payloads one way, some another (counts below)"),
 )
 _WIDTH = 120
-_FAILURES = ("rejected", "lost", "timeout", "broken")
 _DIRECTION_NAMES = {"request": "request path", "response": "response path"}
 
 
 def _cell(row: CardRow | None) -> str:
-    return "-" if row is None else _CODES.get(row.outcome, "?")
+    return "-" if row is None else LETTERS.get(row.outcome, "?")
 
 
 def _print_map(
@@ -414,7 +404,7 @@ def _example(example: CardExample) -> str:
 
     sent = example.sent.value()
     assert isinstance(sent, str)
-    if example.key in _FAILURES:
+    if example.key in FAILURES:
         message = f"{example.error_type}: {example.error}" if example.error_type else example.error
         return f"{safe(example.payload_id)} {_hazard(sent)} {example.key}: {safe(message.strip())}"
     received = None if example.received is None else example.received.value()

@@ -383,5 +383,6 @@ def _survey_failure(chain: str, result: Survey, unexpected: frozenset[str]) -> s
         lines.append(f"--- {kind}: smallest example")
         if example is not None:
             lines.append(describe_observation(example, render_lines=_RENDER_LINES))
-    lines.append(_fixes(result.observations, unexpected) + _allow_hint(unexpected))
+    fixes = "".join(f"{hint.line()}\n" for hint in result.hints(unexpected))
+    lines.append(fixes + _allow_hint(unexpected))
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from fidelity._core.text import utf8_len
 from fidelity._probe.observation import Direction
 from fidelity._report.card_records import CardRow
 from fidelity._report.clients import ClientDifference, ClientOutcome, ClientRun, ClientsSection
-from fidelity._report.display import code_span, md
+from fidelity._report.display import FAILURES, code_span, md, points
 from fidelity._report.markdown import outcome_text
 from fidelity._report.outcomes import family_key
 
@@ -42,7 +42,7 @@ class DifferenceGroup:
 
 
 def _shape(outcome: ClientOutcome) -> tuple[str, bool, tuple[str, ...], str]:
-    failed = outcome.status in ("rejected", "lost", "timeout", "broken")
+    failed = outcome.status in FAILURES
     return (
         outcome.status,
         outcome.client_side,
@@ -79,10 +79,7 @@ def _text(difference: ClientDifference) -> str:
 
 
 def _points(text: str) -> str:
-    shown = " ".join(f"U+{ord(c):04X}" for c in text[:_MAX_POINTS])
-    if len(text) > _MAX_POINTS:
-        shown += f" ... ({len(text)} code points)"
-    return shown or "(empty)"
+    return points(text, _MAX_POINTS)
 
 
 def _did(outcome: ClientOutcome) -> str:

@@ -7,10 +7,37 @@ import re
 
 from fidelity._core.render import codepoints, safe
 
-__all__ = ["FAILURES", "code_span", "cut", "md", "shown"]
+__all__ = ["FAILURES", "LEGEND", "LETTERS", "clip", "code_span", "cut", "md", "points", "shown"]
 
 #: The statuses of a payload that did not arrive.
 FAILURES = frozenset({"rejected", "lost", "timeout", "broken"})
+
+#: One letter per outcome in the maps printed on a terminal (``fidelity survey``, the
+#: ``--all-tools`` map), and the line that explains them.
+LETTERS = {
+    "preserved": ".",
+    "transformed": "T",
+    "rejected": "R",
+    "lost": "L",
+    "timeout": "!",
+    "broken": "X",
+    "mixed": "M",
+}
+LEGEND = "  ".join(f"{letter} {name}" for name, letter in LETTERS.items()) + "  - family not sent"
+
+
+def points(text: str, most: int) -> str:
+    """The first ``most`` code points of ``text`` as ``U+XXXX``, then its length when
+    there are more; ``(empty)`` for ``""``."""
+    shown = codepoints(text[:most])
+    if len(text) > most:
+        shown += f" ... ({len(text)} code points)"
+    return shown or "(empty)"
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with ``...`` (ASCII, for terminals)."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def cut(text: str, limit: int) -> str:

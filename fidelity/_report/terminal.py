@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
+from fidelity._report.display import FAILURES, clip, points
 
 if TYPE_CHECKING:
     from fidelity._report.outcomes import Example, FamilyOutcome
@@ -49,23 +50,16 @@ def use_color(stream: TextIO) -> bool:
 
 
 def _points(text: str) -> str:
-    shown = " ".join(f"U+{ord(c):04X}" for c in text[:_MAX_POINTS])
-    if len(text) > _MAX_POINTS:
-        shown += f" ... ({len(text)} code points)"
-    return shown or "(empty)"
-
-
-def _clip(text: str, width: int = _MAX_CELL) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return points(text, _MAX_POINTS)
 
 
 def example_text(example: Example) -> str:
     """The example as code points: the changed segment, or the failure's message."""
-    if example.key in ("rejected", "lost", "timeout", "broken"):
+    if example.key in FAILURES:
         message = f"{example.error_type}: {example.error}" if example.error_type else example.error
         # The first line in full (up to a bound): the cause is often past its start.
         first = next((line.strip() for line in message.splitlines() if line.strip()), "")
-        return f"{_points(example.sent)}: {_clip(safe(first) or example.key, _MAX_REASON)}"
+        return f"{_points(example.sent)}: {clip(safe(first) or example.key, _MAX_REASON)}"
     from fidelity._compare.api import compare
 
     received = example.received
@@ -74,7 +68,7 @@ def example_text(example: Example) -> str:
     if change is None:
         return _points(example.sent)
     if not isinstance(received, (str, bytes)):
-        return f"{_points(example.sent)} -> {_clip(safe(repr(received)), 24)}"
+        return f"{_points(example.sent)} -> {clip(safe(repr(received)), 24)}"
     return f"{_points(change.sent)} -> {_points(change.received)}"
 
 

@@ -14,31 +14,14 @@ from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
+from fidelity._report.display import LEGEND, LETTERS, clip
 
 if TYPE_CHECKING:
     from fidelity._report.outcomes import FamilyOutcome
 
-__all__ = ["LETTERS", "render_tools_map"]
+__all__ = ["render_tools_map"]
 
-#: One letter per outcome (as in ``fidelity survey``).
-LETTERS = {
-    "preserved": ".",
-    "transformed": "T",
-    "rejected": "R",
-    "lost": "L",
-    "timeout": "!",
-    "broken": "X",
-    "mixed": "M",
-}
-_LEGEND = (
-    ". preserved  T transformed  R rejected  L lost  ! timeout  X broken  M mixed  "
-    "- family not sent"
-)
 _NAME_WIDTH = 48
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def render_tools_map(
@@ -52,7 +35,7 @@ def render_tools_map(
         return ""
     numbers = {f: str(i) for i, f in enumerate(families, 1)}
     col = max(len(n) for n in numbers.values()) + 1
-    names = [_clip(safe(name), _NAME_WIDTH) for name, _ in params]
+    names = [clip(safe(name), _NAME_WIDTH) for name, _ in params]
     width = max(len("tool.param"), *(len(n) for n in names))
     legend = "  ".join(f"{numbers[f]} {safe(f)}" for f in families)
     lines = [f"families: {legend}"]
@@ -75,5 +58,5 @@ def render_tools_map(
             example = example_text(row.examples[0]) if row.examples else ""
             line = f"  {name:<{width}}  {safe(family)}: {counts}"
             details.append(line + (f"; {example}" if example else ""))
-    lines.append(f"  {_LEGEND}")
+    lines.append(f"  {LEGEND}")
     return "\n".join([*lines, *details]) + "\n"

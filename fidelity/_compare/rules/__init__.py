@@ -29,7 +29,6 @@ from fidelity._compare.rules.mojibake import (
     mojibake_apply,
     reread,
     reread_codecs,
-    rereadings,
 )
 from fidelity._compare.rules.newlines import LINE_BREAKS
 from fidelity._compare.rules.tabs import TAB_BY_EIGHT, expands_tabs, tab_expansions
@@ -44,7 +43,6 @@ __all__ = [
     "expands_tabs",
     "reread",
     "reread_codecs",
-    "rereadings",
     "rewrite_as",
     "tab_expansions",
     "whole_rewrites",

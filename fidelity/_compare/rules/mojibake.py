@@ -21,7 +21,6 @@ __all__ = [
     "repair",
     "reread",
     "reread_codecs",
-    "rereadings",
 ]
 
 #: Codecs whose misreading of UTF-8 bytes is checked, most frequent first. ``chardet``
@@ -229,7 +228,7 @@ def mojibake_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return out
 
 
-#: Codecs tried first when re-reading a whole received value (see :func:`rereadings`).
+#: Codecs tried first when re-reading a whole received value (see :func:`reread_codecs`).
 _REREAD_CODECS = ("cp1252", "latin-1")
 _REREAD_CHARDET = 1 << 16  # bytes of the received value shown to ``chardet``
 
@@ -282,20 +281,6 @@ def reread(received: str, codec: str, *, escapes: bool) -> str | None:
             return None
         text = repaired
     return None if text == received else text
-
-
-def rereadings(received: str, *, escapes: bool) -> list[tuple[str, str]]:
-    """The received value read back as UTF-8 text, for each codec that could have made it.
-
-    Each reading (:func:`reread`) comes with the codec that explains it; readings equal
-    to ``received`` are left out.
-    """
-    out: list[tuple[str, str]] = []
-    for codec in reread_codecs(received, escapes=escapes):
-        text = reread(received, codec, escapes=escapes)
-        if text is not None:
-            out.append((text, codec))
-    return out
 
 
 def misreadings(text: str, codec: str) -> list[str]:

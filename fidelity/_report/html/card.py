@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fidelity._report.display import FAILURES
 from fidelity._report.html.parts import (
-    FAILURES,
     STYLE,
     attr,
     changes,

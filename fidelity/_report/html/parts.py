@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CSP",
     "EXAMPLE_POINTS",
-    "FAILURES",
     "MAX_LISTED",
     "STYLE",
     "attr",
@@ -48,7 +47,6 @@ MAX_LISTED = 12
 EXAMPLE_POINTS = 8
 
 #: The statuses of a payload that did not arrive.
-FAILURES = ("rejected", "lost", "timeout", "broken")
 
 STYLE = """
 :root { color-scheme: light; --ink: #1d2330; --muted: #5d6679; --line: #d9dde5;

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fidelity._report.html.parts import FAILURES, attr, changes, esc, pair, side, value
+from fidelity._report.display import FAILURES
+from fidelity._report.html.parts import attr, changes, esc, pair, side, value
 from fidelity._report.outcomes import family_key
 
 if TYPE_CHECKING:

@@ -123,7 +123,7 @@ def _visible(flags: Sequence[bool], count: int) -> list[bool]:
     return show
 
 
-def render_units(value: str | bytes, marks: Sequence[tuple[int, int]], *, css: str = "chg") -> str:
+def render_units(value: str | bytes, marks: Sequence[tuple[int, int]]) -> str:
     """HTML for ``value`` with the byte ranges ``marks`` highlighted.
 
     An empty range marks the point where something was inserted on the other side
@@ -151,7 +151,7 @@ def render_units(value: str | bytes, marks: Sequence[tuple[int, int]], *, css: s
         if unit.start in points:
             out.append('<span class="caret" title="inserted on the other side"></span>')
         if flags[i] and not open_mark:
-            out.append(f'<mark class="{css}">')
+            out.append('<mark class="chg">')
             open_mark = True
         elif not flags[i] and open_mark:
             out.append("</mark>")
