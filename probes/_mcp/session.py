@@ -484,7 +484,10 @@ def _raw_input(exc: Exception) -> tuple[str | None, str]:
     return (raw if isinstance(raw, str) else None), reason
 
 
-_JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"\s*(:)?|([{\[]+)|([}\]]+)', re.DOTALL)
+#: A string (one left open runs to the end of the text: matching it costs one pass, where
+#: backtracking to every later quote would cost the square of a hostile line's length),
+#: or a run of brackets.
+_JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)\s*(:)?|([{\[]+)|([}\]]+)', re.DOTALL)
 
 
 def _top_level_keys(raw: str) -> set[str]:

@@ -596,3 +596,23 @@ def test_each_clients_warnings_are_printed() -> None:
     lines = result.stdout.splitlines()
     assert f"warning: python: {advice}" in lines, result.stdout
     assert f"warning: python-2026: {advice}" in lines
+
+
+def test_a_reply_too_deep_for_python_is_unparsable_through_every_client(tmp_path: Path) -> None:
+    # Node parses 3000 nested arrays and writes them on; Python's json cannot read them
+    # back. The call in flight is an unparsable reply, as through the Python client,
+    # not a dead reader thread with a traceback on the terminal.
+    from _support.servers import HOSTILE_MCP
+
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,typescript", "--read", "text",
+        "--families", "quotes", "--max-requests", "4", "--json", str(out),
+        "--", *HOSTILE_MCP, "--deep-reply", "3000", env=ENV, cwd=REPO,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 3, result.stdout + result.stderr
+    runs = json.loads(out.read_text())["clients"]["runs"]
+    for run in runs:
+        statuses = {(o["status"], o["error_type"]) for o in run["observations"]}
+        assert statuses == {("broken", "UnparsableReply")}, (run["client"], statuses)

@@ -136,3 +136,17 @@ def test_the_event_counter_counts_each_server_sent_event_apart() -> None:
     with pytest.raises(Exception, match="reply limit"):
         count(b"data: 0123456789\r\n")  # one event of 36 bytes
     assert limit.tripped
+
+
+@pytest.mark.timeout(30)
+def test_a_deep_reply_with_a_string_left_open_is_read_in_one_pass() -> None:
+    # A line the SDK cannot parse and json cannot either (too deep) is read for its
+    # top-level keys without recursion. A string that never closes, full of escaped
+    # quotes, must not make that reading backtrack to every later quote: 400 KB of
+    # them took hours that way, holding the event loop (pytest-timeout fails a hang).
+    from probes._mcp.session import _top_level_keys
+
+    assert _top_level_keys("[" * 1200 + '"' + '\\"' * 200_000) == set()
+    reply = '{"jsonrpc": "2.0", "id": 3, "result": {"text": "a \\"b\\": c", "k": [{"x": 1}]}}'
+    assert _top_level_keys(reply) == {"jsonrpc", "id", "result"}
+    assert _top_level_keys('{"id": 1, "error": {"message": "open') == {"id", "error"}

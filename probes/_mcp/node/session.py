@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
-from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError
+from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError, UnparsableReply
 from probes._mcp.node.setup import NodeClient
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyTooLarge
 from probes._mcp.session import handshake_bound
@@ -53,6 +53,9 @@ _LINE_ROOM = 1024 * 1024
 _MESSAGE_CHARS = 300
 _EOF = object()
 _TOO_LARGE = object()
+#: A record too deeply nested for Python's json (Node's parser took it): the reply in
+#: flight arrived, but this side cannot read it.
+_TOO_DEEP = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +283,9 @@ class NodeSession:
                     record = json.loads(line)
                 except ValueError:
                     continue
+                except RecursionError:
+                    self._records.put(_TOO_DEEP)
+                    continue
                 if isinstance(record, dict):
                     self._note(record)
         except (OSError, ValueError):
@@ -351,6 +357,8 @@ class NodeSession:
                 continue
             if record is _TOO_LARGE:
                 raise ReplyTooLarge(self._max_reply)
+            if record is _TOO_DEEP:
+                raise UnparsableReply("the reply is nested too deeply to be read", "")
             if record is _EOF:
                 self._records.put(_EOF)  # for any later wait
                 raise ConnectionError(str(self.failure or "the MCP session is closed"))
