@@ -88,9 +88,13 @@ class ParamRun:
 
 
 class _Interrupted(Exception):
-    def __init__(self, run: ParamRun) -> None:
+    """A parameter's run was interrupted (``signal``: Ctrl-C, or the signal that ended
+    the command, raised again once what it saw is kept)."""
+
+    def __init__(self, run: ParamRun, signal: KeyboardInterrupt) -> None:
         super().__init__("interrupted")
         self.run = run
+        self.signal = signal
 
 
 # -- planning ---------------------------------------------------------------------
@@ -219,12 +223,11 @@ def _run_open(
             calibrated=True,
             seen=seen,
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as signal:
         cut = survey_of(sub, probe.name, seen, examples, name=name)
         card = run_card(cut, probe.setup, complete=False)
-        raise _Interrupted(
-            ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
-        ) from None
+        run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
+        raise _Interrupted(run, signal) from None
     result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
     warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
     failure = _failure(param, swept.stopped, result.observations)
@@ -327,7 +330,7 @@ def execute_all(plan: ProbePlan) -> int:
     except _Interrupted as cut:
         runs.append(cut.run)
         _write_all_reports(plan, inv, runs, complete=False)
-        raise KeyboardInterrupt from None
+        raise cut.signal from None
     except KeyboardInterrupt:
         _write_all_reports(plan, inv, runs, complete=False)
         raise
