@@ -356,6 +356,8 @@ def test_args_for_pins_a_tools_arguments(tmp_path: Path) -> None:
         (["--read", "text"], "--read describes one tool's run"),
         (["--args-for", 'note={"a": 1}', "--no-all"], "--args-for pins a tool's arguments"),
         (["--args-for", "note"], "must be TOOL=JSON"),
+        # A gate that would pass whatever the server does: refused, with the way to gate.
+        (["--check", "TOOLS.md"], "then check them with fidelity card RESULT.json --check"),
     ],
 )
 def test_all_tools_usage_errors(tmp_path: Path, options: list[str], said: str) -> None:

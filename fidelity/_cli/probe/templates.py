@@ -147,6 +147,11 @@ def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]]
             "--clients runs one tool's plan through several clients and --all-tools every "
             "tool through one; probe the tool you want with --clients, or drop --clients."
         )
+    if getattr(args, "check", None) is not None:
+        raise UsageError(
+            "--check compares one tool's run with its card block; with --all-tools write "
+            "the blocks with --card, then check them with fidelity card RESULT.json --check."
+        )
     one = [f"--{o.replace('_', '-')}" for o in _ONE_TOOL if getattr(args, o, None) is not None]
     if one:
         raise UsageError(
