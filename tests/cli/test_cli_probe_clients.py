@@ -616,3 +616,23 @@ def test_a_reply_too_deep_for_python_is_unparsable_through_every_client(tmp_path
     for run in runs:
         statuses = {(o["status"], o["error_type"]) for o in run["observations"]}
         assert statuses == {("broken", "UnparsableReply")}, (run["client"], statuses)
+
+
+def test_a_few_unparsable_replies_are_a_warning_per_client_as_for_one_client() -> None:
+    # Two of the 17 replies hold a lone-surrogate escape the Python client cannot
+    # parse: fewer than half, so a warning (as for a single client), not exit 3.
+    from _support.servers import HOSTILE_MCP
+
+    one = fidelity(
+        "probe", "--mcp", "--read", "text", "--families", "quotes",
+        "--", *HOSTILE_MCP, "--surrogate-on", "don",
+    )  # fmt: skip
+    many = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--read", "text",
+        "--families", "quotes", "--", *HOSTILE_MCP, "--surrogate-on", "don",
+    )  # fmt: skip
+    assert one.returncode == many.returncode == 0, many.stdout + many.stderr
+    assert "17 payloads: 15 preserved, 2 broken." in one.stdout
+    for client in ("python", "python-2026"):
+        assert f"{client}: 17 payloads: 15 preserved, 2 broken." in many.stdout
+        assert f"warning: {client}: the target's reply to 2 of the 17 payloads" in many.stdout

@@ -43,7 +43,7 @@ from fidelity._cli.probe.execute import (
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan
 from fidelity._cli.probe.sweep import stop_note, sweep
-from fidelity._cli.probe.verdict import UNPARSABLE, judge
+from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
@@ -254,17 +254,9 @@ def _failure(param: ToolParam, stopped: str, observations: Sequence[Observation]
     """The sentence of a parameter whose run failed (as the single-tool form's exit 3)."""
     if stopped:
         return f"{param.name}: {stopped}"
-    broken = [
-        o
-        for o in observations
-        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
-    ]
+    broken = broke(observations)
     if broken:
-        reason = one_line(safe(broken[0].error or broken[0].error_type)).rstrip(". ")
-        return (
-            f"{param.name}: {len(broken)} of {len(observations)} payloads broke the chain "
-            f"(first: {reason})."
-        )
+        return f"{param.name}: {broken}."
     verdict = judge(observations, read=None, read_found=True)
     return f"{param.name}: {verdict.failure}" if verdict.protocol else ""
 

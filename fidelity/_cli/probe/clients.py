@@ -332,15 +332,12 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
             f"the run through {names} did not finish ({first.client}: {reason}); the "
             "results hold what every client saw."
         )
+    from fidelity._cli.probe.verdict import broke, judge
+
     for run in matrix.runs:
-        broken = [o for o in run.observations if o.status is Status.BROKEN and not o.client_side]
+        broken = broke(run.observations, through=run.client)
         if broken:
-            reason = one_line(safe(broken[0].error or broken[0].error_type)).rstrip(". ")
-            raise TargetError(
-                f"{len(broken)} of {len(run.observations)} payloads broke the chain through "
-                f"{run.client} (first: {reason}); their statuses are in the results."
-            )
-    from fidelity._cli.probe.verdict import judge
+            raise TargetError(f"{broken}; their statuses are in the results.")
 
     for run in matrix.runs:
         # The same rule as one client's run: a client through which nothing was

@@ -26,7 +26,7 @@ from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.outputs import write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._cli.probe.sweep import stop_note, sweep
-from fidelity._cli.probe.verdict import UNPARSABLE, judge
+from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
@@ -390,19 +390,9 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         _unsent(plan, planned, len(result.observations)),
     )
     _print_map(plan, result, note="; ".join(n for n in notes if n), warnings=warnings)
-    broken = [
-        o
-        for o in result.observations
-        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
-    ]
+    broken = broke(result.observations)
     if broken:
-        first = broken[0]
-        reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
-        raise TargetError(
-            f"{len(broken)} of {len(result.observations)} payloads broke the chain "
-            f"(first: {reason}); "
-            "their statuses are in the results."
-        )
+        raise TargetError(f"{broken}; their statuses are in the results.")
     failure = judge(result.observations, read=plan.read, read_found=False).failure
     if failure:
         raise TargetError(failure)

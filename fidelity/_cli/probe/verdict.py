@@ -27,12 +27,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fidelity._cli.probe.messages import one_line
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
 from probes._mcp.failures import UnparsableReply
 
-__all__ = ["UNPARSABLE", "Verdict", "common_error", "judge", "wrapped"]
+__all__ = ["UNPARSABLE", "Verdict", "broke", "common_error", "judge", "wrapped"]
 
 #: The error type of an observation whose reply the client library could not parse.
 UNPARSABLE = UnparsableReply.__name__
@@ -56,6 +57,24 @@ class Verdict:
     failure: str = ""
     protocol: bool = False
     warnings: tuple[str, ...] = ()
+
+
+def broke(observations: Sequence[Observation], *, through: str = "") -> str:
+    """``N of M payloads broke the chain (first: REASON)`` when any payload broke the
+    chain on its way (``through`` a client, if named), else ``""``. A reply the client
+    library could not parse is not counted here (:func:`judge` weighs those), nor a
+    value the client refused before sending."""
+    broken = [
+        o
+        for o in observations
+        if o.status is Status.BROKEN and not o.client_side and o.error_type != UNPARSABLE
+    ]
+    if not broken:
+        return ""
+    first = broken[0]
+    reason = one_line(safe(first.error or first.error_type or "no detail")).rstrip(". ")
+    where = f" through {through}" if through else ""
+    return f"{len(broken)} of {len(observations)} payloads broke the chain{where} (first: {reason})"
 
 
 def _first_line(observation: Observation) -> str:
