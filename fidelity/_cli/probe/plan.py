@@ -26,6 +26,8 @@ from fidelity._cli.probe.templates import (
 )
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
+from fidelity._core.render import safe
+from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 
 __all__ = [
     "DEFAULT_MAX_REPLY",
@@ -46,10 +48,7 @@ _HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
-#: Bytes of one reply read when ``--max-reply`` is not given (HTTP body, MCP message).
-DEFAULT_MAX_REPLY = 8 * 1024 * 1024
-_MIN_MAX_REPLY = 4096
-_SIZE = re.compile(r"\s*([0-9]+)\s*(|B|KiB|MiB|GiB)\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9]{1,15})\s*(|B|KiB|MiB|GiB)\s*", re.IGNORECASE)
 _RATE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(?:/\s*s)?\s*")
 
 
@@ -190,10 +189,11 @@ def parse_bytes(option: str, value: str | None, *, default: int) -> int:
     match = _SIZE.fullmatch(value)
     scale = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
     size = int(match.group(1)) * scale[match.group(2).lower()] if match else 0
-    if size < _MIN_MAX_REPLY:
+    if size < MIN_MAX_REPLY:
+        shown = safe(value[:40])
         raise UsageError(
-            f"{option} {value!r} is not a size of at least {_MIN_MAX_REPLY} bytes; give a "
-            "number of bytes, or KiB, MiB, such as 65536, 512KiB or 8MiB."
+            f"{option} {shown!r} is not a size of at least {MIN_MAX_REPLY} bytes (nor more "
+            "than 15 digits); give a number of bytes, or KiB, MiB, such as 65536, 512KiB or 8MiB."
         )
     return size
 
