@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from probes._mcp.paths import ParamPath
 from probes._mcp.schema import string_params
-from probes._mcp.tools import McpTool, consent_reason
+from probes._mcp.tools import McpTool, consent_reason, consent_words
 
 __all__ = ["Inventory", "ToolParam", "inventory"]
 
@@ -73,8 +73,7 @@ def inventory(
             if not param.free:
                 reason = f"constrained ({param.constraint}): not free-form text"
             elif refused:
-                said = refused if refused.startswith("no ") else f"annotated {refused}"
-                reason = f"needs {switch} ({said})"
+                reason = f"needs {switch} ({consent_words(refused)})"
             else:
                 reason = ""
             params.append(ToolParam(tool=tool, path=param.path, skipped=reason))

@@ -21,7 +21,14 @@ from typing import Any
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
 
-__all__ = ["DestructiveToolRefused", "McpTool", "Refusal", "consent_reason", "tool_records"]
+__all__ = [
+    "DestructiveToolRefused",
+    "McpTool",
+    "Refusal",
+    "consent_reason",
+    "consent_words",
+    "tool_records",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +75,12 @@ def consent_reason(tool: McpTool) -> str:
     if "readOnlyHint" in annotations:
         return f"readOnlyHint: {_shown(annotations['readOnlyHint'])}"
     return "no readOnlyHint"
+
+
+def consent_words(reason: str) -> str:
+    """A :func:`consent_reason` as said in a sentence: ``no annotations`` as it is,
+    ``destructiveHint: true`` as ``annotated destructiveHint: true``."""
+    return reason if reason.startswith("no ") else f"annotated {reason}"
 
 
 def _shown(value: object) -> str:
@@ -155,8 +168,7 @@ class DestructiveToolRefused(UsageError):
         ``switch``."""
         described = []
         for r in self.refused:
-            said = r.reason if r.reason.startswith("no ") else f"annotated {r.reason}"
-            notes = "; ".join(x for x in (r.role, said if r.reason else "") if x)
+            notes = "; ".join(x for x in (r.role, consent_words(r.reason) if r.reason else "") if x)
             described.append(f"{safe(r.tool)!r}" + (f" ({notes})" if notes else ""))
         many = len(described) > 1
         names = ", ".join(described[:-1]) + " and " + described[-1] if many else described[0]

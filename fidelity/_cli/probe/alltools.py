@@ -270,7 +270,7 @@ def _nothing(observations: Sequence[Observation]) -> str:
 # -- the whole run ------------------------------------------------------------------
 
 
-def _check_pins(plan: ProbePlan, inv: Inventory, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, Any]]:
     pinned = dict(plan.args_for)
     unknown = [t for t in pinned if t not in names]
     if unknown:
@@ -290,7 +290,7 @@ def execute_all(plan: ProbePlan) -> int:
     check_outputs(plan)
     tools = _tools_of(plan)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
-    pinned = _check_pins(plan, inv, [t.name for t in tools])
+    pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document before the first call.
     for param in inv.surveyed:
         check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
