@@ -117,9 +117,9 @@ def selects(base: str, selector: str) -> bool:
     cp = ord(selector)
     if cp in (0xFE0E, 0xFE0F):
         return bool(_property("Emoji").match(base))
-    if 0xE0100 <= cp <= 0xE01EF or 0xFE00 <= cp <= 0xFE02:
-        if _property("Unified_Ideograph").match(base):
-            return True
+    ideographic = 0xE0100 <= cp <= 0xE01EF or 0xFE00 <= cp <= 0xFE02
+    if ideographic and _property("Unified_Ideograph").match(base):
+        return True
     if cp == 0xFE00:
         return ord(base) in _FE00_BASES or bool(
             _property("Script=Myanmar").match(base)
@@ -185,11 +185,10 @@ def safe(text: str) -> str:
     Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
     consists only of combining marks, is spelled out badge by badge. A variation
     selector is raw only right after a visible character it can select (:func:`selects`:
-    an emoji before U+FE0F, an ideograph before an ideographic selector...); marks that follow an unsafe base are badges
-    too, and so are
-    the marks of a base that carries more than ``MAX_MARKS`` of them, and a zero width
-    joiner that joins nothing. The result contains only printable characters and
-    U+0020.
+    an emoji before U+FE0F, an ideograph before an ideographic selector...); marks that
+    follow an unsafe base are badges too, and so are the marks of a base that carries
+    more than ``MAX_MARKS`` of them, and a zero width joiner that joins nothing. The
+    result contains only printable characters and U+0020.
     """
     if text.isascii() and text.isprintable():
         return text
