@@ -132,3 +132,28 @@ def test_variation_selectors_hiding_bytes_in_a_description_are_badges() -> None:
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("      R")]
     assert line.count("[U+E01") == len(hidden) - 1
     assert "[U+FE05 VARIATION SELECTOR-6]" in line
+
+
+def test_a_tool_name_with_escape_codes_is_written_as_a_card_that_reads_back(
+    tmp_path: Path,
+) -> None:
+    # ESC and BEL in a tool's name: the card is named with their code points
+    # (ecU+001BhoU+0007.text), so --json and --card write what `fidelity card` reads.
+    tools = [{
+        "name": "ec\x1bho\x07", "annotations": {"readOnlyHint": True},
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    }]  # fmt: skip
+    out, card = tmp_path / "all.json", tmp_path / "CARD.md"
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--families", "quotes", "--max-requests", "3",
+        "--json", str(out), "--card", str(card), "--", *SERVER, "--tools", json.dumps(tools),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_terminal_safe(result.stdout + result.stderr)
+    (written,) = json.loads(out.read_text())["cards"]
+    assert written["name"] == "ecU+001BhoU+0007.text"
+    assert "<!-- fidelity:begin ecU+001BhoU+0007.text -->" in card.read_text()
+    shown = fidelity("card", str(out))
+    assert shown.returncode == 0, shown.stderr
+    assert_terminal_safe(shown.stdout)
+    assert "Parameter transformations: ecU+001BhoU+0007.text" in shown.stdout

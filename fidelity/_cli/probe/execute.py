@@ -9,6 +9,7 @@ and the command exits 3 with one sentence.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -208,8 +209,29 @@ def card_name(plan: ProbePlan, probe: Any) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
     if plan.is_mcp:
-        return f"{plan.tool}.{probe.plan.block_label}"
+        return readable_name(f"{plan.tool}.{probe.plan.block_label}")
     return plan.name
+
+
+#: The longest card name a card document takes (``fidelity card`` reads it back).
+_NAME_CHARS = 1000
+
+
+_BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+
+
+def readable_name(name: str) -> str:
+    """``name`` as a card may be named: a tool name holding ESC, BEL or a bidi override
+    is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
+    in the characters a card block's marker allows), cut to 1000 characters, so that
+    ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    shown = _BADGE.sub(r"U+\1", safe(name))
+    if len(shown) <= _NAME_CHARS:
+        return shown
+    cut = shown[:_NAME_CHARS]
+    while cut and safe(cut) != cut:  # a cut inside a grapheme (a ZWJ left at the end)
+        cut = cut[:-1]
+    return cut
 
 
 # -- outputs ----------------------------------------------------------------------
