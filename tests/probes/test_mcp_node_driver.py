@@ -107,4 +107,8 @@ def test_a_flood_of_noise_keeps_the_driver_small() -> None:
     peak, returncode = (int(word) for word in last.split())
     assert returncode == 0, result.stdout + result.stderr
     assert "1 payload: 1 preserved." in "\n".join(shown)
+    assert (
+        "warning: typescript: the server wrote 300000 lines to stdout that are not JSON-RPC "
+        "(first: 'noise: not a JSON-RPC message');"
+    ) in "\n".join(shown)
     assert peak < 250, f"peak resident memory {peak} MB"

@@ -441,13 +441,18 @@ def run_warnings(
 
     lines, first = probe.stdout_noise if isinstance(probe, McpProbe) else (0, "")
     if lines:
-        shown = one_line(safe(first), limit=120)
-        warnings.append(
-            f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
-            f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
-            "skips them, stricter clients fail on them: a stdio server should log to stderr."
-        )
+        warnings.append(noise_warning(lines, first))
     return tuple(warnings)
+
+
+def noise_warning(lines: int, first: str) -> str:
+    """The warning for ``lines`` stdout lines of a stdio server that are not JSON-RPC."""
+    shown = one_line(safe(first), limit=120)
+    return (
+        f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
+        f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
+        "skips them, stricter clients fail on them: a stdio server should log to stderr."
+    )
 
 
 def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:
