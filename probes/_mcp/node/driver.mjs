@@ -8,8 +8,8 @@
 //   {"op": "connect", "sdk_dir": DIR, "target": TARGET, "client_info": {...},
 //    "timeout_ms": N, "max_reply": N}
 //        TARGET is {"command", "args", "env", "cwd", "stderr_fd"} (stdio; the server's
-//        stderr goes to the descriptor stderr_fd, which the caller passed, never to the
-//        driver's own stderr) or {"url"} (Streamable HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
+//        stderr goes to the descriptor stderr_fd, which the caller passed, or nowhere
+//        without it: never to the driver's own stderr) or {"url"} (Streamable HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
 //        message from the server in bytes: a stdio line (the SDK's own buffer limit),
 //        an HTTP JSON body or one server-sent event (as decoded); past it the message
 //        is not read further and {"type": "reply_too_large"} is reported.
@@ -283,8 +283,8 @@ async function connect(command) {
       env: target.env ?? undefined, // merged over the SDK's default environment
       cwd: target.cwd ?? undefined,
       // The server's stderr: a descriptor the caller passed (a bounded tail of its own),
-      // apart from the driver's stderr.
-      stderr: Number.isInteger(target.stderr_fd) ? target.stderr_fd : 'inherit',
+      // or nowhere; never the driver's own stderr.
+      stderr: Number.isInteger(target.stderr_fd) ? target.stderr_fd : 'ignore',
       maxBufferSize: limit, // the SDK drops the connection past it
     });
   } else {
