@@ -10,6 +10,7 @@ about a kilobyte a line when each became a record).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -112,3 +113,22 @@ def test_a_flood_of_noise_keeps_the_driver_small() -> None:
         "(first: 'noise: not a JSON-RPC message');"
     ) in "\n".join(shown)
     assert peak < 250, f"peak resident memory {peak} MB"
+
+
+def test_whatever_escapes_the_driver_is_one_record_without_a_stack() -> None:
+    # A command that is JSON but not an object reaches code that does not expect it:
+    # the driver reports it as one record and leaves (70), with nothing on stderr (no
+    # Node stack to be mistaken for the server's).
+    from probes._mcp.node.setup import typescript_client
+
+    client = typescript_client()
+    done = subprocess.run(
+        [client.node, client.driver], input=b"null\n", capture_output=True, timeout=30, check=False
+    )
+    assert done.returncode == 70
+    assert done.stderr == b""
+    (line,) = done.stdout.splitlines()
+    record = json.loads(line)
+    assert record["type"] == "fatal"
+    assert record["error"]["class"] == "TypeError"
+    assert "stack" not in record["error"]
