@@ -13,7 +13,11 @@ Misbehaving raw servers (asyncio streams, keep-alive):
 - ``slow-echo``: answers each JSON request with the same JSON after 0.15 s;
 - ``echo``: answers each JSON request with the same JSON, immediately;
 - ``straighten``: like ``echo``, with typographic quotes made ASCII (a real rewrite);
-- ``error``: answers every request HTTP 500 with a JSON error (a broken backend).
+- ``error``: answers every request HTTP 500 with a JSON error (a broken backend);
+- ``gzip-bomb``: answers ``Content-Encoding: gzip, gzip, gzip``, about 300 bytes that
+  unpack to 2 GiB of zero bytes (three layers of gzip);
+- ``gzip-big``: answers one layer of gzip that unpacks to 2 GiB of zero bytes;
+- ``gzip-echo``: like ``echo``, the answer compressed with gzip (``Content-Encoding: gzip``).
 
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
@@ -28,11 +32,13 @@ with the id in the ``x-item-id`` header too, ``GET /items/N`` answers ``{"text":
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import socket
 import struct
 import sys
 import time
+import zlib
 from typing import Any
 
 HUGE = 50 * 1024 * 1024
@@ -78,6 +84,45 @@ async def _huge(writer: asyncio.StreamWriter) -> None:
         chunk = b"a" * (1024 * 1024)
 
 
+#: The CRC-32 of 2 GiB of zero bytes (the gzip trailer of the bomb's innermost layer).
+_ZEROS_CRC = 0x4DBDF21C
+
+
+def _gzip_of_zeros(mib: int) -> bytes:
+    """A gzip member of ``mib`` MiB of zero bytes, made without compressing them all: after
+    a full flush every MiB compresses to the same bytes, so one is repeated."""
+    zero = b"\0" * (1 << 20)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    first = compressor.compress(zero) + compressor.flush(zlib.Z_FULL_FLUSH)
+    again = compressor.compress(zero) + compressor.flush(zlib.Z_FULL_FLUSH)
+    body = first + again * (mib - 1) + compressor.flush()
+    assert mib == 2048  # _ZEROS_CRC is for 2 GiB
+    trailer = struct.pack("<II", _ZEROS_CRC, (mib << 20) & 0xFFFFFFFF)
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + body + trailer
+
+
+def _encoded(body: bytes, encoding: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: " + encoding
+        + b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )  # fmt: skip
+
+
+_BOMBS: dict[str, bytes] = {}
+
+
+def _bomb(mode: str) -> bytes:
+    """The answer of ``gzip-bomb`` or ``gzip-big`` (made once)."""
+    if mode not in _BOMBS:
+        inner = _gzip_of_zeros(2048)
+        if mode == "gzip-big":
+            _BOMBS[mode] = _encoded(inner, b"gzip")
+        else:
+            twice = gzip.compress(gzip.compress(inner, 9), 9)
+            _BOMBS[mode] = _encoded(twice, b"gzip, gzip, gzip")
+    return _BOMBS[mode]
+
+
 async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while True:
@@ -101,6 +146,10 @@ async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.Strea
                 writer.write(_response(b"<html>\x00\xff\xfe not json {{{", b"application/json"))
             elif mode == "huge":
                 await _huge(writer)
+            elif mode in ("gzip-bomb", "gzip-big"):
+                writer.write(_bomb(mode))
+            elif mode == "gzip-echo":
+                writer.write(_encoded(gzip.compress(body), b"gzip"))
             elif mode == "error":
                 error = b'{"error": "database is locked (SQLITE_BUSY)"}'
                 writer.write(_response(error, status=b"500 Internal Server Error"))
@@ -243,6 +292,9 @@ _RAW = (
     "echo",
     "straighten",
     "error",
+    "gzip-bomb",
+    "gzip-big",
+    "gzip-echo",
 )
 
 
