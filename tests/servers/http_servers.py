@@ -38,8 +38,9 @@ import socket
 import struct
 import sys
 import time
-import zlib
 from typing import Any
+
+from bombs import stacked_bomb, zeros_gzip
 
 HUGE = 50 * 1024 * 1024
 
@@ -84,23 +85,6 @@ async def _huge(writer: asyncio.StreamWriter) -> None:
         chunk = b"a" * (1024 * 1024)
 
 
-#: The CRC-32 of 2 GiB of zero bytes (the gzip trailer of the bomb's innermost layer).
-_ZEROS_CRC = 0x4DBDF21C
-
-
-def _gzip_of_zeros(mib: int) -> bytes:
-    """A gzip member of ``mib`` MiB of zero bytes, made without compressing them all: after
-    a full flush every MiB compresses to the same bytes, so one is repeated."""
-    zero = b"\0" * (1 << 20)
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-    first = compressor.compress(zero) + compressor.flush(zlib.Z_FULL_FLUSH)
-    again = compressor.compress(zero) + compressor.flush(zlib.Z_FULL_FLUSH)
-    body = first + again * (mib - 1) + compressor.flush()
-    assert mib == 2048  # _ZEROS_CRC is for 2 GiB
-    trailer = struct.pack("<II", _ZEROS_CRC, (mib << 20) & 0xFFFFFFFF)
-    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + body + trailer
-
-
 def _encoded(body: bytes, encoding: bytes) -> bytes:
     return (
         b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: " + encoding
@@ -108,19 +92,11 @@ def _encoded(body: bytes, encoding: bytes) -> bytes:
     )  # fmt: skip
 
 
-_BOMBS: dict[str, bytes] = {}
-
-
 def _bomb(mode: str) -> bytes:
-    """The answer of ``gzip-bomb`` or ``gzip-big`` (made once)."""
-    if mode not in _BOMBS:
-        inner = _gzip_of_zeros(2048)
-        if mode == "gzip-big":
-            _BOMBS[mode] = _encoded(inner, b"gzip")
-        else:
-            twice = gzip.compress(gzip.compress(inner, 9), 9)
-            _BOMBS[mode] = _encoded(twice, b"gzip, gzip, gzip")
-    return _BOMBS[mode]
+    """The answer of ``gzip-bomb`` or ``gzip-big``."""
+    if mode == "gzip-big":
+        return _encoded(zeros_gzip(), b"gzip")
+    return _encoded(stacked_bomb(), b"gzip, gzip, gzip")
 
 
 async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
