@@ -18,8 +18,6 @@ server delivered, or Starlette's decoding.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -35,12 +33,12 @@ import httpx
 from fidelity._core.armor import armor
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
-from fidelity._core.text import to_utf8
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
 from fidelity._probe.setup import ProbeSetup
 from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
+from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
 from probes._http.places import (
     ReadSpec,
@@ -49,9 +47,7 @@ from probes._http.places import (
     parse_read,
     parse_send,
     put_path,
-    server_values,
 )
-from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
@@ -138,6 +134,7 @@ class HttpProbe(Probe):
                 f"url={url!r} holds {_PLACEHOLDER}, which only send='path' or send='url' fills."
             )
         self.place = self._evidence_place()
+        self._evidence = RequestEvidence(self.place, self.url)
         self.read_url = read_url
         self._read_url: TextTemplate | None = None
         if read_url is not None:
@@ -457,7 +454,7 @@ class HttpProbe(Probe):
         wire: bytes | None = None
         try:
             request = self._build(text, echo=self._seen_reflector)
-            wire = self._wire(request)
+            wire = self._evidence.wire(request)
             reply = self._exchange(request)
         except ExchangeFailure as failure:
             observation = self._failed(text, failure, wire=wire)
@@ -635,103 +632,12 @@ class HttpProbe(Probe):
             return self._rejected(sent, reply, direction=direction)
         return self._read_observation(sent, reply, direction=direction)
 
-    def _wire(self, request: httpx.Request) -> bytes:
-        """The bytes httpx put on the wire for the value's place."""
-        where = self.place.where
-        if where == "query":
-            return request.url.query
-        if where == "path":
-            return request.url.raw_path.split(b"?", 1)[0]
-        if where == "header":
-            return request.headers.raw[-1][1] if request.headers.raw else b""
-        return request.content
-
-    def _template_path(self) -> tuple[bytes, bytes]:
-        """The raw path before and after ``{value}`` in the URL template."""
-        before, after = self.url.split(_PLACEHOLDER, 1)
-        prefix = httpx.URL(before).raw_path.split(b"?", 1)[0]
-        if not before.endswith("/") and prefix.endswith(b"/") and len(prefix) > 1:
-            prefix = prefix[:-1]
-        suffix = after.split("?", 1)[0].split("#", 1)[0].encode("ascii", "replace")
-        return prefix, suffix
-
-    def _wire_value(self, data: bytes, request: httpx.Request) -> object:
-        """The value a conforming decoder reads at the send place from ``data``."""
-        where, name = self.place.where, self.place.name
-        if where in {"query", "form"}:
-            return form_value(data, name)
-        if where == "path":
-            return path_value(data, *self._template_path())
-        if where == "json":
-            return json_value(data, name)
-        if where == "multipart":
-            return multipart_value(data, request.headers.get("content-type", ""), name)
-        return text_value(data)  # header, body
-
-    def _hops(
-        self, request: httpx.Request, wire: bytes | None, raw: object, evidence: dict[str, Any]
-    ) -> list[Hop]:
-        """The value as read from the bytes httpx sent and from the bytes uvicorn got."""
-        hops: list[Hop] = []
-        if self.place.where == "filename":
-            return hops  # no reference decoder for multipart headers here
-        sent: object = None
-        if wire is not None:
-            sent = self._wire_value(wire, request)
-            hops.append(Hop(name="httpx (bytes sent)", value=sent))
-        if raw is None:
-            body = evidence.get("body", {}).get("raw")
-            if body is not None:
-                raw = _armored_bytes(body)
-        if isinstance(raw, bytes):
-            value = sent if raw == wire else self._wire_value(raw, request)
-            hops.append(Hop(name="uvicorn (bytes received)", value=value))
-        return hops
-
-    def _request_part(
-        self, text: str, request: httpx.Request, wire: bytes | None, evidence: dict[str, Any]
-    ) -> Observation:
-        try:
-            raw, decoded = server_values(evidence, self.place)
-            hops = self._hops(request, wire, raw, evidence)
-        except (ValueError, KeyError, TypeError) as exc:
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="BadEvidence",
-                error=f"the reflector's evidence is malformed ({exc}).",
-                direction=Direction.REQUEST,
-            )
-        if decoded is None:
-            return Observation(
-                sent=text,
-                status=Status.LOST,
-                error_type="Missing",
-                error=f"the reflector received no value at {self.place}.",
-                direction=Direction.REQUEST,
-                wire=wire,
-                hops=tuple(hops),
-                blame=_blame(text, hops),
-            )
-        if self.place.where == "path" and isinstance(decoded, str):
-            prefix, suffix = self._template_path()
-            decoded = _strip(decoded, prefix.decode("utf-8", "replace"), suffix.decode("ascii"))
-        hops.append(Hop(name="starlette (decoded)", value=decoded))
-        return observe_value(
-            text,
-            decoded,
-            direction=Direction.REQUEST,
-            wire=wire,
-            hops=tuple(hops),
-            blame=_blame(text, hops),
-        )
-
     def _reflected(
         self, text: str, request: httpx.Request, wire: bytes | None, reply: Reply
     ) -> Observation:
         document = reply.json()
         evidence: dict[str, Any] = document["_fidelity"]
-        request_part = self._request_part(text, request, wire, evidence)
+        request_part = self._evidence.request_part(text, request, wire, evidence)
         echoed = "x-fidelity-echo" in request.headers
         if request_part.status not in (Status.PRESERVED, Status.TRANSFORMED):
             round_trip = dataclasses.replace(request_part, direction=Direction.ROUND_TRIP)
@@ -755,43 +661,8 @@ class HttpProbe(Probe):
             Hop(name=f"httpx (read {self.read})", value=round_trip.received),
         )
         if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
-            round_trip = dataclasses.replace(round_trip, hops=hops, blame=_blame(text, list(hops)))
+            round_trip = dataclasses.replace(round_trip, hops=hops, blame=blame(text, list(hops)))
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
-
-
-def _armored_bytes(armored: object) -> bytes | None:
-    """The bytes of an armored evidence item (``None`` if malformed)."""
-    if not isinstance(armored, dict) or not isinstance(armored.get("base64"), str):
-        return None
-    try:
-        return base64.b64decode(armored["base64"], validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _strip(path: str, prefix: str, suffix: str) -> str:
-    from urllib.parse import unquote
-
-    prefix = unquote(prefix)
-    if prefix and path.startswith(prefix):
-        path = path[len(prefix) :]
-    if suffix and path.endswith(suffix):
-        path = path[: -len(suffix)]
-    return path
-
-
-def _same(sent: str, value: object) -> bool:
-    if isinstance(value, str):
-        return to_utf8(value) == to_utf8(sent)
-    return isinstance(value, bytes) and value == to_utf8(sent)
-
-
-def _blame(text: str, hops: list[Hop] | tuple[Hop, ...]) -> str | None:
-    """The first hop whose value differs from ``text``."""
-    for hop in hops:
-        if not _same(text, hop.value):
-            return hop.name
-    return None
 
 
 http = factory(
