@@ -40,45 +40,19 @@ from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
 from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
+from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
 from probes._http.places import (
     ReadSpec,
     SendSpec,
     get_path,
-    parse_read,
-    parse_send,
-    put_path,
 )
-from probes._payload.locate import STALE_READ, is_marker
+from probes._http.readback import read_observation
+from probes._http.request import build_request
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
 __all__ = ["HttpProbe", "http"]
 
 _REFLECTOR_HEADER = "x-fidelity-reflector"
-_PLACEHOLDER = "{value}"
-#: Content of the file part when the value is sent as a multipart filename.
-_FILE_CONTENT = b"param-fidelity"
-_DEFAULT_MAX_BODY = 8 * 1024 * 1024
-#: The placeholders of ``read_url``.
-_READ_URL_NAMES = ("id", "n", "run")
-
-
-def _positive(name: str, value: object, *, integer: bool = False) -> None:
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
-        what = "a positive integer" if integer else "a positive number"
-        raise UsageError(f"{name}={value!r} must be {what}.")
-
-
-def _check_url(name: str, url: object) -> str:
-    if not isinstance(url, str):
-        raise UsageError(f"{name}={url!r} must be a URL string.")
-    try:
-        parsed = httpx.URL(url.replace(_PLACEHOLDER, "v"))
-    except httpx.InvalidURL as exc:
-        raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise UsageError(f"{name}={url!r} must be an absolute http:// or https:// URL.")
-    return url
 
 
 class HttpProbe(Probe):
@@ -97,24 +71,26 @@ class HttpProbe(Probe):
         id_from: str | None = None,
         concurrency: int = 1,
         rate: float | None = None,
-        max_body: int = _DEFAULT_MAX_BODY,
+        max_body: int = DEFAULT_MAX_BODY,
         reflector: bool | None = None,
         default_encoding: str = "utf-8",
         emit_charset: str | None = "utf-8",
     ) -> None:
-        self.url = _check_url("url", url)
-        self.send: SendSpec = parse_send(send)
+        options = HttpOptions(
+            url, send, read, method=method, headers=headers, timeout=timeout,
+            read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
+            max_body=max_body, reflector=reflector, default_encoding=default_encoding,
+            emit_charset=emit_charset,
+        )  # fmt: skip
+        self.options = options
+        self.url = url
+        self.send: SendSpec = options.send_spec
         # read=None: located by a calibration call (``calibrate``) before the first
         # payload; until then the default place stands in.
-        self.read: ReadSpec = parse_read(read if read is not None else "json:text")
+        self.read: ReadSpec = options.read_spec
         self.read_found = False
         self._calibrated = read is not None
         self.method = str(method).upper()
-        _positive("timeout", timeout)
-        _positive("concurrency", concurrency, integer=True)
-        _positive("max_body", max_body, integer=True)
-        if rate is not None:
-            _positive("rate", rate)
         self.timeout = float(timeout)
         self.concurrency = concurrency
         self.rate = rate
@@ -122,58 +98,13 @@ class HttpProbe(Probe):
         self.headers = dict(headers or {})
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
-        self._check_encoding(default_encoding)
-        count = url.count(_PLACEHOLDER)
-        if self.send.where in ("path", "url") and count != 1:
-            raise UsageError(
-                f"send={send!r} needs the URL to hold {_PLACEHOLDER} exactly once, e.g. "
-                f"'http://host/items/{_PLACEHOLDER}'; url={url!r} holds it {count} times."
-            )
-        if self.send.where not in ("path", "url") and count:
-            raise UsageError(
-                f"url={url!r} holds {_PLACEHOLDER}, which only send='path' or send='url' fills."
-            )
-        self.place = self._evidence_place()
+        self.place = options.place
         self._evidence = RequestEvidence(self.place, self.url)
         self.read_url = read_url
-        self._read_url: TextTemplate | None = None
-        if read_url is not None:
-            if not isinstance(read_url, str):
-                raise UsageError(f"read_url={read_url!r} must be a URL string.")
-            self._read_url = TextTemplate.parse(
-                read_url, allowed=(*_READ_URL_NAMES, "payload"), where="read_url"
-            )
-            if "payload" in self._read_url.names:
-                raise UsageError(
-                    "read_url holds {payload}; the value is read back by what the write "
-                    "returned ({id}) or by names unique to the payload ({n}, {run})."
-                )
-            _check_url("read_url", self._read_url.fill({"id": "1", "n": "1", "run": "r"}))
-        self.id_from: str | None = None
-        self._id_spec: ReadSpec | None = None
-        if id_from is not None:
-            try:
-                spec = parse_read(id_from)
-            except UsageError:
-                spec = ReadSpec(where="")
-            if spec.where not in ("json", "header", "regex"):
-                raise UsageError(
-                    f"id_from={id_from!r} must say where the write response holds the id: "
-                    "json:PATH, header:NAME or regex:PATTERN (one group)."
-                )
-            self.id_from, self._id_spec = id_from, spec
-        has_id = self._read_url is not None and "id" in self._read_url.names
-        if self._read_url is not None and has_id != (self.id_from is not None):
-            raise UsageError(
-                "read_url with {id} needs id_from (json:PATH, header:NAME or regex:PATTERN: "
-                "where the write response holds the id), and id_from needs a read_url that "
-                "holds {id}."
-            )
-        if read_url is None and id_from is not None:
-            raise UsageError("id_from is only used with read_url.")
-        if reflector and read_url is not None:
-            raise UsageError("reflector=True measures one request; it cannot use read_url.")
-        self.reflector = False if read_url is not None else reflector
+        self._read_url: TextTemplate | None = options.read_template
+        self.id_from: str | None = id_from
+        self._id_spec: ReadSpec | None = options.id_spec
+        self.reflector = options.uses_reflector
         self._seen_reflector = bool(self.reflector)
         self._decided = self.reflector is not None
         # Set once an answer that is not the reflector's arrived (reflector=None):
@@ -181,8 +112,7 @@ class HttpProbe(Probe):
         # is measured the same way and costs one request.
         self._plain = False
         self._detecting = threading.Lock()
-        origin = httpx.URL(url.replace(_PLACEHOLDER, "v"))
-        self.emit_url = str(origin.copy_with(raw_path=b"/_fidelity/emit"))
+        self.emit_url = options.emit_url
         self.run_id = new_run_id()
         self._numbers = itertools.count(1)
         self._numbering = threading.Lock()
@@ -197,27 +127,6 @@ class HttpProbe(Probe):
         self._requests = 0
 
     # --- set-up ---------------------------------------------------------------------
-
-    @staticmethod
-    def _check_encoding(name: str) -> None:
-        import codecs
-
-        try:
-            codecs.lookup(name)
-        except (LookupError, TypeError):
-            raise UsageError(f"default_encoding={name!r} is not a codec Python knows.") from None
-
-    def _evidence_place(self) -> SendSpec:
-        """Where the reflector's evidence holds the value (``url`` resolved)."""
-        if self.send.where != "url":
-            return self.send
-        before = self.url.split(_PLACEHOLDER, 1)[0]
-        if "?" in before and before.endswith("="):
-            query = before.split("?", 1)[1]
-            name = query.rsplit("&", 1)[-1][:-1]
-            if name:
-                return SendSpec(where="query", name=name)
-        return SendSpec(where="path")
 
     def _start(self) -> httpx.Client:
         with self._starting:
@@ -348,40 +257,10 @@ class HttpProbe(Probe):
 
     # --- building the request -------------------------------------------------------
 
-    def _request(self, text: str, *, echo: bool) -> httpx.Request:
-        assert self._client is not None
-        where, name = self.send.where, self.send.name
-        headers = dict(self.headers)
-        kwargs: dict[str, Any] = {}
-        url = self.url
-        if where == "json":
-            kwargs["json"] = put_path(name, text)
-        elif where == "form":
-            kwargs["data"] = {name: text}
-        elif where == "multipart":
-            kwargs["files"] = {name: (None, text)}
-        elif where == "filename":
-            kwargs["files"] = {name: (text, _FILE_CONTENT, "application/octet-stream")}
-        elif where == "query":
-            kwargs["params"] = {name: text}
-        elif where == "path":
-            url = url.replace(_PLACEHOLDER, quote(text, safe=""))
-        elif where == "url":
-            url = url.replace(_PLACEHOLDER, text)
-        elif where == "header":
-            headers[name] = text
-        else:  # body
-            kwargs["content"] = text  # httpx encodes it as UTF-8 (or refuses)
-            headers["content-type"] = "text/plain; charset=utf-8"
-        if echo and self.read.where == "json" and self.place.where != "path":
-            headers["x-fidelity-place"] = str(self.place)
-            headers["x-fidelity-echo"] = self.read.name
-        return self._client.build_request(self.method, url, headers=headers, **kwargs)
-
     def _build(self, text: str, *, echo: bool) -> httpx.Request:
         """Build (and fully encode) the request, or fail as the client's refusal."""
         try:
-            request = self._request(text, echo=echo)
+            request = build_request(self, text, echo=echo)
             request.read()
         except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
             raise ExchangeFailure(
@@ -562,51 +441,7 @@ class HttpProbe(Probe):
         **fields: Any,
     ) -> Observation:
         """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
-        where, name = self.read.where, self.read.name
-        response = reply.response
-        missing = ""
-        value: object = None
-        if where == "json":
-            try:
-                document = reply.json()
-            except ValueError as exc:
-                # The endpoint answered, but not in the form the chain promises: a
-                # failure of the protocol, not the endpoint's refusal of this value.
-                return Observation(
-                    sent=text,
-                    status=Status.BROKEN,
-                    error_type="UnparsableReply",
-                    error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
-                    direction=direction,
-                    **fields,
-                )
-            found, value = get_path(document, name)
-            if not found:
-                missing = f"the response has no value at json:{name}."
-        elif where == "body":
-            value = response.text
-        elif where == "header":
-            value = response.headers.get(name)
-            if value is None:
-                missing = f"the response has no {name} header."
-        else:
-            match = self.read.pattern.search(response.text)
-            if match is None:
-                missing = f"the pattern of read=regex:{name} does not match the response."
-            else:
-                value = match.group(1)
-        if is_marker(value) and not is_marker(text):
-            missing = STALE_READ + "."
-        if missing:
-            return Observation(
-                sent=text,
-                status=Status.LOST,
-                error_type="Missing",
-                error=missing,
-                direction=direction,
-                **fields,
-            )
-        return observe_value(text, value, direction=direction, **fields)
+        return read_observation(self.read, text, reply, direction=direction, **fields)
 
     # --- against the reflector ------------------------------------------------------
 
