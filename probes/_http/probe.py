@@ -47,7 +47,7 @@ from probes._http.places import (
     get_path,
 )
 from probes._http.readback import read_observation
-from probes._http.request import build_request
+from probes._http.request import RequestPlan, build_request
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
 __all__ = ["HttpProbe", "http"]
@@ -260,7 +260,11 @@ class HttpProbe(Probe):
     def _build(self, text: str, *, echo: bool) -> httpx.Request:
         """Build (and fully encode) the request, or fail as the client's refusal."""
         try:
-            request = build_request(self, text, echo=echo)
+            assert self._client is not None
+            plan = RequestPlan(
+                self.method, self.url, self.headers, self.send, self.read, self.place
+            )
+            request = build_request(self._client, plan, text, echo=echo)
             request.read()
         except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
             raise ExchangeFailure(

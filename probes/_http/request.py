@@ -7,31 +7,45 @@ holds ``{value}``), ``header:NAME`` and ``body``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 import httpx
 
 from probes._http.evidence import PLACEHOLDER
-from probes._http.places import put_path
+from probes._http.places import ReadSpec, SendSpec, put_path
 
-if TYPE_CHECKING:
-    from probes._http.probe import HttpProbe
-
-__all__ = ["build_request"]
+__all__ = ["RequestPlan", "build_request"]
 
 #: Content of the file part when the value is sent as a multipart filename.
 _FILE_CONTENT = b"param-fidelity"
 
 
-def build_request(probe: HttpProbe, text: str, *, echo: bool) -> httpx.Request:
-    """The request that carries ``text`` at the probe's send place (not yet encoded);
-    with ``echo``, asking the reflector to echo the value back at the read place."""
-    assert probe._client is not None
-    where, name = probe.send.where, probe.send.name
-    headers = dict(probe.headers)
+@dataclass(frozen=True)
+class RequestPlan:
+    """What every request of a probe shares: ``method`` and ``url`` (a template when the
+    value goes in it), the ``headers``, the ``send`` place, and for the reflector's echo
+    the ``read`` place and the ``place`` its evidence holds the value at."""
+
+    method: str
+    url: str
+    headers: Mapping[str, str]
+    send: SendSpec
+    read: ReadSpec
+    place: SendSpec
+
+
+def build_request(
+    client: httpx.Client, plan: RequestPlan, text: str, *, echo: bool
+) -> httpx.Request:
+    """The request that carries ``text`` at the send place (not yet encoded); with
+    ``echo``, asking the reflector to echo the value back at the read place."""
+    where, name = plan.send.where, plan.send.name
+    headers = dict(plan.headers)
     kwargs: dict[str, Any] = {}
-    url = probe.url
+    url = plan.url
     if where == "json":
         kwargs["json"] = put_path(name, text)
     elif where == "form":
@@ -51,7 +65,7 @@ def build_request(probe: HttpProbe, text: str, *, echo: bool) -> httpx.Request:
     else:  # body
         kwargs["content"] = text  # httpx encodes it as UTF-8 (or refuses)
         headers["content-type"] = "text/plain; charset=utf-8"
-    if echo and probe.read.where == "json" and probe.place.where != "path":
-        headers["x-fidelity-place"] = str(probe.place)
-        headers["x-fidelity-echo"] = probe.read.name
-    return probe._client.build_request(probe.method, url, headers=headers, **kwargs)
+    if echo and plan.read.where == "json" and plan.place.where != "path":
+        headers["x-fidelity-place"] = str(plan.place)
+        headers["x-fidelity-echo"] = plan.read.name
+    return client.build_request(plan.method, url, headers=headers, **kwargs)

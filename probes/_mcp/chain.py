@@ -10,7 +10,7 @@ armored value it received; ``emit`` answers the value it was given to send).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
@@ -22,7 +22,29 @@ from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
 if TYPE_CHECKING:
-    from probes._mcp.probe import McpProbe
+    from probes._mcp.call import CallStep
+    from probes._mcp.calls import CallPlan
+    from probes._mcp.read import Reader
+
+
+class McpProbe(Protocol):
+    """What the calls of one observation need of the probe that makes them."""
+
+    tool: str
+    read_tool: str | None
+    reader: Reader | None
+    timeout: float
+    _calls: CallStep
+
+    @property
+    def plan(self) -> CallPlan: ...
+
+    @property
+    def tolerates_timeouts(self) -> bool: ...
+
+    @property
+    def connected(self) -> bool: ...
+
 
 __all__ = [
     "EMIT_TOOL",
