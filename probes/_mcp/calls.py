@@ -299,7 +299,12 @@ def listing_change(
         if now is None:
             change = "is no longer listed"
         elif not allowed and consent_reason(now):
-            change = f"is now {consent_words(consent_reason(now))}"
+            reason = consent_reason(now)
+            change = (
+                f"now has {reason}"
+                if reason.startswith("no ")
+                else f"is now {consent_words(reason)}"
+            )
         else:
             continue
         return (

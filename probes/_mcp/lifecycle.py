@@ -74,6 +74,8 @@ class Sessions:
             raise UsageError("this MCP probe is closed; create a new one.")
         if self.session is not None:
             return self.session
+        if self._gave_up_type == ListingChanged.__name__:
+            raise ListingChanged(self._gave_up)  # nothing more is called, on any session
         self._prepare()
         try:
             self.session = self.start()
