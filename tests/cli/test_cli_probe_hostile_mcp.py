@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _support.cli import fidelity
-from _support.servers import HOSTILE_MCP
+from _support.servers import HOSTILE_MCP, calls_made
 from _support.terminal import assert_terminal_safe
 
 SERVER = HOSTILE_MCP
@@ -157,3 +157,23 @@ def test_a_tool_name_with_escape_codes_is_written_as_a_card_that_reads_back(
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout)
     assert "Parameter transformations: ecU+001BhoU+0007.text" in shown.stdout
+
+
+@pytest.mark.parametrize("later", ["destructive", "none", "absent"])
+def test_a_new_session_lists_the_tools_again(tmp_path: Path, later: str) -> None:
+    """The server crashes on its third call; the next session's listing makes ``echo``
+    destructive, unannotated or absent: nothing is called on it without consent, and
+    the run stops with one sentence, exit 3, the payloads before kept."""
+    calls = tmp_path / "calls.txt"
+    result, card = probe(
+        tmp_path, "--crash-after", "2", "--calls", str(calls),
+        "--starts", str(tmp_path / "starts.txt"), "--later-echo", later,
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "listed its tools again" in result.stderr
+    assert "'echo'" in result.stderr
+    assert len(calls_made(calls)) == 3  # two answered, the third crashed the server
+    assert len((tmp_path / "starts.txt").read_text().splitlines()) == 2
+    statuses = _statuses(card)
+    assert sorted(statuses) == ["broken", "preserved", "preserved"]
+    assert card["facts"]["complete"] is False
