@@ -1,4 +1,4 @@
-"""The README's and the docs' promises hold: their examples run, their commands are the real ones."""
+"""The README's and the docs' promises hold: their examples run, their commands are real."""
 
 from __future__ import annotations
 

@@ -48,7 +48,8 @@ def test_card_drift_is_a_failing_case_in_junit(
 
     out = tool_repo.path / "out.xml"
     cases = _cases(out)
-    assert cases["test_tool::test_edit"] == [] and cases["test_tool::test_wire"] == []
+    assert cases["test_tool::test_edit"] == []
+    assert cases["test_tool::test_wire"] == []
     (failure,) = cases["fidelity-check::edit.old_string"]
     assert "card edit.old_string drifted from committed" in failure.text
     assert "kind quote.straighten appeared" in failure.text
@@ -56,7 +57,8 @@ def test_card_drift_is_a_failing_case_in_junit(
     # The file's totals say so too (the issue: failures="0" while the run exited 1).
     root = ET.parse(out).getroot()
     suite = root if root.tag == "testsuite" else root.find("testsuite")
-    assert suite is not None and suite.get("failures") == "1"
+    assert suite is not None
+    assert suite.get("failures") == "1"
 
 
 def test_a_fidelity_failure_message_holds_kinds_and_allow_line(tool_repo: pytest.Pytester) -> None:
@@ -73,7 +75,8 @@ def test_a_fidelity_failure_message_holds_kinds_and_allow_line(tool_repo: pytest
     (failure,) = _cases(tool_repo.path / "out.xml")["test_tool::test_edit"]
     assert failure.message == (
         "fidelity.FidelityError: the chain send rewrote the value: quote.straighten "
-        '(not allowed); if these rewrites are accepted: @pytest.mark.fidelity(allow=["quote.straighten"])'
+        "(not allowed); if these rewrites are accepted: "
+        '@pytest.mark.fidelity(allow=["quote.straighten"])'
     )
     assert "hint: quote.straighten: a layer normalises typographic quotes" in failure.text
     assert '@pytest.mark.fidelity(allow=["quote.straighten"])' in failure.text
@@ -100,7 +103,7 @@ def test_a_committed_card_not_produced_is_drift_when_the_whole_suite_ran(
     by_id.stdout.fnmatch_lines(["not checked: 1 committed card(s)*the run was limited to *"])
 
     # The test is gone and the whole suite ran: the card is no longer produced.
-    tool_repo.makepyfile(test_tool=TWO_CARDS.split("@pytest.mark.fidelity(card=")[0])
+    tool_repo.makepyfile(test_tool=TWO_CARDS.split("@pytest.mark.fidelity(card=", maxsplit=1)[0])
     gone = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed", "--junitxml=out.xml")
     gone.assert_outcomes(passed=1)
     assert gone.ret == pytest.ExitCode.TESTS_FAILED
