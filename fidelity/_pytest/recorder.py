@@ -192,8 +192,7 @@ class Recorder:
             raise FidelityError(
                 f"the chain {safe(chain)!s} did not deliver the value: {observation.status}\n"
                 f"{describe_observation(observation)}\n"
-                "if this outcome is accepted: "
-                f'fidelity.check(..., accept=["{observation.status}"])',
+                f"{_outcome_advice(str(observation.status))}",
                 observation.comparison,
             )
         return observation
@@ -329,6 +328,23 @@ def _load(name: str) -> ModuleType:
         return load(name)
     except UsageError as exc:
         raise UsageError(str(exc)) from None
+
+
+#: A value that did not come back is most often read from the wrong place: say so first.
+_LOST_ADVICE = (
+    "the call succeeded but the value was not found where it was read back: if it comes "
+    "back elsewhere, pin where with read= (read='text', 'json:PATH', 'structured:PATH' or "
+    "'regex:PATTERN'; `fidelity probe` prints where it located it), or name the tool that "
+    "reads it back with read_tool=\n"
+    'if the tool really does not return the value: fidelity.check(..., accept=["lost"])'
+)
+
+
+def _outcome_advice(status: str) -> str:
+    """What to do about a value that did not arrive: ``lost`` first asks to pin ``read=``."""
+    if status == "lost":
+        return _LOST_ADVICE
+    return f'if this outcome is accepted: fidelity.check(..., accept=["{status}"])'
 
 
 def _statuses(accept: Iterable[str]) -> frozenset[str]:
