@@ -802,8 +802,13 @@ class McpProbe(Probe):
         direction = self.reader.direction
         found, value, why = self.reader.read(result)
         if not found:
+            came_back = result_text(result, 160) or _no_text(result)
             return Observation(
-                sent=text, status=Status.LOST, error_type="lost", error=why, direction=direction
+                sent=text,
+                status=Status.LOST,
+                error_type="lost",
+                error=f"{why}; what came back: {came_back}",
+                direction=direction,
             )
         if is_marker(value) and not is_marker(text):
             return Observation(

@@ -1,4 +1,4 @@
-"""What CI dashboards see: drift and fidelity failures in ``--junitxml``; honest checks."""
+"""What CI dashboards see (drift and failures in --junitxml), honest checks, fitting advice."""
 
 from __future__ import annotations
 
@@ -137,3 +137,38 @@ def test_allowed_kinds_that_never_occur_are_named(
     used = tool_repo.runpytest(FAMILIES, "-k", "edit")
     used.assert_outcomes(passed=1)
     used.stdout.no_fnmatch_line("*never occurred*")
+
+
+@pytest.mark.usefixtures("mcp_sdk")
+def test_a_lost_value_first_asks_to_pin_the_read_back(pytester: pytest.Pytester) -> None:
+    from _support.servers import SERVERS
+
+    pytester.makepyfile(
+        test_server=f"""
+        import probes
+
+        def test_edit(fidelity):
+            server = probes.mcp_module(
+                "mcp_quote_edit:server", tool="edit", param="old_string",
+                args={{"path": "doc.txt", "new_string": "x"}}, read="json:searched",
+                allow_destructive=True, cwd={str(SERVERS)!r},
+            )
+            with server:
+                fidelity.check(server, "plain")
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*did not deliver the value: lost",
+            "*outcome: lost (lost: no text content is a JSON document; what came back: "
+            "0 replacement(s) in doc.txt)",
+            "*the call succeeded but the value was not found where it was read back: if it "
+            "comes back elsewhere, pin where with read=*",
+            "*if the tool really does not return the value: "
+            'fidelity.check(..., accept=[[]"lost"[]])',
+        ]
+    )
+    text = result.stdout.str()
+    assert text.index("pin where with read=") < text.index('accept=["lost"]')
