@@ -291,7 +291,8 @@ class Recorder:
             )
         except UsageError as exc:  # shown from the test's line, not from deep inside
             raise UsageError(str(exc)) from None
-        self._state.log.add_card(result.card(name=card_name).to_json(), nodeid=context.nodeid)
+        card = result.card(name=card_name).with_setup(probe.setup)  # the plan it was made with
+        self._state.log.add_card(card.to_json(), nodeid=context.nodeid)
         statuses = {str(s): n for s, n in result.statuses.items() if n}
         self._state.log.note(
             chain=card_name,

@@ -234,7 +234,7 @@ class McpProbe(Probe):
         self._answers = 0
         self.run_id = new_run_id()
         self._sent = 0
-        self.name = self._name(param)
+        self.name = self._default_name = self._name(param)
         self._loop: EventLoopThread | None = None
         self._node: NodeClient | None = None
         self._protocol_version = ""
@@ -461,8 +461,17 @@ class McpProbe(Probe):
         return f"{message} ({extra})." if extra else f"{message}."
 
     def _name(self, label: str | None) -> str:
+        from probes._mcp.plan_name import plan_suffix
+
         place = f"{safe(self.tool)}.{safe(label)}" if label else safe(self.tool)
-        return f"mcp {self.transport} {target_label(self.target)} {place}"
+        name = f"mcp {self.transport} {target_label(self.target)} {place}"
+        return name + plan_suffix(
+            args=self.template.value if self.template is not None else None,
+            before=[(step.tool, step.arguments.value) for step in self.steps],
+            read=self._options["read"],
+            read_tool=self.read_tool,
+            read_args=self.read_template.value if self.read_template is not None else None,
+        )
 
     def _configure(self, tools: tuple[McpTool, ...]) -> None:
         """Resolve the options against the tool list; check consent before any call."""
@@ -509,7 +518,8 @@ class McpProbe(Probe):
         if split and self.reader is None:
             self.reader = parse_read("text")  # the reflector's echo answers the text itself
         self.param = plan.label
-        self.name = self._name(plan.label)
+        if self.name == self._default_name:  # a name set by the caller is kept
+            self.name = self._default_name = self._name(plan.label)
 
     @property
     def tools(self) -> tuple[McpTool, ...]:
