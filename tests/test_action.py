@@ -127,3 +127,49 @@ def test_the_action_probes_checks_and_writes_junit(tmp_path: Path) -> None:
     (failure,) = cases["test_body"]
     assert failure.message is not None
     assert "newline.crlf_to_lf (not allowed)" in failure.message
+
+
+def _docs_block(marker: str) -> dict[str, Any]:
+    text = (ROOT / "docs" / "ci.md").read_text("utf-8")
+    block = text.split(f"<!-- {marker} -->\n```yaml\n", 1)[1].split("```\n", 1)[0]
+    loaded: dict[str, Any] = yaml.safe_load(block)
+    return loaded
+
+
+def test_the_documented_workflow_uses_the_action_inputs() -> None:
+    workflow = _docs_block("github-workflow")
+    steps = workflow["jobs"]["fidelity"]["steps"]
+    (step,) = [s for s in steps if "third_party" in s.get("uses", "")]
+    assert set(step["with"]) <= set(_action()["inputs"])
+    assert step["with"]["junit"] == "fidelity.xml"
+
+
+@pytest.mark.timeout(300)
+def test_the_documented_gitlab_job_reports_drift_in_junit(tmp_path: Path) -> None:
+    job = _docs_block("gitlab-job")["fidelity"]
+    assert job["artifacts"]["reports"]["junit"] == "fidelity.xml"
+    (command,) = [line for line in job["script"] if " pytest " in line]
+    assert command.startswith("python -m pytest ")
+    faithful = SUITE.replace('text.replace("\\r\\n", "\\n")', "text")
+    assert faithful != SUITE
+    (tmp_path / "test_notes.py").write_text(faithful, encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--fidelity-cards=docs/cards"],
+        cwd=tmp_path, capture_output=True, timeout=120, check=True,
+    )  # fmt: skip
+    # A release starts turning CRLF into LF and the test allows it: only the card sees it.
+    drifting = SUITE.replace('card="notes.body"', 'card="notes.body", allow=["newline.crlf_to_lf"]')
+    (tmp_path / "test_notes.py").write_text(drifting, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, *command.split()[1:], "-p", "no:cacheprovider"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    cases = {
+        f"{case.classname}::{case.name}": [r for r in case.result if isinstance(r, Failure)]
+        for suite in JUnitXml.fromfile(str(tmp_path / "fidelity.xml"))
+        for case in suite
+    }
+    assert cases["test_notes::test_body"] == []
+    (failure,) = cases["fidelity-check::notes.body"]
+    assert "newline.crlf_to_lf appeared" in failure.text

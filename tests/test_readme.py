@@ -33,6 +33,13 @@ def _test_files(document: Path) -> list[tuple[str, str, str]]:
     return re.findall(pattern, text, re.S | re.M)
 
 
+def _support_files(document: Path) -> dict[str, str]:
+    """The files marked ``<!-- file: NAME -->`` that a document's test files import."""
+    text = document.read_text("utf-8")
+    pattern = r"^<!-- file: (\S+) -->\n```python\n(.*?)^```$"
+    return dict(re.findall(pattern, text, re.S | re.M))
+
+
 def test_the_docs_have_runnable_examples() -> None:
     assert sum(len(_runnable_blocks(document)) for document in DOCUMENTS) >= 1
     assert _test_files(README), "the README's quickstart test is not marked"
@@ -47,6 +54,8 @@ def test_the_docs_have_runnable_examples() -> None:
 def test_test_files_print_what_the_docs_show(
     pytester: pytest.Pytester, document: Path, name: str, source: str, shown: str
 ) -> None:
+    for support, text in _support_files(document).items():
+        pytester.makepyfile(**{support.removesuffix(".py"): text})
     pytester.makepyfile(**{name.removesuffix(".py"): source})
     result = pytester.runpytest_subprocess(name, "-p", "no:cacheprovider")
     printed = result.stdout.lines
