@@ -36,8 +36,9 @@ class Unproduced:
 def partial_run(config: pytest.Config, deselected: int) -> str | None:
     """Why this run is not the whole suite (a sentence), or None when it is.
 
-    Partial: tests deselected (``-k``, ``-m``, or a plugin), node ids on the command
-    line, or files named instead of directories.
+    Partial: tests deselected (``-k``, ``-m``, or a plugin), or paths on the command
+    line narrower than the suite (node ids, files, or directories below the root
+    directory and the ``testpaths``).
     """
     opt = config.option
     if getattr(opt, "keyword", ""):
@@ -49,8 +50,12 @@ def partial_run(config: pytest.Config, deselected: int) -> str | None:
     from pathlib import Path
 
     if config.args_source == config.ArgsSource.ARGS:
+        root = Path(config.rootpath).resolve()
+        suite = [root, *(root / t for t in config.getini("testpaths"))]
         for arg in config.args:
-            if "::" in arg or not Path(config.invocation_params.dir, arg).is_dir():
+            path = Path(config.invocation_params.dir, arg).resolve()
+            whole = "::" not in arg and any(path == s or path in s.parents for s in suite)
+            if not whole:
                 return f"the run was limited to {safe(arg)!s}"
     return None
 

@@ -101,6 +101,13 @@ def test_a_committed_card_not_produced_is_drift_when_the_whole_suite_ran(
     by_id = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed", "test_tool.py::test_wire")
     assert by_id.ret == pytest.ExitCode.OK
     by_id.stdout.fnmatch_lines(["not checked: 1 committed card(s)*the run was limited to *"])
+    # A directory below the suite is a part of it; the root directory is the whole suite.
+    (tool_repo.path / "sub").mkdir()
+    below = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed", "sub")
+    below.stdout.fnmatch_lines(["not checked: 2 committed card(s)*the run was limited to sub*"])
+    whole = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed", str(tool_repo.path))
+    whole.stdout.fnmatch_lines(["2 card(s) match committed"])
+    whole.stdout.no_fnmatch_line("*not checked*")
 
     # The test is gone and the whole suite ran: the card is no longer produced.
     tool_repo.makepyfile(test_tool=TWO_CARDS.split("@pytest.mark.fidelity(card=", maxsplit=1)[0])
