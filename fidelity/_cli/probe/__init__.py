@@ -132,6 +132,43 @@ def register(sub: Any) -> None:
         "{value}) (default json:text)",
     )
     target.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="HTTP and MCP over HTTP: a header sent with every request (repeat for several; "
+        "${VAR} is taken from the environment); its value is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--auth",
+        metavar="USER:PASS",
+        help="HTTP and MCP over HTTP: basic auth (credentials in the URL work too); the "
+        "password is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--method",
+        metavar="METHOD",
+        help="HTTP: the write request's method (default POST when the payload or --body "
+        "goes in the body, GET when the payload goes in the query, the path or a header)",
+    )
+    target.add_argument(
+        "--read-method",
+        metavar="METHOD",
+        help="HTTP: the method of the --read-url request (default GET)",
+    )
+    target.add_argument(
+        "--body",
+        metavar="JSON",
+        help='HTTP: the request body, a JSON object with placeholders ("{payload}", {n}, '
+        "{run}); --send json:PATH places the payload at PATH in it, creating what is missing",
+    )
+    target.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the result's and the card block's name (default: HTTP the method, the URL's "
+        "path and the send place, such as 'POST /notes json:title'; MCP the tool and "
+        "parameter)",
+    )
+    target.add_argument(
         "--read",
         metavar="WHERE",
         help="where the value is read back: HTTP json:PATH, body, header:NAME, "

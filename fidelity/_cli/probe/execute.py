@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import (
@@ -24,8 +24,9 @@ from fidelity._cli.probe.budget import (
     within_budget,
 )
 from fidelity._cli.probe.messages import as_options, one_line
-from fidelity._cli.probe.outputs import write_reports
+from fidelity._cli.probe.outputs import refuse_other_target, write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._cli.probe.request_options import request_options
 from fidelity._cli.probe.sweep import stop_note, sweep
 from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
@@ -122,6 +123,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read_url": plan.read_url,
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
+            **request_options(plan),
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
@@ -186,13 +188,12 @@ def resolve(plan: ProbePlan, probe: Any) -> ProbePlan:
 
 
 def announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
-    """Say in one line each what was found rather than given, so it can be pinned."""
-    if plan.quiet:
-        return
+    """Say in one line each what was found rather than given, so it can be pinned
+    (``--quiet`` keeps the line that says where the value is read back)."""
     import shlex
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
-    if plan.is_mcp and plan.param is None and probe.plan.param_found:
+    if plan.is_mcp and plan.param is None and probe.plan.param_found and not plan.quiet:
         stream.write(
             f"payload argument: {safe(resolved.param or '')} (the only free-form string "
             f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
@@ -208,7 +209,7 @@ def announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
 def card_name(plan: ProbePlan, probe: Any) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
-    if plan.is_mcp:
+    if plan.is_mcp and plan.given_name is None:
         return readable_name(f"{plan.tool}.{probe.plan.block_label}")
     return plan.name
 
@@ -345,10 +346,16 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
+    refuse_other_target(plan, card_name(plan, probe), getattr(probe.setup, "target", ""))
     calibrating = probe.needs_calibration
     # Checked before anything is sent: the calibration call costs what a payload does.
     within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
-    resolved = resolve(plan, probe)
+    try:
+        resolved = resolve(plan, probe)
+    except (UsageError, TargetError) as exc:
+        if not probe.requests:
+            raise  # nothing was sent: the arguments are at fault
+        calibration_failed(plan, probe, str(exc))
     announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     drawn = len(generated(plan, todo, examples))
@@ -427,6 +434,22 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
         return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def calibration_failed(plan: ProbePlan, probe: Any, sentence: str) -> NoReturn:
+    """A calibration that failed after sending requests is a result: the outputs are
+    written with no observations and the failure sentence as their warning, and the
+    run ends as one the target failed (exit 3)."""
+    empty = survey_of(plan, probe.name, [], plan.examples, name=card_name(plan, probe))
+    card = run_card(empty, probe.setup, complete=False).with_warnings((sentence,))
+    writer = None
+    if plan.json is not None:
+        from fidelity._report.results import ResultWriter
+
+        writer = ResultWriter(plan.json, lambda _seen: card.to_json())
+        writer.start()
+    write_reports(plan, card, writer)
+    raise TargetError(sentence)
 
 
 def run_warnings(

@@ -1,0 +1,214 @@
+"""The request options of ``fidelity probe``: headers, basic auth, methods, the body
+template and the default name, checked before anything is sent.
+
+``--header 'Name: value'`` takes ``${VAR}`` from the environment; ``--auth USER:PASS``
+is basic auth (as are credentials in the URL). Secrets never reach an output:
+:func:`shown_command` is the command line as records show it, every header value, the
+password of ``--auth`` and of the URL as ``***``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    from fidelity._cli.probe.plan import ProbePlan
+
+__all__ = [
+    "SECRET",
+    "body_send",
+    "default_method",
+    "http_name",
+    "parse_auth",
+    "parse_headers",
+    "parse_method",
+    "request_options",
+    "shown_command",
+    "shown_url",
+]
+
+#: What a secret is shown as.
+SECRET = "***"
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_IN_QUERY_PATH_HEADER = ("query", "path", "url", "header")
+_SECRET_OPTIONS = ("--header", "--auth")
+
+
+def _expand(value: str, environ: Mapping[str, str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise UsageError(
+                f"--header refers to ${{{name}}}, which is not set in the environment; "
+                f"export {name} or write the value itself."
+            )
+        return environ[name]
+
+    return _VAR.sub(one, value)
+
+
+def parse_headers(
+    values: Sequence[str] | None, environ: Mapping[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Parse each ``--header 'Name: value'`` (``${VAR}`` from the environment)."""
+    environ = os.environ if environ is None else environ
+    headers: list[tuple[str, str]] = []
+    for value in values or ():
+        name, sep, text = value.partition(":")
+        name = name.strip()
+        if not sep or not _TOKEN.fullmatch(name):
+            raise UsageError(
+                f"--header {safe(name[:40])!r}... must be 'Name: value' with a header name "
+                "such as Authorization or X-Api-Key."
+            )
+        text = _expand(text.strip(), environ)
+        if any(c in text for c in "\r\n\0"):
+            raise UsageError(
+                f"--header {name}: the value holds a line break or NUL, which no header "
+                "value may hold."
+            )
+        headers.append((name, text))
+    return tuple(headers)
+
+
+def parse_auth(value: str | None) -> tuple[str, str] | None:
+    """Parse ``--auth USER:PASS`` (basic auth)."""
+    if value is None:
+        return None
+    user, sep, password = value.partition(":")
+    if not sep or not user:
+        raise UsageError("--auth must be USER:PASS, the user name and password of basic auth.")
+    return user, password
+
+
+def body_send(body: Mapping[str, Any] | None, send: str | None) -> str | None:
+    """Check ``--body`` against ``--send``; return the send place in force: ``--send``,
+    or where ``"{payload}"`` stands in the body when ``--send`` is not given."""
+    if body is None:
+        return send
+    from fidelity._cli.probe.messages import as_options
+    from probes._http.body import body_template
+
+    try:
+        template = body_template(body)
+    except UsageError as exc:
+        raise UsageError(as_options(str(exc)).replace("body", "--body", 1)) from None
+    assert template is not None
+    where = (send or "").partition(":")[0]
+    if where in ("form", "multipart", "filename", "body"):
+        raise UsageError(
+            f"--body is a JSON body; --send {send} puts the payload in a body of its own: "
+            "give --send json:PATH to place it inside --body, or query:NAME, header:NAME, path."
+        )
+    if send is not None:
+        return send
+    if not template.payload_paths:
+        return send  # the payload goes in at json:text
+    segments = template.payload_paths[0].segments
+    if not all(isinstance(k, str) and k and "." not in k for k in segments):
+        raise UsageError(
+            '--body holds "{payload}" at a place a json:PATH cannot name (a list item or a '
+            "key with a dot); give --send json:PATH for it."
+        )
+    return "json:" + ".".join(str(k) for k in segments)
+
+
+def parse_method(option: str, value: str | None) -> str | None:
+    """Parse ``--method`` or ``--read-method``: an HTTP method token, upper-cased."""
+    if value is None:
+        return None
+    if not _TOKEN.fullmatch(value.strip()):
+        raise UsageError(
+            f"{option} {safe(value[:40])!r} is not an HTTP method; give one such as GET, "
+            "POST, PUT or PATCH."
+        )
+    return value.strip().upper()
+
+
+def default_method(send: str | None, body: object) -> str:
+    """POST when the payload or a body template goes in the body, GET when the payload
+    goes in the query, the path or a header and there is no body."""
+    where = (send or "json:text").partition(":")[0]
+    return "GET" if where in _IN_QUERY_PATH_HEADER and body is None else "POST"
+
+
+def shown_url(url: str) -> str:
+    """``url`` with the password of its credentials as ``***``."""
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not (sep and at):
+        return url
+    return f"{scheme}://{userinfo.partition(':')[0]}:{SECRET}@{host}{slash}{tail}"
+
+
+def http_name(method: str, url: str, send: str | None) -> str:
+    """The default name of an HTTP target: method, the URL's path and the send place,
+    such as ``POST /notes json:title``."""
+    try:
+        path = urlsplit(url).path or "/"
+    except ValueError:
+        path = "/"
+    return f"{method} {path} {send or 'json:text'}"
+
+
+def shown_command(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every secret as ``***``: the values of ``--header`` (the name
+    kept), ``--auth`` (the user kept) and the password of any URL."""
+    shown: list[str] = []
+    pending: str | None = None
+    for word in argv:
+        option, eq, value = word.partition("=")
+        if pending is not None:
+            shown.append(_hide(pending, word))
+            pending = None
+        elif word in _SECRET_OPTIONS:
+            shown.append(word)
+            pending = word
+        elif eq and option in _SECRET_OPTIONS:
+            shown.append(f"{option}={_hide(option, value)}")
+        else:
+            shown.append(shown_url(word) if "://" in word else word)
+    return shown
+
+
+def _hide(option: str, value: str) -> str:
+    head, sep, _ = value.partition(":")
+    if not sep:
+        return SECRET
+    return f"{head}: {SECRET}" if option == "--header" else f"{head}:{SECRET}"
+
+
+#: The most requests one payload may cost against the reference reflector (the request,
+#: the emit for the round trip and for the response path).
+_REFLECTOR_COST = 3
+
+
+def request_options(plan: ProbePlan) -> dict[str, Any]:
+    """The keyword arguments of ``probes.http`` that the request options give.
+
+    Under a ``--max-requests`` that cannot pay for the reference reflector's
+    measurement in both directions, the probe measures every target as a plain
+    endpoint (one request a payload, the read-back's added), so a small budget is
+    spent on what this target really costs.
+    """
+    options: dict[str, Any] = {
+        "headers": dict(plan.headers),
+        "auth": plan.auth,
+        "method": plan.method,
+        "read_method": plan.read_method,
+        "body": plan.body,
+    }
+    calibration = 0 if plan.read is not None else 1
+    budget = plan.max_requests
+    if budget is not None and budget - calibration < _REFLECTOR_COST * plan.concurrency:
+        options["reflector"] = False
+    return options
