@@ -22,15 +22,23 @@ from probes._payload.placeholders import Filled
 __all__ = ["body_template", "json_body", "json_bytes", "place"]
 
 _LONE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def json_bytes(document: object) -> bytes:
     """``document`` as JSON in UTF-8, a lone surrogate as its ``\\udXXX`` escape.
 
     A surrogate code point can only stand inside a JSON string, where its escape is the
-    value itself, so the text stays the document it was.
+    value itself, so the text stays the document it was. A high surrogate followed by a
+    low one has no JSON form apart from the character the pair makes, so it is a
+    ``ValueError`` (the client's refusal), never sent as something else.
     """
     text = json.dumps(document, ensure_ascii=False, allow_nan=False)
+    if _PAIR.search(text):
+        raise ValueError(
+            "a high surrogate followed by a low one has no JSON form apart from the "
+            "character the pair makes"
+        )
     return _LONE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text).encode("utf-8")
 
 

@@ -84,7 +84,7 @@ def calibrate(probe: HttpProbe) -> str:
     if reply.status >= 400:
         raise UsageError(
             f"the calibration request (the plain value {marker!r} in place of a payload) "
-            f"was answered HTTP {reply.status}: {reply.excerpt()}; {_advice(reply.status)}."
+            f"was answered HTTP {reply.status} ({_advice(reply.status)}): {reply.excerpt()}."
         )
     spec = locate_read(reply, marker)
     if spec is None:

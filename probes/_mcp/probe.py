@@ -108,12 +108,14 @@ class McpProbe(Probe):
         fill_args: ArgumentFiller | None = None,
         client: str | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         options = McpOptions(
             target, tool=tool, param=param, args=args, before=before, read=read,
             read_tool=read_tool, read_args=read_args, transport=transport, timeout=timeout,
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
             mode=mode, fill_args=fill_args, client=client, max_reply=max_reply,
+            headers=headers,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind
@@ -374,6 +376,7 @@ class McpProbe(Probe):
             read_args=self.read_template.to_json() if self.read_template is not None else "",
             allow_destructive=self.allow_destructive
             and any(consent_reason(info) for info, _ in plan.calls),
+            headers=tuple(str(k) for k in (self.options.headers or {})),
         )
 
     @property
@@ -497,7 +500,8 @@ mcp = factory(
     client.
     ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
     a stdio line, an HTTP body or server-sent event); a longer one is not read
-    further, its call is ``broken`` and the server is let go.
+    further, its call is ``broken`` and the server is let go. ``headers`` (Streamable
+    HTTP, the Python clients) go with every request: credentials, API keys.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

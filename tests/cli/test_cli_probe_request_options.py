@@ -173,15 +173,15 @@ def test_lone_surrogates_reach_the_server_as_escapes(api: str, tmp_path: Path) -
     document = json.loads((tmp_path / "r.json").read_text())
     observations = {o["payload_id"]: o for o in document["observations"]}
     assert len(observations) == 8
-    # The server answered each one (escaped JSON): measured, none refused by the client.
-    assert all(not o.get("client_side") for o in observations.values())
-    # Its JSON decoder joins a high and a low surrogate sent as two escapes into one
-    # character (JSON's own rule): found and named; every lone one came back as sent.
+    # A high surrogate then a low one has no JSON form apart from the character they
+    # make: the client refuses it; every lone one came back as sent.
     joined = observations.pop("surrogates/pair-as-code-points-mid")
-    assert joined["status"] == "transformed"
-    assert "encoding.surrogate_split" in result.stdout
+    # The server answered each other one (escaped JSON): measured, not refused.
+    assert all(not o.get("client_side") for o in observations.values())
+    assert joined["status"] == "rejected"
+    assert joined["client_side"]
     assert {o["status"] for o in observations.values()} == {"preserved"}
-    assert result.returncode == 1
+    assert result.returncode == 0, result.stdout
 
 
 def test_two_endpoints_two_blocks_and_another_target_refused(api: str, tmp_path: Path) -> None:
@@ -236,3 +236,18 @@ def test_request_options_on_mcp_stdio_are_refused() -> None:
     result = fidelity("probe", "--method", "PUT", "--mcp", "--", "true")
     assert result.returncode == 2
     assert "--args" in one_sentence(result)
+
+
+def test_mcp_over_http_carries_the_headers(tmp_path: Path) -> None:
+    need_module("mcp")
+    with serving("mcp_http_auth.py", TOKEN) as url:
+        result = fidelity(
+            "probe", "--mcp", url, "--header", BEARER, "--families", "quotes",
+            "--card", str(tmp_path / "card.md"), *outputs(tmp_path), env=ENV,
+        )  # fmt: skip
+        refused = fidelity("probe", "--mcp", url, "--families", "quotes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "--header 'Authorization: ***'" in (tmp_path / "card.md").read_text()
+    assert_no_secret(tmp_path, result)
+    assert refused.returncode == 3
+    assert "could not open an MCP session" in one_sentence(refused)

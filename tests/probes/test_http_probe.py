@@ -85,7 +85,8 @@ def test_json_body_preserves_text_and_sends_lone_surrogates_as_escapes(
     assert not surrogate.client_side
     request = part(surrogate, Direction.REQUEST)
     assert request.status is Status.PRESERVED
-    assert request.wire is not None and b'"x\\ud800y"' in request.wire
+    assert request.wire is not None
+    assert b'"x\\ud800y"' in request.wire
     assert surrogate.status is Status.REJECTED
     assert "JSONResponse cannot encode" in surrogate.error
     response = part(surrogate, Direction.RESPONSE)

@@ -26,7 +26,7 @@ from fidelity._cli.probe.budget import (
 from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.outputs import refuse_other_target, write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
-from fidelity._cli.probe.request_options import request_options
+from fidelity._cli.probe.request_options import mcp_headers, request_options
 from fidelity._cli.probe.sweep import stop_note, sweep
 from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
@@ -148,6 +148,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
+        headers=mcp_headers(plan),
     )
 
 
@@ -346,7 +347,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
-    refuse_other_target(plan, card_name(plan, probe), getattr(probe.setup, "target", ""))
+    if plan.kind is TargetKind.HTTP and probe.setup is not None:
+        refuse_other_target(plan, card_name(plan, probe), probe.setup.target)
     calibrating = probe.needs_calibration
     # Checked before anything is sent: the calibration call costs what a payload does.
     within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)

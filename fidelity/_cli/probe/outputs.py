@@ -89,8 +89,8 @@ def _recorded_target(content: str) -> str | None:
 
 
 def refuse_other_target(plan: ProbePlan, name: str, target: str) -> None:
-    """Refuse a ``--card`` document that holds a block ``name`` of another target (the
-    target as the block records it), unless ``--name`` gave the name."""
+    """Refuse a ``--card`` document that holds a block ``name`` of another HTTP target
+    (the URL as the block records it), unless ``--name`` gave the name."""
     from fidelity._report.block import find_block
 
     if plan.card is None or plan.given_name is not None:

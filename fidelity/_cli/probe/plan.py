@@ -380,6 +380,11 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
             "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
         )
+    if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
+        raise UsageError(
+            "--header and --auth are sent by the Python MCP clients; leave typescript out of "
+            "--clients for a server that needs them."
+        )
     body = parse_json_object("--body", args.body)
     send = body_send(body, args.send)
     method = parse_method("--method", args.method) or default_method(send, body)

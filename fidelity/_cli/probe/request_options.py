@@ -26,6 +26,7 @@ __all__ = [
     "body_send",
     "default_method",
     "http_name",
+    "mcp_headers",
     "parse_auth",
     "parse_headers",
     "parse_method",
@@ -190,6 +191,18 @@ def _hide(option: str, value: str) -> str:
 #: The most requests one payload may cost against the reference reflector (the request,
 #: the emit for the round trip and for the response path).
 _REFLECTOR_COST = 3
+
+
+def mcp_headers(plan: ProbePlan) -> dict[str, str] | None:
+    """The headers of an MCP server over Streamable HTTP: ``--header`` and ``--auth``
+    (as basic auth); ``None`` when neither was given."""
+    headers = dict(plan.headers)
+    if plan.auth is not None and not any(k.lower() == "authorization" for k in headers):
+        import base64
+
+        token = base64.b64encode(":".join(plan.auth).encode()).decode("ascii")
+        headers["Authorization"] = f"Basic {token}"
+    return headers or None
 
 
 def request_options(plan: ProbePlan) -> dict[str, Any]:
