@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url):
+placeholders (in --args, --read-args, --before, --read-url, --body):
   "{payload}"  a string value that is exactly this becomes the payload
   {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
   {run}        an id unique to the run;  {{ and }} are literal braces
@@ -43,6 +43,16 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
+  # an API behind a bearer token, with a required field beside the payload's
+  fidelity probe http://127.0.0.1:8001/notes --header 'Authorization: Bearer ${API_TOKEN}' \\
+    --body '{"owner": "probe-{run}"}' --send json:title
+
+  # a PATCH endpoint, with basic auth
+  fidelity probe http://127.0.0.1:8001/notes/1 --method PATCH --auth alice:secret --send json:title
+
+  # a GET filter (GET is the default for query:NAME)
+  fidelity probe http://127.0.0.1:8001/search --send query:title --auth alice:secret
+
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
 
@@ -55,7 +65,8 @@ exit codes:
   1  rewrites beyond --allow (the map names them); with --clients, also when the
      clients disagree beyond --allow
   2  usage error, in one sentence; nothing was sent
-  3  the target is unreachable or broke; or a protocol failure: the client could not
+  3  the target is unreachable or broke; or the calibration request was sent and
+     refused, or did not bring the value back (the outputs are written); or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
