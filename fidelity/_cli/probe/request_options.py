@@ -12,14 +12,33 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
-if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
+
+class _Planned(Protocol):
+    """What the request options need of a plan (``ProbePlan`` has it)."""
+
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def auth(self) -> tuple[str, str] | None: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def read_method(self) -> str: ...
+    @property
+    def body(self) -> dict[str, Any] | None: ...
+    @property
+    def read(self) -> str | None: ...
+    @property
+    def max_requests(self) -> int | None: ...
+    @property
+    def concurrency(self) -> int: ...
+
 
 __all__ = [
     "SECRET",
@@ -193,7 +212,7 @@ def _hide(option: str, value: str) -> str:
 _REFLECTOR_COST = 3
 
 
-def mcp_headers(plan: ProbePlan) -> dict[str, str] | None:
+def mcp_headers(plan: _Planned) -> dict[str, str] | None:
     """The headers of an MCP server over Streamable HTTP: ``--header`` and ``--auth``
     (as basic auth); ``None`` when neither was given."""
     headers = dict(plan.headers)
@@ -205,7 +224,7 @@ def mcp_headers(plan: ProbePlan) -> dict[str, str] | None:
     return headers or None
 
 
-def request_options(plan: ProbePlan) -> dict[str, Any]:
+def request_options(plan: _Planned) -> dict[str, Any]:
     """The keyword arguments of ``probes.http`` that the request options give.
 
     Under a ``--max-requests`` that cannot pay for the reference reflector's
