@@ -72,7 +72,8 @@ def build_request(
     elif where == "filename":
         kwargs["files"] = {name: (text, _FILE_CONTENT, "application/octet-stream")}
     elif where == "query":
-        kwargs["params"] = {name: text}
+        # Added to the URL's own query (params= would replace it: ?_extra=query lost).
+        url = str(httpx.URL(url).copy_add_param(name, text))
     elif where == "path":
         url = url.replace(PLACEHOLDER, path_segment(text))
     elif where == "url":

@@ -152,8 +152,9 @@ def test_put_with_write_then_read_and_read_method(api: str, tmp_path: Path) -> N
 
 def test_get_filter(api: str, tmp_path: Path) -> None:
     result = fidelity(
-        "probe", api + "search", "--send", "query:title", "--header", BEARER, "--families",
-        "quotes,whitespace", "--quiet", *outputs(tmp_path), env=ENV,
+        # The payload's parameter is added to the URL's own query (scope=notes kept).
+        "probe", api + "search?scope=notes", "--send", "query:title", "--header", BEARER,
+        "--families", "quotes,whitespace", "--quiet", *outputs(tmp_path), env=ENV,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "read back at: json:title" in result.stdout  # kept under --quiet
@@ -187,7 +188,7 @@ def test_lone_surrogates_reach_the_server_as_escapes(api: str, tmp_path: Path) -
 def test_two_endpoints_two_blocks_and_another_target_refused(api: str, tmp_path: Path) -> None:
     card = tmp_path / "card.md"
     common = ["--header", BEARER, "--families", "quotes", "--card", str(card)]
-    first = fidelity("probe", api + "search", "--send", "query:title", *common, env=ENV)
+    first = fidelity("probe", api + "search?scope=notes", "--send", "query:title", *common, env=ENV)
     second = fidelity(
         "probe", api + "notes/1", "--method", "PATCH", "--send", "json:title", *common, env=ENV
     )
@@ -197,7 +198,7 @@ def test_two_endpoints_two_blocks_and_another_target_refused(api: str, tmp_path:
     assert "GET /search query:title" in text
     assert "PATCH /notes/1 json:title" in text
     # The same name for another target: refused with a sentence, unless --name says so.
-    other = api.replace("127.0.0.1", "localhost") + "search"
+    other = api.replace("127.0.0.1", "localhost") + "search?scope=notes"
     refused = fidelity("probe", other, "--send", "query:title", *common, env=ENV)
     assert refused.returncode == 2
     assert "another target" in one_sentence(refused)

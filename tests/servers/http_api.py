@@ -12,7 +12,8 @@ so a lone surrogate the client sent as an escape comes back as one.
 - ``GET /notes/ID``: the note; ``PATCH /notes/ID``: changes the fields given;
   ``PUT /notes/ID``: replaces the note (title and owner required); note 1 is there
   from the start;
-- ``GET /search?title=...``: a filter, ``{"title": ..., "hits": [ids]}``;
+- ``GET /search?scope=notes&title=...``: a filter, ``{"title": ..., "hits": [ids]}``
+  (422 without ``scope=notes``);
 - ``GET /_bodies``: every request body received so far, as Latin-1 text (no auth).
 """
 
@@ -92,6 +93,8 @@ def _app(basic: str, token: str) -> Any:
         refused, _ = await guarded(request)
         if refused is not None:
             return refused
+        if request.query_params.get("scope") != "notes":
+            return answer({"detail": [{"loc": ["query", "scope"], "msg": "Field required"}]}, 422)
         title = request.query_params.get("title", "")
         hits = [n["id"] for n in notes.values() if n["title"] == title]
         return answer({"title": title, "hits": hits})

@@ -51,7 +51,7 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe http://127.0.0.1:8001/notes/1 --method PATCH --auth alice:secret --send json:title
 
   # a GET filter (GET is the default for query:NAME)
-  fidelity probe http://127.0.0.1:8001/search --send query:title --auth alice:secret
+  fidelity probe "http://127.0.0.1:8001/search?scope=notes" --send query:title --auth alice:secret
 
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
