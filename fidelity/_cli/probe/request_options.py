@@ -2,9 +2,9 @@
 template and the default name, checked before anything is sent.
 
 ``--header 'Name: value'`` takes ``${VAR}`` from the environment; ``--auth USER:PASS``
-is basic auth (as are credentials in the URL). Secrets never reach an output:
-:func:`shown_command` is the command line as records show it, every header value, the
-password of ``--auth`` and of the URL as ``***``.
+is basic auth (as are credentials in the URL). Secrets never reach an output: records
+keep the header names and the user of ``--auth``, the probes show a URL's password as
+``***``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ class _Planned(Protocol):
 
 
 __all__ = [
-    "SECRET",
     "body_send",
     "default_method",
     "http_name",
@@ -50,16 +49,11 @@ __all__ = [
     "parse_headers",
     "parse_method",
     "request_options",
-    "shown_command",
-    "shown_url",
 ]
 
-#: What a secret is shown as.
-SECRET = "***"
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _IN_QUERY_PATH_HEADER = ("query", "path", "url", "header")
-_SECRET_OPTIONS = ("--header", "--auth")
 
 
 def _expand(value: str, environ: Mapping[str, str]) -> str:
@@ -160,16 +154,6 @@ def default_method(send: str | None, body: object) -> str:
     return "GET" if where in _IN_QUERY_PATH_HEADER and body is None else "POST"
 
 
-def shown_url(url: str) -> str:
-    """``url`` with the password of its credentials as ``***``."""
-    scheme, sep, rest = url.partition("://")
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not (sep and at):
-        return url
-    return f"{scheme}://{userinfo.partition(':')[0]}:{SECRET}@{host}{slash}{tail}"
-
-
 def http_name(method: str, url: str, send: str | None) -> str:
     """The default name of an HTTP target: method, the URL's path and the send place,
     such as ``POST /notes json:title``."""
@@ -178,33 +162,6 @@ def http_name(method: str, url: str, send: str | None) -> str:
     except ValueError:
         path = "/"
     return f"{method} {path} {send or 'json:text'}"
-
-
-def shown_command(argv: Sequence[str]) -> list[str]:
-    """``argv`` with every secret as ``***``: the values of ``--header`` (the name
-    kept), ``--auth`` (the user kept) and the password of any URL."""
-    shown: list[str] = []
-    pending: str | None = None
-    for word in argv:
-        option, eq, value = word.partition("=")
-        if pending is not None:
-            shown.append(_hide(pending, word))
-            pending = None
-        elif word in _SECRET_OPTIONS:
-            shown.append(word)
-            pending = word
-        elif eq and option in _SECRET_OPTIONS:
-            shown.append(f"{option}={_hide(option, value)}")
-        else:
-            shown.append(shown_url(word) if "://" in word else word)
-    return shown
-
-
-def _hide(option: str, value: str) -> str:
-    head, sep, _ = value.partition(":")
-    if not sep:
-        return SECRET
-    return f"{head}: {SECRET}" if option == "--header" else f"{head}:{SECRET}"
 
 
 #: The most requests one payload may cost against the reference reflector (the request,
