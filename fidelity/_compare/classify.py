@@ -37,6 +37,7 @@ from fidelity._compare.windows import Window, windows
 __all__ = ["Finding", "classify"]
 
 
+_STRIP_COMPOSED_MAX = 1 << 14  # longest value whose inside is classified apart from its ends
 _DENSE_MIN = 1 << 14  # values this long are first tried as one rewrite everywhere
 
 
@@ -67,6 +68,8 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
                     explained=True,
                 )
             ]
+    if _leading_break(a, b):
+        return [strip_finding(LEADING_BREAK, 0, len(a) - len(b), 0)]
     if b and b == a.strip():
         lead = len(a) - len(a.lstrip())
         out = []
@@ -99,6 +102,23 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
             if json.dumps(a, ensure_ascii=ascii_only) == b:
                 return [whole_finding("escape.json", "json.dumps, quoted", a, b)]
     return None
+
+
+#: One line break dropped at the start of the value, as an HTML parser drops the line
+#: feed right after ``<pre>``, ``<textarea>`` or ``<listing>``: the closest kind is a
+#: strip of the leading whitespace, with this detail (the hint says what it is).
+LEADING_BREAK = ("whitespace.strip", "leading line break")
+
+
+def _leading_break(a: str, b: str) -> bool:
+    """True when ``b`` is ``a`` without its first line break and nothing else changed.
+
+    A value of line breaks only keeps its reading as a final line break removed.
+    """
+    if not a or a[0] not in "\r\n" or not b.strip():
+        return False
+    k = 2 if a.startswith("\r\n") else 1
+    return a[k:] == b
 
 
 def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> list[Finding]:
@@ -155,7 +175,7 @@ def _classify(
             whole = _reread(core_a, core_b, escapes, ws) or _wrapped(core_a, core_b, escapes)
         if whole is not None:
             wide = whole
-    for f in wide:
+    for f in _one_name(wide):
         findings.append(
             Finding(
                 kinds=f.kinds,
@@ -167,6 +187,23 @@ def _classify(
             )
         )
     return findings
+
+
+def _one_name(findings: list[Finding]) -> list[Finding]:
+    """No kind that another kind of the same value already explains by replay.
+
+    A strip removes a final line break too: ``" a\\n"`` -> ``"A"`` names the leading
+    blank and the line break as one ``whitespace.strip``, not a strip and a
+    ``newline.final_removed``.
+    """
+    if not any(k == "whitespace.strip" for f in findings for k, _ in f.kinds):
+        return findings
+    return [
+        replace(f, kinds=(("whitespace.strip", "trailing"),))
+        if f.kinds == (("newline.final_removed", ""),)
+        else f
+        for f in findings
+    ]
 
 
 def _windows(a: str, b: str, found: list[Finding]) -> list[Window]:
@@ -291,7 +328,48 @@ def _stripped(a: str, b: str, escapes: bool) -> list[Finding]:
     """
     lead, end = _stripped_ends(a, b)
     if not lead and end == len(a):
+        composed = _strip_composed(a, b, escapes)
+        if composed is not None:
+            return composed
         return by_hunks(a, b, escapes)
+    return _strip_and_inside(a, b, escapes, lead, end)
+
+
+def _strip_composed(a: str, b: str, escapes: bool) -> list[Finding] | None:
+    """Findings when ``a``'s ends were stripped after (or before) a rewrite of its edges.
+
+    ``normalize("NFC", v).strip()`` turns ``e U+0301 SPACE`` into ``é``: the received
+    value does not end with the character before the stripped blanks, so the ends are
+    not recognised by their neighbours; when ``b`` has no blank end where ``a`` has one,
+    the inside is classified alone, and kept when every edit of it replays without a
+    cut (a cut of the inside with a strip is one kind too many: a cut alone says it).
+    """
+    if not b or len(a) > _STRIP_COMPOSED_MAX:
+        return None
+    lead = 0
+    if not _is_blank(b[0]):
+        while lead < len(a) and _is_blank(a[lead]):
+            lead += 1
+    end = len(a)
+    if not _is_blank(b[-1]):
+        while end > lead and _is_blank(a[end - 1]):
+            end -= 1
+    if (not lead and end == len(a)) or end == lead:
+        return None
+    found = _strip_and_inside(a, b, escapes, lead, end)
+    if not all(f.explained and f.kinds[0][0] != "truncate" for f in found):
+        return None
+    if kind_count(found) > 1:
+        # A cut inside a cluster (``a U+0301 SPACE`` -> ``a``) is one kind, not a
+        # diacritic dropped and a strip: the fewest kinds win.
+        whole = by_hunks(a, b, escapes)
+        if all(f.explained for f in whole) and kind_count(whole) < kind_count(found):
+            return whole
+    return found
+
+
+def _strip_and_inside(a: str, b: str, escapes: bool, lead: int, end: int) -> list[Finding]:
+    """The strip of ``a[:lead]`` and ``a[end:]``, and the findings of the inside."""
     inner = [
         replace(f, sent_start=f.sent_start + lead, sent_end=f.sent_end + lead)
         for f in by_hunks(a[lead:end], b, escapes)

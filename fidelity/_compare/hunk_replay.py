@@ -51,6 +51,7 @@ _OPPOSITES = (
     ("escape.html", "unescape.html"),
     ("escape.url", "unescape.url"),
     ("escape.backslash", "unescape.backslash"),
+    ("escape.markdown", "unescape.backslash"),
     ("path.backslash_to_slash", "path.slash_to_backslash"),
     ("newline.crlf_to_lf", "newline.lf_to_crlf"),
 )

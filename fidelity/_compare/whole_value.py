@@ -50,6 +50,10 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
             if replayed is not None:
                 return [whole_finding(rule.kind, replayed, a, b)]
     for kind, out, detail in outs:
+        stripped = _then_stripped(a, b, (kind, detail), out)
+        if stripped is not None:
+            return stripped
+    for kind, out, detail in outs:
         found = truncated_output(a, b, (kind, detail), out, escapes=escapes)
         if found is not None:
             return found
@@ -63,6 +67,21 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
                 if out == b:
                     f = whole_finding(kind, detail, a, b)
                     return [replace(f, kinds=((kind, detail), (second.kind, detail2)))]
+    return None
+
+
+def _then_stripped(a: str, b: str, rewrite: tuple[str, str], out: str) -> list[Finding] | None:
+    """Rewrite ``(kind, detail)`` of ``a`` (giving ``out``), then the ends of that stripped.
+
+    The whitespace a strip removes may be the rewrite's own output (a no-break space
+    read as cp1252 ends in one): the missing tail is a strip, not a cut.
+    """
+    if not b or b[0].isspace() or b[-1].isspace() or out == b:
+        return None
+    if out.strip() == b:
+        detail = "leading" if out.rstrip() == out else "trailing" if out.lstrip() == out else ""
+        finding = whole_finding(*rewrite, a, b)
+        return [replace(finding, kinds=(rewrite, ("whitespace.strip", detail)))]
     return None
 
 
