@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from fidelity._compare.clusters import widen
 from fidelity._compare.diff import Hunk, common_prefix, common_suffix, hunks
+from fidelity._compare.fewest import fewest_kinds
 from fidelity._compare.finding import Finding, kind_count, strip_finding
 from fidelity._compare.hunk_replay import Classifier
 from fidelity._compare.regions import MERGE_GAP, realigned
@@ -42,7 +43,7 @@ def by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
         both = realigned(clf, body + tail, lo=lo, hi=len(a))
         tail = [f for f in both if any(f is t for t in tail)]
         body = [f for f in both if not any(f is t for t in tail)]
-    body = _tab_stops(clf, _unify(clf, body))
+    body = fewest_kinds(clf, _tab_stops(clf, _unify(clf, body)))
     if tail and tail[0].kinds[0][0] == "truncate" and any(not f.explained for f in body):
         f = tail[0]
         if f.sent_end - f.sent_start <= TRUNCATED_RESIDUE:

@@ -157,7 +157,17 @@ def _entity_tokens(text: str, pos: int) -> list[tuple[int, str]]:
 def _escape_html_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
     if not r.startswith("&", j):
         return ()
-    return [(len(d), r[j : j + length]) for length, d in _entity_tokens(r, j) if s.startswith(d, i)]
+    out = [(len(d), r[j : j + length]) for length, d in _entity_tokens(r, j) if s.startswith(d, i)]
+    if r.startswith("&amp;", j):
+        # Escaped twice (``&`` -> ``&amp;amp;``, ``&#92;`` -> ``&amp;#92;``): a reference
+        # whose ampersand was escaped again still spells the character.
+        rest = "&" + r[j + 5 : j + 5 + 40]
+        out.extend(
+            (len(d), r[j : j + length + 4])
+            for length, d in _entity_tokens(rest, 0)
+            if s.startswith(d, i)
+        )
+    return out
 
 
 def _unescape_html_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
