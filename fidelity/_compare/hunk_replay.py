@@ -69,6 +69,34 @@ def _adds_foreign(sent: str, mid: str, received: str) -> bool:
     return any(c not in sent and c not in received for c in set(mid))
 
 
+_VARIANTS_MAX = 8  # longest segment whose token-by-token rewrites are all tried first
+_VARIANTS = 16  # token-by-token rewrites of one segment tried as a first step
+
+
+def _mids(rule: Rule, s: str, ctx: Context) -> list[tuple[str, str]]:
+    """What a first step of ``rule`` may make of ``s``: its rewrites of the whole segment,
+    then, for a short one, every choice of its tokens' outputs (a straight quote
+    educated as an opening or a closing one, whichever the context made it)."""
+    out = list(rule.apply(s, ctx))
+    if rule.alts is None or len(s) > _VARIANTS_MAX:
+        return out
+    seen = {o for o, _ in out}
+    detail = out[0][1] if out else ""
+    partial = [("", 0)]
+    while partial:
+        text, i = partial.pop()
+        if i == len(s):
+            if text not in seen:
+                seen.add(text)
+                out.append((text, detail))
+            continue
+        options = [(1, s[i]), *rule.alts(s, i, "", 0, ctx)]
+        for length, rep in options:
+            if length >= 1 and len(seen) + len(partial) < _VARIANTS:
+                partial.append((text + rep, i + length))
+    return out
+
+
 class Classifier:
     """Classifies the hunks of one pair; remembers verdicts for repeated edits."""
 
@@ -123,7 +151,7 @@ class Classifier:
         for first in RULES:
             if first.kind in _LOSSY or (first.src is not None and first.src.search(s) is None):
                 continue
-            for mid, detail1 in first.apply(s, ctx):
+            for mid, detail1 in _mids(first, s, ctx):
                 if mid in (s, r):
                     continue
                 for second in RULES:

@@ -7,7 +7,15 @@ from dataclasses import replace
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.finding import Finding, whole_finding
 from fidelity._compare.hunk_replay import INVERSES
-from fidelity._compare.rules import RULES, RULES_BY_KIND, Context, Rule, rewrite_as, whole_rewrites
+from fidelity._compare.rules import (
+    LINE_BREAKS,
+    RULES,
+    RULES_BY_KIND,
+    Context,
+    Rule,
+    rewrite_as,
+    whole_rewrites,
+)
 from fidelity._compare.tails import truncate_detail
 from fidelity._compare.windows import Window
 
@@ -78,11 +86,14 @@ def _then_stripped(a: str, b: str, rewrite: tuple[str, str], out: str) -> list[F
     """
     if not b or b[0].isspace() or b[-1].isspace() or out == b:
         return None
-    if out.strip() == b:
-        detail = "leading" if out.rstrip() == out else "trailing" if out.lstrip() == out else ""
-        finding = whole_finding(*rewrite, a, b)
-        return [replace(finding, kinds=(rewrite, ("whitespace.strip", detail)))]
-    return None
+    if out.strip() != b:
+        return None
+    stripped = ("whitespace.strip", "")
+    if out.startswith(b) and out[len(b) :] in LINE_BREAKS:
+        stripped = ("newline.final_removed", "")  # as a strip of that alone is named
+    elif out.rstrip() == out or out.lstrip() == out:
+        stripped = ("whitespace.strip", "leading" if out.rstrip() == out else "trailing")
+    return [replace(whole_finding(*rewrite, a, b), kinds=(rewrite, stripped))]
 
 
 def _fitting(rule: Rule, a: str, b: str, ws: list[Window], ctx: Context) -> list[str]:
