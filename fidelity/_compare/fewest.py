@@ -101,15 +101,21 @@ def fewest_kinds(clf: Classifier, findings: list[Finding]) -> list[Finding]:
         return findings
     fixed = {k for n, f in enumerate(findings) if n not in named for k, _ in f.kinds}
     kinds = {k for n in named for k, _ in findings[n].kinds} - fixed
-    if len(kinds) < 2:
+    # Only the kinds a wider one may stand for are given up; the others stay.
+    replaceable = {k for k in kinds if k in _WIDER}
+    if len(kinds) < 2 or not replaceable:
         return findings
-    wider = {w for k in kinds for w in _WIDER.get(k, ())}
-    candidates = sorted(kinds | wider, key=_ORDER.__getitem__)
+    kept = tuple(sorted(kinds - replaceable, key=_ORDER.__getitem__))
+    wider = {w for k in replaceable for w in _WIDER[k]}
+    candidates = sorted(replaceable | wider, key=_ORDER.__getitem__)
     if len(candidates) > _MAX_CANDIDATES:
         return findings
     replays = _Replays(clf)
-    for size in range(1, len(kinds)):
-        for chosen in combinations(candidates, size):
+    for size in range(len(replaceable)):
+        for extra in combinations(candidates, size):
+            chosen = tuple(sorted((*kept, *extra), key=_ORDER.__getitem__))
+            if len(set(chosen)) >= len(kinds):
+                continue
             found = _named_with(replays, findings, named, chosen)
             if replays.budget <= 0:
                 return findings
