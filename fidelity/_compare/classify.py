@@ -9,9 +9,14 @@ aligns as the deletion of ``amp;``); a rule is kept only when its replay on the 
 segment reproduces the received segment. A hunk no single rule explains is tried with
 two rules composed, then merged with a close neighbour, then realigned with its
 neighbours by the rules' tokens (:mod:`fidelity._compare.realign`), and is otherwise
-``unknown``. What stays unknown is last tried as one rewrite of the whole value, or the
-received value read in another codec; in a long value such a rewrite is first tried on
-windows around the unknown regions (:mod:`fidelity._compare.windows`).
+``unknown``. The value's findings are then named with the smallest set of kinds that
+replays them all (:mod:`fidelity._compare.fewest`). Stripped ends are recognised by
+their neighbours, or, when a rewrite changed the character next to them, by classifying
+the inside alone. What stays unknown is last tried as one rewrite of the whole value
+(then stripped, or cut), or the received value read in another codec; in a long value
+such a rewrite is first tried on windows around the unknown regions
+(:mod:`fidelity._compare.windows`). This module holds the value's stages; the hunks'
+are in :mod:`fidelity._compare.by_hunks`.
 """
 
 from __future__ import annotations
