@@ -101,12 +101,16 @@ def fewest_kinds(clf: Classifier, findings: list[Finding]) -> list[Finding]:
         return findings
     fixed = {k for n, f in enumerate(findings) if n not in named for k, _ in f.kinds}
     kinds = {k for n in named for k, _ in findings[n].kinds} - fixed
-    # Only the kinds a wider one may stand for are given up; the others stay.
-    replaceable = {k for k in kinds if k in _WIDER}
-    if len(kinds) < 2 or not replaceable:
+    if len(kinds) < 2:
+        return findings
+    replaceable = kinds
+    if len(kinds | {w for k in kinds for w in _WIDER.get(k, ())}) > _MAX_CANDIDATES:
+        # Too many to try in sets: only the kinds a wider one may stand for are given up.
+        replaceable = {k for k in kinds if k in _WIDER}
+    if not replaceable:
         return findings
     kept = tuple(sorted(kinds - replaceable, key=_ORDER.__getitem__))
-    wider = {w for k in replaceable for w in _WIDER[k]}
+    wider = {w for k in replaceable for w in _WIDER.get(k, ())}
     candidates = sorted(replaceable | wider, key=_ORDER.__getitem__)
     if len(candidates) > _MAX_CANDIDATES:
         return findings
