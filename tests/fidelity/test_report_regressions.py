@@ -204,3 +204,41 @@ def test_one_or_two_payloads_read_back_as_one_text_are_no_stale_warning() -> Non
     three = [*two, seen("f\u0131", "fi")]
     (warning,) = judge(three, read="text", read_found=False).warnings
     assert warning.startswith("3 of the 3 values that came back are the same text 'fi'")
+
+
+def test_refused_families_are_listed_with_or_and_within_the_limit() -> None:
+    from fidelity._report.describe import describe
+
+    two = describe("p", [], ["quotes", "newlines"])
+    assert (
+        two
+        == "p: values with typographic quotes or line breaks are refused with an error; avoid them."
+    )
+    three = describe("p", [], ["quotes", "newlines", "bom"])
+    assert three == (
+        "p: values with typographic quotes, line breaks or a byte order mark are refused "
+        "with an error; avoid them."
+    )
+    # After long sentences, only as many families as fit are named, the rest as "other
+    # hazards", and the whole stays within 299 characters.
+    rewrites = [Rewrite(kind="unicode.nfkc", sent="\ufb01", received="fi"),
+                Rewrite(kind="newline.separator_to_lf", sent="\u2028", received="\n")]  # fmt: skip
+    name = "a_parameter_with_a_long_name.and.a.path[0].to.it"
+    families = ["quotes", "punctuation", "normalization", "compatibility", "diacritics",
+                "whitespace", "invisible", "bidi", "control", "newlines", "paths"]  # fmt: skip
+    text = describe(name, rewrites, families)
+    assert len(text) <= 299, (len(text), text)
+    assert text.endswith(" or other hazards are refused with an error; avoid them."), text
+
+
+def test_a_client_run_that_ended_early_leaves_the_later_payloads_compared() -> None:
+    keeps = _result("keeps", str)
+    straightens = _result("straightens", _straighten_and_compose)
+    other = Payload(id="quotes/second", text="\u201cz\u201d", families=("quotes",))
+    more = fidelity.survey(str, [other]).observations
+    more_straightened = fidelity.survey(_straighten_and_compose, [other]).observations
+    # The second client's run ended before the first payload; both observed the second.
+    first = dataclasses.replace(keeps, observations=(*keeps.observations, *more))
+    second = dataclasses.replace(straightens, observations=tuple(more_straightened))
+    section = ClientsSection.of([first, second])
+    assert [d.payload_id for d in section.differences] == ["quotes/second"]
