@@ -242,3 +242,18 @@ def test_a_client_run_that_ended_early_leaves_the_later_payloads_compared() -> N
     second = dataclasses.replace(straightens, observations=tuple(more_straightened))
     section = ClientsSection.of([first, second])
     assert [d.payload_id for d in section.differences] == ["quotes/second"]
+
+
+def test_a_long_hop_is_cut_to_200_characters_in_json() -> None:
+    from fidelity._report.hints import Hint
+
+    long = Hint(kind="unknown", text="t.", hop="h" * 300).to_dict()
+    assert long["hop"] == "h" * 197 + "..."
+    assert Hint(kind="unknown", text="t.", hop="h" * 200).to_dict()["hop"] == "h" * 200
+
+
+def test_only_surrogates_joined_get_the_joined_hint() -> None:
+    # Another kind whose detail happens to read "joined" keeps its own hint.
+    (bom,) = hints([Rewrite(kind="bom.added", detail="joined")])
+    assert "byte order mark" in bom.text
+    assert "surrogate" not in bom.text
