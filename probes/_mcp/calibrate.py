@@ -12,7 +12,7 @@ from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
-from probes._mcp.read import locate, parse_read, result_text
+from probes._mcp.read import locate, no_text, parse_read, result_text
 from probes._payload.locate import marker_of
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def calibrate(probe: McpProbe) -> str:
     spec = locate(result, marker)
     if spec is None:
         source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"
-        answered = result_text(result, 160) or _no_text(result)
+        answered = result_text(result, 160) or no_text(result)
         raise CalibrationFailed(
             f"the calibration value {marker!r} did not come back in what {source} "
             f"answered ({answered}); name where "
@@ -84,10 +84,3 @@ def calibrate(probe: McpProbe) -> str:
     probe.reader = parse_read(spec)
     probe.read_found = True
     return spec
-
-
-def _no_text(result: Any) -> str:
-    """What a result without text content holds instead (its content items' types)."""
-    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
-    structured = " and structured content" if result.structured_content is not None else ""
-    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"

@@ -17,7 +17,7 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import observe_value
 from fidelity._probe.observation import Direction, Observation
-from probes._mcp.read import parse_read, result_text
+from probes._mcp.read import no_text, parse_read, result_text
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
@@ -164,8 +164,13 @@ def observe_tool(probe: McpProbe, text: str, values: Filled) -> Observation:
     direction = probe.reader.direction
     found, value, why = probe.reader.read(result)
     if not found:
+        came_back = result_text(result, 160) or no_text(result)
         return Observation(
-            sent=text, status=Status.LOST, error_type="lost", error=why, direction=direction
+            sent=text,
+            status=Status.LOST,
+            error_type="lost",
+            error=f"{why}; what came back: {came_back}",
+            direction=direction,
         )
     if is_marker(value) and not is_marker(text):
         return Observation(
