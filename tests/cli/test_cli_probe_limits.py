@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import HOSTILE_MCP
 
 pytestmark = [

@@ -23,7 +23,11 @@ from typing import Any
 
 import httpx
 import pytest
-from _support.cli import FIDELITY, fidelity
+from _support.cli import FIDELITY
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 
 import probes
 

@@ -126,6 +126,22 @@ def test_a_write_that_did_not_land_is_absent(tmp_path: Path) -> None:
     assert "(the write's effect: absent)." in result.stdout
 
 
+def test_a_read_back_that_fails_leaves_the_effect_unknown(tmp_path: Path) -> None:
+    # A key per payload: the write that hung was dropped, so reading its key answers an
+    # error ("no key"). Nobody knows whether the write landed: unknown, not absent.
+    result, out, calls = _run(
+        tmp_path, "--yes", "--tool", "put", "--param", "value", "--args", '{"key": "k{n}"}',
+        "--read-tool", "get", "--read-args", '{"key": "k{n}"}', flag="--lose-on",
+    )  # fmt: skip
+    last = _stopped(result, out, calls, "unknown")
+    assert last["error"].startswith(
+        f"no answer within {TIMEOUT}s; read back once afterwards: the read tool answered an error"
+    )
+    assert last["error"].endswith("(effect: unknown)")
+    assert "(the write's effect: unknown)." in result.stdout
+    assert "absent" not in result.stdout
+
+
 def test_without_a_read_tool_the_effect_is_unknown(tmp_path: Path) -> None:
     # put answers "stored: VALUE": read as text, each value arrives with that prefix;
     # what matters here is the stop.

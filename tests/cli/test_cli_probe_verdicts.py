@@ -23,7 +23,10 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 from _support.git import git, git_repository, git_server
 from _support.mcp import npm_server
 from _support.servers import calls_made, http_server, key_value_store
