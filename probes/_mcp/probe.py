@@ -39,7 +39,7 @@ from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.extras import install_hint
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
-from fidelity._probe.contract import Probe, factory, observe_value
+from fidelity._probe.contract import PayloadPlace, Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup, SetupStep
 from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_calls
@@ -529,6 +529,17 @@ class McpProbe(Probe):
         self.open()
         assert self._plan is not None
         return self._plan
+
+    @property
+    def operation(self) -> str:
+        """The tool each payload goes to."""
+        return self.tool
+
+    @property
+    def payload_place(self) -> PayloadPlace:
+        """Where the payload goes in the tool's arguments (resolved: opens the probe)."""
+        plan = self.plan
+        return PayloadPlace(label=plan.label, block_label=plan.block_label, found=plan.param_found)
 
     @property
     def arguments(self) -> dict[str, Any]:

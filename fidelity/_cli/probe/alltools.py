@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.budget import calls_per_payload, within_budget
 from fidelity._cli.probe.execute import (
-    RateLimited,
     card_name,
     catalogue_payloads,
     open_target,
@@ -40,13 +38,15 @@ from fidelity._cli.probe.execute import (
     survey_of,
     with_seed,
 )
-from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan
-from fidelity._cli.probe.sweep import stop_note, sweep
-from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
+from fidelity._run.breaker import stop_note
+from fidelity._run.budget import calls_per_payload, within_budget
+from fidelity._run.messages import as_options, one_line
+from fidelity._run.sweep import sweep
+from fidelity._run.verdict import Verdict, broke, judge
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -206,22 +206,11 @@ def _run_open(
         )
     todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests)
     name = card_name(sub, probe)
-    target: Any = probe
-    if sub.rate is not None:
-        # The calibration call, or the parameter before, has just called the server.
-        target = RateLimited(probe, sub.rate, per_payload, just_called=True)
     seen: list[Observation] = []
     try:
+        # The calibration call, or the parameter before, has just called the server.
         swept = sweep(
-            sub,
-            probe,
-            target,
-            todo=todo,
-            examples=examples,
-            name=name,
-            writer=None,
-            calibrated=True,
-            seen=seen,
+            sub, probe, todo=todo, examples=examples, name=name, calibrated=True, seen=seen
         )
     except KeyboardInterrupt as signal:
         cut = survey_of(sub, probe.name, seen, examples, name=name)
@@ -229,9 +218,11 @@ def _run_open(
         run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         raise _Interrupted(run, signal) from None
     result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
-    warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
-    failure = _failure(param, swept.stopped, result.observations)
-    nothing = _nothing(result.observations)
+    # The verdict, once (a run the breaker stopped is not judged: it did not finish).
+    verdict = None if swept.stopped else judge(result.observations, read=None, read_found=True)
+    warnings = run_warnings(probe, verdict)
+    failure = _failure(param, swept.stopped, result.observations, verdict)
+    nothing = verdict.failure if verdict is not None and not verdict.protocol else ""
     if nothing and not failure:
         # Kept with the parameter's card, as printed: a reader of the JSON sees it too.
         warnings = (*warnings, nothing)
@@ -250,21 +241,16 @@ def _run_open(
     )
 
 
-def _failure(param: ToolParam, stopped: str, observations: Sequence[Observation]) -> str:
+def _failure(
+    param: ToolParam, stopped: str, observations: Sequence[Observation], verdict: Verdict | None
+) -> str:
     """The sentence of a parameter whose run failed (as the single-tool form's exit 3)."""
     if stopped:
         return f"{param.name}: {stopped}"
     broken = broke(observations)
     if broken:
         return f"{param.name}: {broken}."
-    verdict = judge(observations, read=None, read_found=True)
-    return f"{param.name}: {verdict.failure}" if verdict.protocol else ""
-
-
-def _nothing(observations: Sequence[Observation]) -> str:
-    """The sentence of a parameter whose payloads all failed at the target."""
-    verdict = judge(observations, read=None, read_found=True)
-    return verdict.failure if verdict.failure and not verdict.protocol else ""
+    return f"{param.name}: {verdict.failure}" if verdict is not None and verdict.protocol else ""
 
 
 # -- the whole run ------------------------------------------------------------------

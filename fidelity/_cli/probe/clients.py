@@ -24,17 +24,19 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.messages import one_line
 from fidelity._cli.probe.plan import ProbePlan
-from fidelity._core.errors import TargetError
+from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
+from fidelity._run.messages import one_line
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._report.card import Card
     from fidelity._report.clients import ClientResult, ClientsSection
+    from fidelity._run.events import Handler
+    from fidelity._run.verdict import Verdict
 
 __all__ = ["execute_clients"]
 
@@ -51,6 +53,15 @@ class _Run:
         self.protocol_version = ""
         self.complete = False
         self.error = ""
+        self._verdict: Verdict | None = None
+
+    def verdict(self, plan: ProbePlan) -> Verdict:
+        """The verdict on this client's observations (judged once, when finished)."""
+        if self._verdict is None:
+            from fidelity._run.verdict import judge
+
+            self._verdict = judge(self.observations, read=plan.read, read_found=plan.read is None)
+        return self._verdict
 
     def result(self) -> ClientResult:
         from fidelity._report.clients import ClientResult
@@ -92,33 +103,6 @@ class _Matrix:
         return card.with_clients(self.section())
 
 
-def _answering_breaker(timeout: float, probe: Any) -> Any:
-    """The run's circuit breaker, told apart from a payload the server only ignored.
-
-    A payload that timed out while the server went on answering (its health check
-    passed: ``probe.answers`` went up) is that payload's outcome, not a target that
-    stopped answering: through another client the same payload may be sent in a form
-    a server silently drops (a lone surrogate's escape), payload after payload.
-    """
-    from fidelity._cli.probe.sweep import Breaker
-
-    class Answering(Breaker):
-        def __init__(self) -> None:
-            super().__init__(timeout, probe)
-            self.seen = probe.answers or 0
-
-        def __call__(self, observation: Observation) -> None:
-            answers = probe.answers or 0
-            answered, self.seen = answers > self.seen, answers
-            if answered and observation.status in _FAILED:
-                self.answered = True
-                self.streak = 0
-                return
-            super().__call__(observation)
-
-    return Answering()
-
-
 def _survey_one(
     plan: ProbePlan,
     run: _Run,
@@ -128,30 +112,27 @@ def _survey_one(
     examples: int,
     name: str,
     limit: int | None,
-    writer: Any,
+    on_event: Handler | None,
     calibrated: bool,
 ) -> None:
     """Survey ``todo`` through one client's open probe; fill ``run``."""
-    from fidelity._cli.probe.budget import Budget, calls_per_payload
-    from fidelity._cli.probe.execute import RateLimited
-    from fidelity._cli.probe.sweep import sweep
+    from fidelity._run.breaker import Breaker
+    from fidelity._run.budget import Budget
+    from fidelity._run.sweep import sweep
 
-    target = probe
-    if plan.rate is not None:
-        # The clients run one after another: the one before (or the calibration) just called.
-        target = RateLimited(probe, plan.rate, calls_per_payload(plan, probe), just_called=True)
     try:
         swept = sweep(
             plan,
             probe,
-            target,
             todo=todo,
             examples=examples,
             name=name,
-            writer=writer,
             calibrated=calibrated,
             seen=run.observations,
-            breaker=_answering_breaker(plan.timeout, probe),
+            on_event=on_event,
+            # The clients run one after another: the one before (or the calibration) just called.
+            just_called=True,
+            breaker=Breaker(plan.timeout, probe, answering=True),
             budget=Budget(limit, probe),
         )
         run.complete = not swept.stopped
@@ -184,12 +165,10 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         if not run.complete:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
-    from fidelity._cli.probe.verdict import judge
-
     for run in matrix.runs:
-        judged = judge(run.observations, read=plan.read, read_found=plan.read is None)
         # A failure is the exit's sentence (see _exit_code); the warnings are said here.
-        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in judged.warnings)
+        warnings = run.verdict(plan).warnings
+        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
     beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
     if len(matrix.runs) > 1:
         stream.write(
@@ -220,17 +199,18 @@ def _preflight(plan: ProbePlan) -> None:
 
 def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
-    from fidelity._cli.probe.budget import calls_per_payload, within_budget
     from fidelity._cli.probe.execute import (
         announce,
         card_name,
         catalogue_payloads,
+        keeping,
         open_target,
         resolve,
         with_seed,
     )
     from fidelity._cli.probe.outputs import check_outputs, write_reports
     from fidelity._report.results import ResultWriter
+    from fidelity._run.budget import calls_per_payload, within_budget
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
@@ -291,7 +271,7 @@ def execute_clients(plan: ProbePlan) -> int:
                     examples=examples,
                     name=name,
                     limit=limit,
-                    writer=writer,
+                    on_event=keeping(writer),
                     calibrated=calibrating and index == 0,
                 )
             finally:
@@ -321,8 +301,6 @@ def execute_clients(plan: ProbePlan) -> int:
 
 
 def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int:
-    from fidelity._cli.probe.execute import EXIT_DIFFERENT, EXIT_OK
-
     stopped = [r for r in matrix.runs if not r.complete]
     if stopped:
         first = stopped[0]
@@ -332,7 +310,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
             f"the run through {names} did not finish ({first.client}: {reason}); the "
             "results hold what every client saw."
         )
-    from fidelity._cli.probe.verdict import broke, judge
+    from fidelity._run.verdict import broke
 
     for run in matrix.runs:
         broken = broke(run.observations, through=run.client)
@@ -342,7 +320,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
     for run in matrix.runs:
         # The same rule as one client's run: a client through which nothing was
         # measured makes the comparison empty, whatever the others saw.
-        failure = judge(run.observations, read=plan.read, read_found=plan.read is None).failure
+        failure = run.verdict(plan).failure
         if failure:
             raise TargetError(f"through {run.client}: {failure}")
     from fidelity._cli.probe.execute import survey_of
@@ -351,4 +329,4 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
         survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
         for r in matrix.runs
     )
-    return EXIT_DIFFERENT if unexpected or section.disagreements else EXIT_OK
+    return ExitCode.DIFFERENT if unexpected or section.disagreements else ExitCode.OK

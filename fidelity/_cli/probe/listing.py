@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._core.text import utf8_len
+from fidelity._run.messages import as_options, one_line
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -170,7 +170,7 @@ def _where(plan: ProbePlan) -> list[str]:
 
 def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
-    from fidelity._cli.probe.budget import examples_note, generated, within_budget
+    from fidelity._run.budget import examples_note, generated, within_budget
 
     per = plan.calls_per_payload * max(1, len(plan.clients))
     # Without --read, the calibration call costs what a payload costs (not against the

@@ -264,7 +264,7 @@ def _check_places(
     kind: TargetKind, target: str | tuple[str, ...], send: str | None, read: str | None
 ) -> None:
     """Check ``--send`` and ``--read`` before anything is started or sent."""
-    from fidelity._cli.probe.messages import as_options
+    from fidelity._run.messages import as_options
 
     try:
         if kind is TargetKind.HTTP:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fidelity._cli.probe.messages import as_options
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._run.messages import as_options
 
 __all__ = [
     "check_all_tools",
