@@ -130,6 +130,24 @@ class Probe(abc.ABC):
         return None
 
     @property
+    def read_spec(self) -> str | None:
+        """The read-back as given or located (``text``, ``json:PATH``...), or ``None``
+        while it is still to be located or for a probe that reads no such place."""
+        return None
+
+    @property
+    def switches_clients(self) -> bool:
+        """True when :meth:`with_client` can run this probe's plan through another
+        client library (an MCP probe)."""
+        return False
+
+    def with_client(self, client: str | None, **changes: object) -> Probe:
+        """A new probe with this one's plan, through ``client`` (``changes``: options
+        replaced, such as the ``read`` this one located); only when
+        :attr:`switches_clients`."""
+        raise UsageError(f"the probe {self.name!r} speaks through no client library.")
+
+    @property
     def stdout_noise(self) -> tuple[int, str]:
         """How many lines a stdio server wrote to stdout that are not its protocol, and
         the first of them, raw (``(0, "")`` for a probe that reads no such stream)."""

@@ -386,7 +386,7 @@ class McpProbe(Probe):
             protocol_version=self._protocol_version,
         )
 
-    def with_client(self, client: str | None, **changes: Any) -> McpProbe:
+    def with_client(self, client: str | None, **changes: object) -> McpProbe:
         """A new probe with this one's options, speaking through ``client`` (and any
         option in ``changes`` replaced, e.g. the ``read`` this one located)."""
         options = {**self._options, "client": client, **changes}
@@ -540,6 +540,16 @@ class McpProbe(Probe):
         """Where the payload goes in the tool's arguments (resolved: opens the probe)."""
         plan = self.plan
         return PayloadPlace(label=plan.label, block_label=plan.block_label, found=plan.param_found)
+
+    @property
+    def read_spec(self) -> str | None:
+        """The read-back as given or located."""
+        return self.reader.spec if self.reader is not None else None
+
+    @property
+    def switches_clients(self) -> bool:
+        """An MCP probe's plan runs through any client library (``with_client``)."""
+        return True
 
     @property
     def arguments(self) -> dict[str, Any]:

@@ -185,7 +185,7 @@ def _preflight(plan: ProbePlan) -> None:
     if "typescript" in plan.clients:
         import shutil
 
-        from probes._mcp.node.setup import install_needed, typescript_client
+        from probes.frontend import install_needed, typescript_client
 
         where = install_needed()
         if where and not plan.quiet and shutil.which("node") and shutil.which("npm"):

@@ -66,7 +66,7 @@ def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
 
 def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Any]:
     if plan.kind is TargetKind.HTTP:
-        from probes._http.probe import http
+        from probes import http
 
         kwargs: dict[str, Any] = {
             "timeout": plan.timeout,
@@ -82,7 +82,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             kwargs["rate"] = plan.rate
         assert isinstance(plan.target, str)
         return http(plan.target, **kwargs)
-    from probes._mcp.probe import mcp
+    from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     return mcp(
@@ -107,7 +107,7 @@ def open_target(
 ) -> tuple[AbstractContextManager[Any], Any]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
-    from probes._mcp.probe import DestructiveToolRefused
+    from probes import DestructiveToolRefused
 
     try:
         manager = _open_probe(plan, client)
