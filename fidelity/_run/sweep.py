@@ -54,6 +54,7 @@ def sweep(
     just_called: bool | None = None,
     breaker: Breaker | None = None,
     budget: Budget | None = None,
+    drawn: Sequence[Payload] | None = None,
 ) -> Swept:
     """Survey ``todo`` (and ``examples``) through ``probe``, paced by ``plan.rate`` (an
     MCP target; an HTTP probe paces itself); every observation goes into ``seen`` and
@@ -63,9 +64,10 @@ def sweep(
     calls were made just before (default: ``calibrated``), so the pace starts now.
     ``breaker`` and ``budget`` default to the run's own (``--timeout``,
     ``--max-requests``); a caller that shares them out (one plan through several
-    clients) passes its own.
+    clients) passes its own. ``drawn``: the generated examples, when the caller drew
+    them already (to count them), so they are not drawn twice.
     """
-    from fidelity._survey.run import survey
+    from fidelity._survey.run import survey, survey_drawn
 
     if breaker is None:
         breaker = Breaker(plan.timeout, probe if plan.is_mcp else None)
@@ -91,17 +93,30 @@ def sweep(
             on_event(ParameterDone(target=name, observations=len(seen), stopped=stopped))
 
     try:
-        result = survey(
-            target,
-            payloads=todo,
-            examples=examples,
-            allow=plan.allow,
-            seed=plan.seed,
-            families=plan.families,
-            name=name,
-            progress=not plan.quiet,
-            on_observation=observed,
-        )
+        if drawn is not None:
+            result = survey_drawn(
+                target,
+                todo,
+                drawn,
+                allow=tuple(plan.allow),
+                seed=plan.seed,
+                families=plan.families,
+                name=name,
+                progress=not plan.quiet,
+                on_observation=observed,
+            )
+        else:
+            result = survey(
+                target,
+                payloads=todo,
+                examples=examples,
+                allow=plan.allow,
+                seed=plan.seed,
+                families=plan.families,
+                name=name,
+                progress=not plan.quiet,
+                on_observation=observed,
+            )
     except BudgetSpent:
         done()
         return Swept(result=None)

@@ -333,18 +333,22 @@ def survey_drawn(
     *,
     allow: tuple[str, ...] = (),
     seed: int | None = None,
+    families: Sequence[str] | None = None,
     name: str | None = None,
     progress: bool = False,
     on_observation: Callable[[Observation], object] | None = None,
 ) -> Survey:
-    """The survey of ``todo`` and the generated examples ``extra`` already drawn (with
-    ``seed``, by :func:`examples_for`) through an open ``probe``; ``allow`` checked.
+    """The survey of ``todo`` (filed under ``families`` alone, when given) and the
+    generated examples ``extra`` already drawn (with ``seed``, by :func:`examples_for`)
+    through an open ``probe``; ``allow`` checked.
 
     What :func:`survey` runs once its options are checked and its examples drawn; a
     run that drew them first (to count them) hands them here rather than drawing twice.
     """
     from fidelity._survey.progress import Progress
 
+    if families is not None:
+        todo = _within(todo, check_families(families))
     strategies: Any = None
     if extra:
         from fidelity._core.siblings import load

@@ -286,7 +286,8 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     resolved = resolve(plan, probe)
     announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
-    drawn = len(generated(plan, todo, examples))
+    extra = generated(plan, todo, examples)
+    drawn = len(extra)
     # Asked for: the catalogue and the examples, less those the families do not hold.
     planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
@@ -316,6 +317,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             calibrated=calibrating,
             seen=seen,
             on_event=keeping(writer),
+            drawn=extra,
         )
     except KeyboardInterrupt:
         cut = partial(seen)
