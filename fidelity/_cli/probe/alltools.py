@@ -277,9 +277,9 @@ def execute_all(plan: ProbePlan) -> int:
     tools = _tools_of(plan)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
     pinned = _check_pins(plan, [t.name for t in tools])
-    # Every card's block name, checked against the document before the first call.
-    for param in inv.surveyed:
-        check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
+    # Every card's block name, checked against the document (read once) before the
+    # first call.
+    check_outputs(plan, more=[f"{p.tool.name}.{p.path.block_name}" for p in inv.surveyed])
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     surveyed = inv.surveyed

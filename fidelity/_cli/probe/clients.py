@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import ExitCode, TargetError
-from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
 from fidelity._run.messages import one_line
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
     from fidelity._run.verdict import Verdict
 
 __all__ = ["execute_clients"]
-
-_FAILED = (Status.BROKEN, Status.TIMEOUT)
 
 
 class _Run:
@@ -114,6 +111,7 @@ def _survey_one(
     limit: int | None,
     on_event: Handler | None,
     calibrated: bool,
+    drawn: Sequence[Payload],
 ) -> None:
     """Survey ``todo`` through one client's open probe; fill ``run``."""
     from fidelity._run.breaker import Breaker
@@ -134,6 +132,7 @@ def _survey_one(
             just_called=True,
             breaker=Breaker(plan.timeout, probe, answering=True),
             budget=Budget(limit, probe),
+            drawn=drawn,
         )
         run.complete = not swept.stopped
         run.error = swept.stopped
@@ -210,14 +209,17 @@ def execute_clients(plan: ProbePlan) -> int:
     )
     from fidelity._cli.probe.outputs import check_outputs, write_reports
     from fidelity._report.results import ResultWriter
-    from fidelity._run.budget import calls_per_payload, within_budget
+    from fidelity._run.target import prepare
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
+    checked = None
     if plan.check is not None:
         from fidelity._cli.probe.check import read_document
 
-        read_document(plan.check)
+        # Read once, before anything is sent: the block is looked up in these bytes
+        # and the run's card checked against them.
+        checked = read_document(plan.check)
     _preflight(plan)
     plan = with_seed(plan)
     count = len(plan.clients)
@@ -225,20 +227,18 @@ def execute_clients(plan: ProbePlan) -> int:
     try:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
-        per_payload = calls_per_payload(plan, probe)
-        calibrating = probe.needs_calibration
-        spent = per_payload if calibrating else 0
-        within_budget(plan, payloads, per_payload * count, probe, spent=spent)
-        resolved = resolve(plan, probe)
+        ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
+        calibrating = ready.located
+        resolved = resolve(plan, probe, ready)
         announce(plan, resolved, probe)
         spent = probe.requests or 0
-        todo, examples = within_budget(plan, payloads, per_payload * count, probe, spent=spent)
+        todo, examples = ready.todo, ready.examples
         share = None if plan.max_requests is None else (plan.max_requests - spent) // count
         name = card_name(resolved, probe)
         if plan.check is not None:
             from fidelity._cli.probe.check import require_block
 
-            require_block(plan.check, name)
+            require_block(plan.check, name, checked)
         setup = dataclasses.replace(probe.setup, clients=plan.clients)
     except BaseException:
         with suppress(Exception):
@@ -272,6 +272,7 @@ def execute_clients(plan: ProbePlan) -> int:
                     name=name,
                     limit=limit,
                     on_event=keeping(writer),
+                    drawn=ready.drawn,
                     calibrated=calibrating and index == 0,
                 )
             finally:
@@ -296,7 +297,8 @@ def execute_clients(plan: ProbePlan) -> int:
         # --check judges drift of the card's map (the first client's), not rewrites.
         from fidelity._cli.probe.check import check_card
 
-        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
+        out = sys.stderr if plan.json == "-" else sys.stdout
+        return check_card(plan.check, card, out, checked)
     return code
 
 

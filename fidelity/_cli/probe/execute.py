@@ -18,20 +18,15 @@ from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.outputs import write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import ExitCode, TargetError, UsageError
-from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
 from fidelity._run.breaker import stop_note
-from fidelity._run.budget import (
-    calls_per_payload,
-    examples_note,
-    generated,
-    within_budget,
-)
+from fidelity._run.budget import examples_note
 from fidelity._run.events import Event, ObservationMade
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
+from fidelity._run.target import Prepared, prepare
 from fidelity._run.verdict import Verdict, broke, judge
 
 if TYPE_CHECKING:
@@ -52,8 +47,6 @@ __all__ = [
     "survey_of",
     "with_seed",
 ]
-
-_FAILED = (Status.BROKEN, Status.TIMEOUT)
 
 
 def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
@@ -120,22 +113,17 @@ def open_target(
         raise TargetError(one_line(str(exc))) from None
 
 
-def resolve(plan: ProbePlan, probe: Probe) -> ProbePlan:
+def resolve(plan: ProbePlan, probe: Probe, ready: Prepared) -> ProbePlan:
     """The plan with what the open probe resolved: the payload's argument (its name in
-    the card) and the read-back, located by a calibration call when not given."""
+    the card) and the read-back, located by the calibration call when not given."""
     import dataclasses
 
     updates: dict[str, Any] = {}
     place = probe.payload_place
     if plan.is_mcp and plan.param is None and place is not None:
         updates["param"] = place.label
-    if probe.needs_calibration:
-        try:
-            updates["read"] = probe.calibrate()
-        except UsageError as exc:
-            raise UsageError(one_line(as_options(str(exc)))) from None
-        except TargetError as exc:
-            raise TargetError(one_line(str(exc))) from None
+    if ready.located:
+        updates["read"] = ready.read
     return dataclasses.replace(plan, **updates) if updates else plan
 
 
@@ -244,14 +232,17 @@ def execute(plan: ProbePlan) -> int:
     from fidelity._cli.probe.outputs import check_outputs
 
     check_outputs(plan)
+    checked = None
     if plan.check is not None:
         from fidelity._cli.probe.check import read_document
 
-        read_document(plan.check)
+        # Read once, before anything is sent: the block is looked up in these bytes
+        # and the run's card checked against them.
+        checked = read_document(plan.check)
 
     manager, probe = open_target(plan)
     try:
-        return _probe(plan, probe, payloads)
+        return _probe(plan, probe, payloads, checked)
     finally:
         with suppress(Exception):
             manager.__exit__(None, None, None)
@@ -271,30 +262,28 @@ def with_seed(plan: ProbePlan) -> ProbePlan:
     return dataclasses.replace(plan, seed=random.SystemRandom().randrange(2**32))
 
 
-def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
+def _probe(
+    plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
+) -> int:
     from fidelity._report.results import ResultWriter
 
     plan = with_seed(plan)
-    per_payload = calls_per_payload(plan, probe)
     from fidelity._cli.probe.outputs import check_outputs
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
-    calibrating = probe.needs_calibration
-    # Checked before anything is sent: the calibration call costs what a payload does.
-    within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
-    resolved = resolve(plan, probe)
+    ready = prepare(plan, probe, payloads, target=plan.name)
+    resolved = resolve(plan, probe, ready)
     announce(plan, resolved, probe)
-    todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
-    extra = generated(plan, todo, examples)
-    drawn = len(extra)
+    todo, examples = ready.todo, ready.examples
+    drawn = len(ready.drawn)
     # Asked for: the catalogue and the examples, less those the families do not hold.
     planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
     if plan.check is not None:
         from fidelity._cli.probe.check import require_block
 
-        require_block(plan.check, name)
+        require_block(plan.check, name, checked)
     setup = probe.setup
 
     def partial(seen: Sequence[Observation]) -> Survey:
@@ -314,10 +303,10 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
             todo=todo,
             examples=examples,
             name=name,
-            calibrated=calibrating,
+            calibrated=ready.located,
             seen=seen,
             on_event=keeping(writer),
-            drawn=extra,
+            drawn=ready.drawn,
         )
     except KeyboardInterrupt:
         cut = partial(seen)
@@ -352,14 +341,11 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         raise TargetError(f"{broken}; their statuses are in the results.")
     if verdict.failure:
         raise TargetError(verdict.failure)
-    if result.observations and all(
-        o.status in _FAILED and not o.client_side for o in result.observations
-    ):
-        raise TargetError("the target answered none of the payloads.")
     if plan.check is not None:
         from fidelity._cli.probe.check import check_card
 
-        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
+        out = sys.stderr if plan.json == "-" else sys.stdout
+        return check_card(plan.check, card, out, checked)
     return ExitCode.DIFFERENT if result.unexpected else ExitCode.OK
 
 
