@@ -50,6 +50,7 @@ from fidelity._run.verdict import Verdict, broke, judge
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
+    from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.outcomes import FamilyOutcome
@@ -182,7 +183,7 @@ def _cannot(exc: Exception) -> str:
 
 
 def _run_open(
-    sub: ProbePlan, param: ToolParam, probe: Any, payloads: Sequence[Payload]
+    sub: ProbePlan, param: ToolParam, probe: Probe, payloads: Sequence[Payload]
 ) -> ParamRun:
     from probes.frontend import CalibrationFailed
 
@@ -191,10 +192,12 @@ def _run_open(
         if probe.needs_calibration:
             probe.calibrate()
     except CalibrationFailed as exc:
-        return ParamRun(param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests)
+        return ParamRun(
+            param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests or 0
+        )
     except UsageError as exc:
         return ParamRun(
-            param=param, skipped=f"no read-back: {one_line(str(exc))}", requests=probe.requests
+            param=param, skipped=f"no read-back: {one_line(str(exc))}", requests=probe.requests or 0
         )
     except TargetError as exc:
         reason = one_line(str(exc)).rstrip(".")
@@ -202,9 +205,9 @@ def _run_open(
             param=param,
             skipped=f"not surveyed: {reason}",
             failure=f"{param.name}: {reason}",
-            requests=probe.requests,
+            requests=probe.requests or 0,
         )
-    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests)
+    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests or 0)
     name = card_name(sub, probe)
     seen: list[Observation] = []
     try:
@@ -237,7 +240,7 @@ def _run_open(
         nothing=nothing,
         note=stop_note(seen) if swept.stopped else "",
         planned=len(payloads) + sub.examples,
-        requests=probe.requests,
+        requests=probe.requests or 0,
     )
 
 

@@ -32,6 +32,7 @@ from fidelity._run.messages import one_line
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
+    from fidelity._probe.contract import Probe
     from fidelity._report.card import Card
     from fidelity._report.clients import ClientResult, ClientsSection
     from fidelity._run.events import Handler
@@ -103,7 +104,7 @@ class _Matrix:
 def _survey_one(
     plan: ProbePlan,
     run: _Run,
-    probe: Any,
+    probe: Probe,
     todo: Sequence[Payload],
     *,
     examples: int,
@@ -239,7 +240,9 @@ def execute_clients(plan: ProbePlan) -> int:
             from fidelity._cli.probe.check import require_block
 
             require_block(plan.check, name, checked)
-        setup = dataclasses.replace(probe.setup, clients=plan.clients)
+        setup = probe.setup
+        if setup is not None:
+            setup = dataclasses.replace(setup, clients=plan.clients)
     except BaseException:
         with suppress(Exception):
             manager.__exit__(None, None, None)

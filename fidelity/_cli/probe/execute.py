@@ -57,7 +57,7 @@ def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
     return payloads
 
 
-def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Any]:
+def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Probe]:
     if plan.kind is TargetKind.HTTP:
         from probes import http
 
@@ -97,7 +97,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
 
 def open_target(
     plan: ProbePlan, client: str | None = None
-) -> tuple[AbstractContextManager[Any], Any]:
+) -> tuple[AbstractContextManager[Probe], Probe]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
     from probes import DestructiveToolRefused
