@@ -33,6 +33,7 @@ from fidelity._cli.probe.execute import (
     card_name,
     catalogue_payloads,
     open_target,
+    readable_name,
     run_card,
     run_warnings,
     survey_of,
@@ -282,7 +283,9 @@ def execute_all(plan: ProbePlan) -> int:
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
     # first call.
-    check_outputs(plan, more=[f"{p.tool.name}.{p.path.block_name}" for p in inv.surveyed])
+    check_outputs(
+        plan, more=[readable_name(f"{p.tool.name}.{p.path.block_name}") for p in inv.surveyed]
+    )
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     surveyed = inv.surveyed

@@ -51,6 +51,8 @@ class _Run:
         self.protocol_version = ""
         self.complete = False
         self.error = ""
+        #: Stdout lines of a stdio server that were not JSON-RPC, and the first.
+        self.noise: tuple[int, str] = (0, "")
         self._verdict: Verdict | None = None
 
     def verdict(self, plan: ProbePlan) -> Verdict:
@@ -138,6 +140,7 @@ def _survey_one(
         run.complete = not swept.stopped
         run.error = swept.stopped
     finally:
+        run.noise = probe.stdout_noise
         info = probe.client_info
         run.library = info.library if info is not None else ""
         run.protocol_version = info.protocol_version if info is not None else ""
@@ -165,9 +168,12 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         if not run.complete:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
+    from fidelity._cli.probe.execute import noise_warning
+
     for run in matrix.runs:
         # A failure is the exit's sentence (see _exit_code); the warnings are said here.
-        warnings = run.verdict(plan).warnings
+        noise = [noise_warning(*run.noise)] if run.noise[0] else []
+        warnings = [*run.verdict(plan).warnings, *noise]
         stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
     beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
     if len(matrix.runs) > 1:
