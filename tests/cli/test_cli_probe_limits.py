@@ -92,9 +92,9 @@ def test_the_html_report_shows_a_huge_value_in_part_with_its_size(tmp_path: Path
 
 def test_replies_larger_than_max_reply_in_a_row_are_said_so() -> None:
     # The target answered every call: too large is not "stopped answering".
-    from fidelity._cli.probe.sweep import Breaker, Stopped
     from fidelity._core.kinds import Status
     from fidelity._probe.observation import Observation
+    from fidelity._run.breaker import Breaker, Stopped
 
     breaker = Breaker(timeout=5)
     breaker(Observation(sent="a", received="a", status=Status.PRESERVED))
