@@ -112,7 +112,7 @@ def _finding_line(finding: Finding) -> str:
 def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
     """Write each card as NAME.json and NAME.md in ``directory``, atomically (never
     through a symbolic link that leads out of it, never over a read-only file)."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -126,8 +126,8 @@ def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
 
 def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
     from fidelity._report.card import Card
-    from fidelity._report.drift import drift_lines
-    from fidelity._report.results import read_limited
+    from fidelity._report.document import read
+    from fidelity._report.drift import around, drift_lines
 
     problems = []
     for card in cards:
@@ -140,13 +140,18 @@ def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
             )
             continue
         try:
-            committed = Card.from_json(read_limited(path, "card", limit=_MAX_CARD_BYTES))
+            committed = Card.from_json(read(path, "card", limit=_MAX_CARD_BYTES))
         except (UsageError, OSError, UnicodeDecodeError) as exc:
             problems.append(f"committed card {safe(str(path))!s} cannot be read: {safe(str(exc))}")
             continue
         changes = drift_lines(card.rows, committed.rows)
         if changes:
             problems.append(f"card {label!s} drifted from {safe(str(path))!s}:")
+            context = around(
+                card.rows, committed.rows, card.facts.environment, committed.facts.environment
+            )
+            if context:
+                problems.append(f"    environment changed: {context}")
             problems.extend(changes)
     return problems
 

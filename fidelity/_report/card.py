@@ -31,6 +31,7 @@ from fidelity._report.card_records import (
     CardRow,
 )
 from fidelity._report.clients import ClientsSection
+from fidelity._report.environment import Environment
 from fidelity._report.json_doc import (
     COLLECTION,
     RECORD,
@@ -132,12 +133,19 @@ class Card:
         seed: int | None = None,
         allow: Iterable[str] = (),
         complete: bool = True,
+        environment: Environment | None = None,
     ) -> Card:
-        """The card of a run: its observations, the rows they gave, and the run's facts."""
+        """The card of a run: its observations, the rows they gave, and the run's facts,
+        with where it was measured (``environment``; this process's by default, with the
+        libraries the chain's name and hops name)."""
         from fidelity._core.version import __version__
+        from fidelity._report.environment import here
         from fidelity._report.rewrites import remember
 
         live = tuple(observations)
+        if environment is None:
+            hops = dict.fromkeys(h.name for o in live[:64] for h in o.hops)
+            environment = here((chain, *hops))
         recorded = [CardObservation.of(o) for o in live]
         remember(zip(live, recorded, strict=True))
 
@@ -152,6 +160,7 @@ class Card:
                 seed=seed,
                 allow=tuple(sorted(allow)),
                 complete=complete,
+                environment=environment,
             ),
             rows=tuple(CardRow.of(o) for o in outcomes),
             observations=tuple(sorted(recorded, key=_canonical)),
@@ -182,6 +191,7 @@ class Card:
         clients = {c.clients for c in pool}
         seeds = {c.facts.seed for c in pool}
         setups = {c.facts.setup for c in pool}
+        environments = {c.facts.environment for c in pool}
         catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
         return cls(
             name=name or names[0],
@@ -196,6 +206,7 @@ class Card:
                 complete=all(c.facts.complete for c in pool),
                 setup=setups.pop() if len(setups) == 1 else None,
                 warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
+                environment=environments.pop() if len(environments) == 1 else None,
             ),
             rows=_rows(observations),
             observations=observations,
@@ -219,6 +230,12 @@ class Card:
         """This card, recording the warnings the run printed (one sentence each)."""
         kept = tuple(dict.fromkeys(warnings))
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, warnings=kept))
+
+    def with_environment(self, environment: Environment | None) -> Card:
+        """This card, recording where it was measured."""
+        return dataclasses.replace(
+            self, facts=dataclasses.replace(self.facts, environment=environment)
+        )
 
     def with_clients(self, clients: ClientsSection | None) -> Card:
         """This card, with the section of the MCP clients it was run through."""

@@ -331,6 +331,7 @@ def survey(
                     seed=seed,
                     seen=seen,
                 )
+        reported = probe.environment
     finally:
         if owned:
             probe.close()
@@ -342,6 +343,7 @@ def survey(
         seed=seed,
         examples=len(extra),
         catalogue_size=_catalogue_size(todo),
+        target=reported,
     )
 
 

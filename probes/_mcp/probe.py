@@ -238,6 +238,7 @@ class McpProbe(Probe):
         self._loop: EventLoopThread | None = None
         self._node: NodeClient | None = None
         self._protocol_version = ""
+        self._server_info = ""
         self._library = ""
         self._session: _Session | None = None
         self._stderr: StderrTail | None = None
@@ -336,6 +337,7 @@ class McpProbe(Probe):
         except TargetError as exc:
             raise TargetError(self._with_stderr(str(exc).rstrip("."))) from None
         self._protocol_version = session.protocol_version
+        self._server_info = session.server_info
         if not self._library:
             self._library = self._library_of(session)
         return session
@@ -375,6 +377,17 @@ class McpProbe(Probe):
             return f"mcp {version('mcp')}"
         except PackageNotFoundError:
             return "mcp"
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library, the server's ``serverInfo`` (name and version) and the
+        negotiated protocol version of the current (or last) session."""
+        found = {
+            "library": self._library,
+            "server": self._server_info,
+            "protocol": self._protocol_version,
+        }
+        return {k: v for k, v in found.items() if v}
 
     @property
     def client_info(self) -> ClientInfo:

@@ -123,7 +123,7 @@ def test_json_to_stdout_is_only_json(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["survey", "--chains", "json", "--families", "quotes", "--json", "-"]) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2
     assert Card.from_dict(document["cards"][0]).name == "json"
     assert "1 chains" in captured.err
 

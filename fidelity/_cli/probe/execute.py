@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +97,10 @@ class RateLimited(Probe):
     @property
     def splits_directions(self) -> bool:
         return self.inner.splits_directions
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        return self.inner.environment
 
     def close(self) -> None:
         self.inner.close()
@@ -221,6 +225,8 @@ def survey_of(
     observations: Sequence[Observation],
     examples: int = 0,
     name: str | None = None,
+    *,
+    target: Mapping[str, str] | None = None,
 ) -> Survey:
     from fidelity._survey.result import Survey
 
@@ -231,6 +237,7 @@ def survey_of(
         allow=plan.allow,
         seed=plan.seed if examples else None,
         examples=examples,
+        target=target,
     )
 
 
@@ -343,7 +350,7 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         target = RateLimited(probe, plan.rate, per_payload, just_called=calibrating)
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return survey_of(plan, probe.name, seen, examples, name=name)
+        return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
     writer = None
     if plan.json is not None:
