@@ -5,7 +5,8 @@ the block between ``<!-- fidelity:begin NAME -->`` and ``<!-- fidelity:end NAME 
 (created at the end of the document when absent; every other byte untouched).
 ``--check DOC.md`` exits 1 and lists the changed rows when the block no longer
 matches the result. ``--describe`` prints, per parameter, the sentences for a model
-(what happens to it on the way, to paste into the tool's description). A result
+(what happens to it on the way, to paste into the tool's description), and on stderr
+where it was measured. A result
 holding several cards (``fidelity survey --json``) is handled card by card, each in
 the block of its own name.
 """
@@ -118,6 +119,9 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
     for _, card in named:
         text = card.describe()
         arrived = ("preserved", "transformed")
+        if card.facts.environment is not None:
+            where = card.facts.environment.brief()
+            print(f"fidelity: {safe(card.name)}: measured on {where}.", file=sys.stderr)
         if text:
             print(text)
         elif not any(o.status in arrived for o in card.observations):

@@ -82,7 +82,7 @@ class Environment:
 
     def markdown(self) -> str:
         """The Markdown line (read back by :func:`from_markdown`)."""
-        pairs = "; ".join(f"{k} {v}" for k, v in self.items())
+        pairs = "; ".join(f"{k} {_clean(v)}" for k, v in self.items())
         return f"{_PREFIX}{pairs}`."
 
     def to_dict(self) -> dict[str, Any]:
