@@ -119,11 +119,11 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
     for _, card in named:
         text = card.describe()
         arrived = ("preserved", "transformed")
-        if card.facts.environment is not None:
-            where = card.facts.environment.brief()
-            print(f"fidelity: {safe(card.name)}: measured on {where}.", file=sys.stderr)
         if text:
             print(text)
+            if card.facts.environment is not None:
+                where = card.facts.environment.brief()
+                print(f"fidelity: {safe(card.name)}: measured on {where}.", file=sys.stderr)
         elif not any(o.status in arrived for o in card.observations):
             # No value came back: a run that measured nothing says nothing about the way.
             print(

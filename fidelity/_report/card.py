@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup
@@ -329,7 +329,7 @@ class Card:
                 ),
             )
         except Malformed as exc:
-            raise UsageError(f"not a valid contract card: {exc}.") from None
+            raise UsageError(f"not a valid contract card: {ended(str(exc))}") from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Card:

@@ -34,7 +34,7 @@ from urllib.parse import quote
 import httpx
 
 from fidelity._core.armor import armor
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._core.text import to_utf8
 from fidelity._probe.contract import Probe, factory, observe_value
@@ -575,7 +575,7 @@ class HttpProbe(Probe):
                     f"payload) failed: {failure.error.rstrip('. ')}."
                 ) from None
             reason = failure.error.rstrip(". ")
-            raise TargetError(f"the calibration request got no answer: {reason}.") from None
+            raise TargetError(f"the calibration request got no answer: {ended(reason)}") from None
         if reply.status >= 400:
             raise UsageError(
                 f"the calibration request (the plain value {marker!r} in place of a payload) "

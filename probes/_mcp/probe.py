@@ -35,7 +35,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.extras import install_hint
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
@@ -612,7 +612,7 @@ class McpProbe(Probe):
                     "comes back with read='WHERE'.",
                     answer=f"the calibration call failed: {reason}",
                 )
-            raise TargetError(f"the calibration call got no answer: {reason}.")
+            raise TargetError(f"the calibration call got no answer: {ended(reason)}")
         spec = locate(result, marker)
         if spec is None:
             source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
