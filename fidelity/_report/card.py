@@ -117,6 +117,10 @@ class Card:
     rows: tuple[CardRow, ...]
     observations: tuple[CardObservation, ...]
     clients: ClientsSection | None = None
+    #: The rewrites of the observations as the engine named them when the card was
+    #: made (stored in its JSON with the engine's version), so that reports do not
+    #: compare the values again; ``None``: computed from the observations when needed.
+    rewrites: tuple[Rewrite, ...] | None = dataclasses.field(default=None, compare=False)
 
     # -- building ------------------------------------------------------------------
 
@@ -140,7 +144,7 @@ class Card:
         libraries the chain's name and hops name)."""
         from fidelity._core.version import __version__
         from fidelity._report.environment import here
-        from fidelity._report.rewrites import remember
+        from fidelity._report.rewrites import from_card, remember
 
         live = tuple(observations)
         if environment is None:
@@ -164,6 +168,7 @@ class Card:
             ),
             rows=tuple(CardRow.of(o) for o in outcomes),
             observations=tuple(sorted(recorded, key=_canonical)),
+            rewrites=from_card(recorded),
         )
 
     @classmethod
@@ -211,6 +216,7 @@ class Card:
             rows=_rows(observations),
             observations=observations,
             clients=clients.pop() if len(clients) == 1 else None,
+            rewrites=_pooled(c.rewrites for c in pool),
         )
 
     @property
@@ -256,9 +262,8 @@ class Card:
         kind, in the order of ``KINDS``, refined by the hop that changed the value and
         naming the paths (request, response) it was seen on."""
         from fidelity._report.hints import hints
-        from fidelity._report.rewrites import from_card
 
-        return hints(from_card(self.observations))
+        return hints(self.found())
 
     def describe(self) -> str:
         """What happens to this parameter, in a few plain sentences for a model (to
@@ -266,9 +271,16 @@ class Card:
         families it refuses, at most 299 characters with its name; ``""`` when the
         parameter is faithful, or when no value came back (nothing was measured). The
         name is the probed parameter, else the card's."""
+        return self._describe(self.found())
+
+    def found(self) -> tuple[Rewrite, ...]:
+        """The rewrites of this card's observations: the stored ones, else computed
+        from the recorded values."""
+        if self.rewrites is not None:
+            return self.rewrites
         from fidelity._report.rewrites import from_card
 
-        return self._describe(from_card(self.observations))
+        return from_card(self.observations)
 
     def _describe(self, found: tuple[Rewrite, ...]) -> str:
         from fidelity._report.describe import describe, refused_families
@@ -285,10 +297,11 @@ class Card:
         """The JSON object of this card (with ``schema_version``), with its hints and the
         sentence for the model (derived from the observations), and ``clients`` only when
         there were several clients (so other cards read as before)."""
+        from fidelity._core.version import __version__
+        from fidelity._report.card_rewrites import rewrites_to_dict
         from fidelity._report.hints import hints
-        from fidelity._report.rewrites import from_card
 
-        found = from_card(self.observations)
+        found = self.found()
         out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "record": RECORD,
@@ -298,6 +311,7 @@ class Card:
             "observations": [o.to_dict() for o in self.observations],
             "hints": [h.to_dict() for h in hints(found)],
             "describe": self._describe(found),
+            "transformations": rewrites_to_dict(__version__, found),
         }
         if self.clients is not None:
             out["clients"] = self.clients.to_dict()
@@ -317,16 +331,18 @@ class Card:
                 raise Malformed(f"record is {raw.get('record')!r}, not {RECORD!r}")
             # Derived from the observations, so computed again rather than trusted.
             check_derived(raw)
+            observations = tuple(
+                CardObservation.from_dict(o) for o in list_field(raw, "observations")
+            )
             return cls(
                 name=card_name(str_field(raw, "name")),
                 facts=CardFacts.from_dict(raw.get("facts")),
                 rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
-                observations=tuple(
-                    CardObservation.from_dict(o) for o in list_field(raw, "observations")
-                ),
+                observations=observations,
                 clients=(
                     None if raw.get("clients") is None else ClientsSection.from_dict(raw["clients"])
                 ),
+                rewrites=_stored(raw.get("transformations"), observations),
             )
         except Malformed as exc:
             raise UsageError(f"not a valid contract card: {ended(str(exc))}") from None
@@ -366,6 +382,24 @@ class Card:
         return row_changes(self.rows, committed.rows)
 
     # -- drift ---------------------------------------------------------------------
+
+
+def _stored(raw: object, observations: tuple[CardObservation, ...]) -> tuple[Rewrite, ...] | None:
+    from fidelity._core.version import __version__
+    from fidelity._report.card_rewrites import read_rewrites
+
+    return read_rewrites(raw, observations, __version__)
+
+
+def _pooled(stored: Iterable[tuple[Rewrite, ...] | None]) -> tuple[Rewrite, ...] | None:
+    """The stored rewrites of merged cards: every card's, once each (``None`` when one
+    card has none)."""
+    pool = tuple(stored)
+    if any(r is None for r in pool):
+        return None
+    from fidelity._report.rewrites import ordered
+
+    return ordered(r for rewrites in pool if rewrites is not None for r in rewrites)
 
 
 def cards_to_json(cards: Iterable[Card]) -> str:
