@@ -108,7 +108,7 @@ class Environment:
             implementation=_clean(texts["implementation"]),
             platform=_clean(texts["platform"]),
             libraries=_pairs(raw.get("libraries", {}), "libraries"),
-            target=_pairs(raw.get("target", {}), "target"),
+            target=_in_order(_pairs(raw.get("target", {}), "target")),
         )
 
 
@@ -118,6 +118,12 @@ def _pairs(raw: object, what: str) -> tuple[tuple[str, str], ...]:
     ):
         raise ValueError(f"facts.environment.{what} must map names to version text")
     return tuple((k, _clean(v)) for k, v in sorted(raw.items()) if v)
+
+
+def _in_order(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Target facts in ``TARGET_KEYS`` order (others after, by name)."""
+    rank = {k: i for i, k in enumerate(TARGET_KEYS)}
+    return tuple(sorted(pairs, key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
 def libraries_of(names: Iterable[str]) -> tuple[tuple[str, str], ...]:

@@ -73,6 +73,12 @@ def test_an_mcp_card_records_the_server_and_the_protocol(tmp_path: Path) -> None
     assert target["protocol"]  # what the session settled on, e.g. 2025-11-25
     assert target["library"] == f"mcp {version('mcp')}"
     assert json.loads(out.read_text())["facts"]["environment"]["libraries"]["mcp"] == version("mcp")
+    card = Card.from_json(out.read_text())
+    assert Card.from_json(card.to_json()) == card
+    env = card.facts.environment
+    assert env is not None
+    assert [k for k, _ in env.target] == ["library", "server", "protocol"]
+    assert from_markdown(card.to_markdown()) == env
 
 
 def test_an_http_card_records_the_server_header(tmp_path: Path) -> None:
