@@ -13,7 +13,11 @@ Misbehaving raw servers (asyncio streams, keep-alive):
 - ``slow-echo``: answers each JSON request with the same JSON after 0.15 s;
 - ``echo``: answers each JSON request with the same JSON, immediately;
 - ``straighten``: like ``echo``, with typographic quotes made ASCII (a real rewrite);
-- ``error``: answers every request HTTP 500 with a JSON error (a broken backend).
+- ``error``: answers every request HTTP 500 with a JSON error (a broken backend);
+- ``gzip-bomb``: answers ``Content-Encoding: gzip, gzip, gzip``, about 300 bytes that
+  unpack to 2 GiB of zero bytes (three layers of gzip);
+- ``gzip-big``: answers one layer of gzip that unpacks to 2 GiB of zero bytes;
+- ``gzip-echo``: like ``echo``, the answer compressed with gzip (``Content-Encoding: gzip``).
 
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
@@ -22,18 +26,24 @@ with the id in the ``x-item-id`` header too, ``GET /items/N`` answers ``{"text":
 ``GET /items/N.txt`` answers ``item N: TEXT`` as text/plain; in memory), ``counted``
 (``quotes`` that also counts the requests it gets; ``GET /_count`` answers
 ``{"count": N, "arrivals": [...]}``, when each arrived by this process's
-``time.monotonic()``, and is not counted).
+``time.monotonic()``, and is not counted), ``dots`` (write-then-read whose ids are dot
+segments: ``POST /items`` answers ``{"id": ".."}`` then ``{"id": "."}`` in turn,
+``GET /items/ID/view`` answers ``{"text": ...}`` for that id, and any other ``GET``
+(``/view``, where ``/items/../view`` leads) answers ``{"text": "the wrong path"}``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import socket
 import struct
 import sys
 import time
 from typing import Any
+
+from bombs import stacked_bomb, zeros_gzip
 
 HUGE = 50 * 1024 * 1024
 
@@ -78,6 +88,20 @@ async def _huge(writer: asyncio.StreamWriter) -> None:
         chunk = b"a" * (1024 * 1024)
 
 
+def _encoded(body: bytes, encoding: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: " + encoding
+        + b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )  # fmt: skip
+
+
+def _bomb(mode: str) -> bytes:
+    """The answer of ``gzip-bomb`` or ``gzip-big``."""
+    if mode == "gzip-big":
+        return _encoded(zeros_gzip(), b"gzip")
+    return _encoded(stacked_bomb(), b"gzip, gzip, gzip")
+
+
 async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while True:
@@ -101,6 +125,10 @@ async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.Strea
                 writer.write(_response(b"<html>\x00\xff\xfe not json {{{", b"application/json"))
             elif mode == "huge":
                 await _huge(writer)
+            elif mode in ("gzip-bomb", "gzip-big"):
+                writer.write(_bomb(mode))
+            elif mode == "gzip-echo":
+                writer.write(_encoded(gzip.compress(body), b"gzip"))
             elif mode == "error":
                 error = b'{"error": "database is locked (SQLITE_BUSY)"}'
                 writer.write(_response(error, status=b"500 Internal Server Error"))
@@ -211,6 +239,38 @@ def _store_app() -> Any:
     )
 
 
+def _dots_app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    items: dict[str, str] = {}
+    ids = ("..", ".")
+
+    async def create(request: Request) -> JSONResponse:
+        ident = ids[len(items) % 2]
+        items[ident] = (await request.json())["text"]
+        return JSONResponse({"id": ident}, status_code=201)
+
+    async def fetch(request: Request) -> JSONResponse:
+        ident = request.path_params["ident"]
+        if ident not in items:
+            return JSONResponse({"error": "no such item"}, status_code=404)
+        return JSONResponse({"text": items.pop(ident)})
+
+    async def elsewhere(request: Request) -> JSONResponse:
+        return JSONResponse({"text": "the wrong path"})
+
+    return Starlette(
+        routes=[
+            Route("/items", create, methods=["POST"]),
+            Route("/items/{ident}/view", fetch, methods=["GET"]),
+            Route("/{rest:path}", elsewhere, methods=["GET"]),
+        ]
+    )
+
+
 def _asgi(app: Any) -> None:
     import uvicorn
 
@@ -232,7 +292,12 @@ async def _serve_raw(mode: str) -> None:
         await server.serve_forever()
 
 
-_APPS = {"quotes": "_quotes_app", "store": "_store_app", "counted": "_counted_app"}
+_APPS = {
+    "quotes": "_quotes_app",
+    "store": "_store_app",
+    "counted": "_counted_app",
+    "dots": "_dots_app",
+}
 _RAW = (
     "silent",
     "drip",
@@ -243,6 +308,9 @@ _RAW = (
     "echo",
     "straighten",
     "error",
+    "gzip-bomb",
+    "gzip-big",
+    "gzip-echo",
 )
 
 
