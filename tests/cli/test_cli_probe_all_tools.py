@@ -22,7 +22,11 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, start, stop
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import start, stop
 from _support.mcp import edit_file_schema, npm_server
 from _support.processes import wait_for
 from _support.servers import SERVERS, called, key_value_store, listed_tool, listing, probe_listing
@@ -443,7 +447,7 @@ def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_pat
     said = (
         "nothing was measured: none of the 17 payloads sent to the target came back (17 "
         "lost); the most common error (17 of 17): lost: the JSON text content has no "
-        "[0].entityType."
+        "[0].entityType; what came back: []."
     )
     warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
     assert warnings == [f"warning: create_entities.entities[0].entityType: {said}"]

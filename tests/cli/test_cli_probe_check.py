@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import HOSTILE_MCP, QUOTE_EDIT_MCP, called, listed_tool, listing
 
 EDIT = [
@@ -180,6 +184,8 @@ def test_card_describe_prints_the_sentence_for_the_model(committed: Path) -> Non
     )
     document = json.loads((committed.parent / "edit.json").read_text())
     assert document["describe"] == result.stdout.rstrip("\n")
+    # Where it was measured, briefly, on stderr (stdout is what goes to the model).
+    assert f"measured on Python {platform.python_version()} (" in result.stderr
 
 
 def test_card_describe_of_a_faithful_parameter_prints_nothing(tmp_path: Path) -> None:

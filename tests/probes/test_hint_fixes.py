@@ -31,7 +31,6 @@ from _support.mcp import catalogue, quote_edit
 import fidelity
 import probes
 from fidelity import Status
-from fidelity._report.hints import GENERAL
 
 
 def _survey(probe: fidelity.Probe, families: Iterable[str]) -> fidelity.Survey:
@@ -147,8 +146,12 @@ def test_minidom_attribute_hint_etree_keeps_whitespace() -> None:
     families = ["whitespace", "newlines"]
     kinds = {"newline.to_space", "whitespace.to_space"}
     broken = _survey(probes.chain(probes.xml_attr(writer="minidom")), families)
-    assert kinds <= broken.kinds
-    assert "`xml.etree.ElementTree`" in _hint(broken, "newline.to_space")
+    if sys.version_info >= (3, 13):
+        # minidom escapes tab and line breaks in attributes from 3.13 on (gh-50002).
+        _assert_gone(broken, kinds)
+    else:
+        assert kinds <= broken.kinds
+        assert "`xml.etree.ElementTree`" in _hint(broken, "newline.to_space")
     fixed = _survey(probes.chain(probes.xml_attr()), families)
     _assert_gone(fixed, kinds)
     _preserved(fixed)
@@ -192,9 +195,12 @@ def _email_header_base64() -> probes.ChainHop:
 
 def test_email_header_hint_base64_keeps_edges() -> None:
     families = ["whitespace", "newlines"]
-    kinds = {"whitespace.strip", "newline.final_removed"}
+    kinds = {"whitespace.strip"}
+    if sys.version_info < (3, 13):
+        # Up to 3.12 the header drops a final line break; 3.13 encodes it and keeps it.
+        kinds.add("newline.final_removed")
     broken = _survey(probes.chain(probes.email_header()), families)
-    assert kinds <= broken.kinds
+    assert kinds == broken.kinds & {"whitespace.strip", "newline.final_removed"}
     for kind in kinds:
         assert "base64-encode" in _hint(broken, kind)
     fixed = _survey(probes.chain(_email_header_base64()), families)
@@ -410,6 +416,25 @@ def _library_cases() -> list[tuple[str, Callable[[str], object], Callable[[str],
     ]
 
 
+#: Per kind of the library cases, the words of the hint that name the fix applied.
+_FIX_WORDS = {
+    "newline.lf_to_crlf": "write with `newline=''`",
+    "bom.added": "write with `encoding='utf-8'`",
+    "bom.removed": "read with `encoding='utf-8'`",
+    "newline.separator_to_lf": "split on LF only",
+    "unicode.nfkc": "normalise to NFC instead",
+    "escape.json": "encode it once and decode it once",
+    "escape.html": "escape only where HTML is written",
+    "escape.url": "decode once where it is read (`urllib.parse.unquote`)",
+    "unescape.url": "percent-encode the value where it enters a URL",
+    "unescape.html": "unescape only what was escaped",
+    "unescape.json": "escape the backslashes first",
+    "unescape.backslash": "quote the value for it (`shlex.quote`)",
+    "encoding.question_mark": "use UTF-8 end to end",
+    "encoding.mojibake": "the reader assumes cp1252; declare or assume UTF-8",
+}
+
+
 @pytest.mark.parametrize(
     ("kind", "layer", "fixed", "text"),
     _library_cases(),
@@ -427,7 +452,9 @@ def test_hint_applied_to_a_library_layer(
     if kind in fidelity.KINDS:
         assert kind in broken.kinds, broken.kinds
         hint = {h.kind: h.text for h in broken.hints()}[kind]
-        assert hint == GENERAL[kind] or kind == "encoding.mojibake"
+        # The hint names the fix applied here (words written per kind, not read back
+        # from the hints' table, so two hints swapped fail).
+        assert _FIX_WORDS[kind] in hint, hint
     _preserved(fidelity.survey(probes.function(fixed), payloads=payload))
 
 

@@ -240,6 +240,12 @@ def escape_percent(s: str) -> str:
     return s.replace("%", "%25")
 
 
+def escape_markdown(s: str) -> str:
+    """Text written as Markdown: every metacharacter gains a backslash (``markdownify``
+    with ``escape_misc``, Turndown's ``escape``)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", s)
+
+
 def fill_placeholders(s: str) -> str:
     return re.sub(r"%s|\{[^{}]*\}", "", s)
 
@@ -416,6 +422,7 @@ FAMILY_REWRITES: dict[str, tuple[tuple[Rewrite, Kinds], ...]] = {
         (unescape_html, _k("unescape.html")),
         (escape_html, _k("escape.html")),
         (escape_percent, _k("escape.url")),
+        (escape_markdown, _k("escape.markdown", "escape.backslash")),
         (fill_placeholders, None),
     ),
     "mojibake": ((cp1252_mojibake, _k("encoding.mojibake")),),
@@ -499,7 +506,12 @@ OVERLAPS: dict[Rewrite, frozenset[str]] = {
     # A backslash leading the value dropped also replays as a basename; "\\\\" decoded
     # to "\\" leaves a prefix of the value, which replays as a cut, and a "\\n" ending it
     # decoded reads as a final newline added.
-    decode_backslashes: _k("path.basename", "truncate", "newline.final_added"),
+    # Escaped backslashes decoded with nothing JSON-only around them (four backslashes
+    # and a space become two and a space) read as a plain backslash unescape as well
+    # (found by Hypothesis).
+    decode_backslashes: _k(
+        "path.basename", "truncate", "newline.final_added", "unescape.backslash"
+    ),
     # A slash next to backslashes (and the reverse) realigns as a doubled backslash and
     # a decoded "\\/".
     slash_to_backslash: _k("escape.backslash", "unescape.json"),

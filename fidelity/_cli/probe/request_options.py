@@ -108,14 +108,13 @@ def body_send(body: Mapping[str, Any] | None, send: str | None) -> str | None:
     or where ``"{payload}"`` stands in the body when ``--send`` is not given."""
     if body is None:
         return send
-    from fidelity._cli.probe.messages import as_options
-    from probes._http.body import body_template
+    from fidelity._run.messages import as_options
+    from probes.frontend import ArgumentTemplate
 
     try:
-        template = body_template(body)
+        template = ArgumentTemplate.of(body, where="body")
     except UsageError as exc:
         raise UsageError(as_options(str(exc)).replace("body", "--body", 1)) from None
-    assert template is not None
     where = (send or "").partition(":")[0]
     if where in ("form", "multipart", "filename", "body"):
         raise UsageError(
