@@ -252,3 +252,27 @@ def test_mcp_over_http_carries_the_headers(tmp_path: Path) -> None:
     assert_no_secret(tmp_path, result)
     assert refused.returncode == 3
     assert "could not open an MCP session" in one_sentence(refused)
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        ["--header", "Authorization: Bearer wrong-Kq93-secret"],
+        ["--auth", "alice:wrong-Kq93-secret"],
+    ],
+)
+def test_credentials_a_server_echoes_back_are_hidden(
+    api: str, tmp_path: Path, credentials: list[str]
+) -> None:
+    result = fidelity(
+        "probe", api + "notes", *credentials, "--send", "json:title", "--card",
+        str(tmp_path / "c.md"), *outputs(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "HTTP 401" in one_sentence(result)
+    texts = [result.stdout, result.stderr]
+    texts += [p.read_text("utf-8") for p in tmp_path.iterdir()]
+    assert any('"got": "***"' in t or '"got": "Bearer ***"' in t for t in texts)
+    for text in texts:
+        assert "wrong-Kq93-secret" not in text
+        assert "d3Jvbmct" not in text  # base64 of "wrong-", inside Basic credentials

@@ -4,7 +4,8 @@
 Binds 127.0.0.1 on an OS-assigned port, prints ``listening on http://127.0.0.1:PORT/``
 (flushed) and serves until killed (Starlette under uvicorn). Every route but
 ``/_bodies`` wants basic auth with USER:PASSWORD or ``Authorization: Bearer TOKEN``
-(401 otherwise). Answers are JSON with non-ASCII escaped (as ``json.dumps`` writes it),
+(401 otherwise, echoing the ``Authorization`` header it got, as careless servers do).
+Answers are JSON with non-ASCII escaped (as ``json.dumps`` writes it),
 so a lone surrogate the client sent as an escape comes back as one.
 
 - ``POST /notes`` ``{"title": ..., "owner": ...}``: ``owner`` is required (422 "Field
@@ -45,8 +46,10 @@ def _app(basic: str, token: str) -> Any:
     async def guarded(request: Request) -> tuple[Response | None, Any]:
         raw = await request.body()
         bodies.append(raw.decode("latin-1"))
-        if request.headers.get("authorization") not in good:
-            return answer({"detail": "Not authenticated"}, 401), None
+        got = request.headers.get("authorization")
+        if got not in good:
+            # Careless, as some servers are: the credentials it got, echoed back.
+            return answer({"detail": "Not authenticated", "got": got}, 401), None
         if not raw:
             return None, None
         try:
