@@ -23,7 +23,7 @@ from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
 from probes._mcp.template import ArgumentTemplate
 from probes._payload.placeholders import TextTemplate
 
-__all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
+__all__ = ["DEFAULT_MAX_BODY", "HttpOptions", "shown_url"]
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 #: The placeholders of ``read_url``.
@@ -111,7 +111,7 @@ class HttpOptions:
             if not any(k.lower() == "authorization" for k in headers):
                 token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
                 headers["Authorization"] = f"Basic {token}"
-            shown = _shown(self.url)
+            shown = shown_url(self.url)
         self._resolve("request_url", url)
         self._resolve("shown_url", shown)
         self._resolve("request_headers", headers)
@@ -124,12 +124,12 @@ class HttpOptions:
         if self.send_spec.where in ("path", "url") and count != 1:
             raise UsageError(
                 f"send={self.send!r} needs the URL to hold {PLACEHOLDER} exactly once, e.g. "
-                f"'http://host/items/{PLACEHOLDER}'; url={_shown(self.url)!r} holds it "
+                f"'http://host/items/{PLACEHOLDER}'; url={shown_url(self.url)!r} holds it "
                 f"{count} times."
             )
         if self.send_spec.where not in ("path", "url") and count:
             raise UsageError(
-                f"url={_shown(self.url)!r} holds {PLACEHOLDER}, which only send='path' or "
+                f"url={shown_url(self.url)!r} holds {PLACEHOLDER}, which only send='path' or "
                 "send='url' fills."
             )
 
@@ -186,7 +186,7 @@ def _credentials(url: str) -> tuple[str | None, str | None, str]:
     return unquote(user), unquote(password), f"{scheme}://{host}{slash}{tail}"
 
 
-def _shown(url: str) -> str:
+def shown_url(url: str) -> str:
     """``url`` with the password of its credentials (if any) as ``***``."""
     scheme, sep, rest = url.partition("://")
     authority, slash, tail = rest.partition("/")
@@ -223,9 +223,9 @@ def _check_url(name: str, url: object) -> str:
     try:
         parsed = httpx.URL(url.replace(PLACEHOLDER, "v"))
     except httpx.InvalidURL as exc:
-        raise UsageError(f"{name}={_shown(url)!r} is not a valid URL ({exc}).") from None
+        raise UsageError(f"{name}={shown_url(url)!r} is not a valid URL ({exc}).") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise UsageError(f"{name}={_shown(url)!r} must be an absolute http:// or https:// URL.")
+        raise UsageError(f"{name}={shown_url(url)!r} must be an absolute http:// or https:// URL.")
     return url
 
 

@@ -39,7 +39,7 @@ from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
 from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
-from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
+from probes._http.options import DEFAULT_MAX_BODY, HttpOptions, shown_url
 from probes._http.places import (
     ReadSpec,
     SendSpec,
@@ -428,7 +428,7 @@ class HttpProbe(Probe):
 
     def _name(self) -> str:
         name = f"http {self.method} {self.shown_url} send={self.send} read={self.read}"
-        return f"{name} read_url={self.read_url}" if self.read_url is not None else name
+        return f"{name} read_url={shown_url(self.read_url)}" if self.read_url is not None else name
 
     @property
     def needs_calibration(self) -> bool:
@@ -456,7 +456,7 @@ class HttpProbe(Probe):
             send=str(self.send),
             read=str(self.read),
             read_found=self.read_found,
-            read_url=self.read_url or "",
+            read_url=shown_url(self.read_url) if self.read_url else "",
             id_from=self.id_from or "",
             headers=tuple(str(k) for k in (self.options.headers or {})),
             auth=self.options.auth[0] if self.options.auth else "",
