@@ -22,6 +22,7 @@ from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, parse_read
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 from probes._mcp.template import ArgumentTemplate, Step, steps_of
+from probes._payload.expect import Expectation
 
 __all__ = ["McpOptions", "transport_of"]
 
@@ -33,10 +34,10 @@ _MAX_TIMEOUT = 3600
 class McpOptions:
     """The options of :func:`probes.mcp` as given, checked, and what they resolve to.
 
-    The fields up to ``max_reply`` are the options as given; the rest (``kind``,
+    The fields up to ``expect`` are the options as given; the rest (``kind``,
     ``where``, ``param_path``, ``template``, ``steps``, ``read_template``,
-    ``reader``, ``python_mode``) are worked out from them. Creating one with a bad option raises
-    ``UsageError``.
+    ``reader``, ``python_mode``, ``expected``) are worked out from them. Creating one
+    with a bad option raises ``UsageError``.
     """
 
     target: Sequence[str] | str
@@ -57,6 +58,7 @@ class McpOptions:
     fill_args: ArgumentFiller | None = None
     client: str | None = None
     max_reply: int = DEFAULT_MAX_REPLY
+    expect: str | None = None
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)
@@ -65,6 +67,7 @@ class McpOptions:
     read_template: ArgumentTemplate | None = dataclasses.field(init=False)
     reader: Reader | None = dataclasses.field(init=False)
     python_mode: str = dataclasses.field(init=False)
+    expected: Expectation = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         kind = transport_of(self.target, self.transport)
@@ -104,6 +107,11 @@ class McpOptions:
             "read_template",
             ArgumentTemplate.of(read_args, where="read_args") if read_args is not None else None,
         )
+        self._resolve("expected", Expectation.parse(self.expect, where="expect"))
+        if self.expect is None:
+            for template in (self.template, *(s.arguments for s in self.steps), self.read_template):
+                if template is not None:
+                    template.refuse_embedded()
 
     def _check_session(self) -> None:
         """The options of the session: timeout, protocol mode, client, reply bound."""

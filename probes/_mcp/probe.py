@@ -108,12 +108,13 @@ class McpProbe(Probe):
         fill_args: ArgumentFiller | None = None,
         client: str | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
+        expect: str | None = None,
     ) -> None:
         options = McpOptions(
             target, tool=tool, param=param, args=args, before=before, read=read,
             read_tool=read_tool, read_args=read_args, transport=transport, timeout=timeout,
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
-            mode=mode, fill_args=fill_args, client=client, max_reply=max_reply,
+            mode=mode, fill_args=fill_args, client=client, max_reply=max_reply, expect=expect,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind
@@ -122,6 +123,7 @@ class McpProbe(Probe):
         self.template = options.template
         self.steps = options.steps
         self.read_template = options.read_template
+        self.expected = options.expected
         self.max_reply = max_reply
         self.tool = tool
         self.param = param
@@ -374,6 +376,7 @@ class McpProbe(Probe):
             read_args=self.read_template.to_json() if self.read_template is not None else "",
             allow_destructive=self.allow_destructive
             and any(consent_reason(info) for info, _ in plan.calls),
+            expect="" if self.expected.is_default else self.expected.source,
         )
 
     @property

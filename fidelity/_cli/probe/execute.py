@@ -146,6 +146,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
+        expect=plan.expect,
     )
 
 
@@ -268,17 +269,24 @@ def summary_line(survey: Survey) -> str:
     client = sum(1 for o in survey.observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
+    silent = sum(1 for o in survey.observations if o.silent)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     return line
 
 
 def _print_map(
     plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
 ) -> None:
+    from fidelity._report.silent import silent_note
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        note_line = silent_note(plan.tool, survey.observations)
+        if note_line:
+            stream.write(note_line + "\n")
         stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = summary_line(survey)
     if survey.unexpected:

@@ -19,6 +19,7 @@ from typing import Any
 
 from fidelity._cli.probe.templates import (
     check_all_tools,
+    check_expect,
     check_mcp_options,
     check_read_url,
     parse_json_object,
@@ -104,6 +105,7 @@ class ProbePlan:
     max_reply: int = DEFAULT_MAX_REPLY
     all_tools: bool = False
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
+    expect: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -350,10 +352,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     read_arguments = parse_json_object("--read-args", args.read_args)
     before = tuple(parse_step(v) for v in args.before or ())
     args_for = check_all_tools(args, kind)
+    expect: str | None = getattr(args, "expect", None)
     if kind is TargetKind.HTTP:
         check_read_url(args.read_url, args.id_from)
+        check_expect(expect)
     else:
-        check_mcp_options(args.param, arguments, before, read_arguments)
+        check_mcp_options(args.param, arguments, before, read_arguments, expect)
     return ProbePlan(
         kind=kind,
         target=target,
@@ -387,4 +391,5 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
         all_tools=bool(getattr(args, "all_tools", False)),
         args_for=args_for,
+        expect=expect,
     )
