@@ -103,7 +103,7 @@ class Expectation:
                     error_type=NOT_APPLIED,
                     error=(
                         f"{tool} did not apply the change: the read-back does not hold the "
-                        f"mark {mark}; {SILENT_ANSWER}{said or '(no text)'}"
+                        f"payload's mark; {SILENT_ANSWER}{said or '(no text)'}"
                     ),
                     direction=direction,
                     silent=True,
