@@ -175,7 +175,10 @@ class ProbeSetup:
             args += ["--mcp", self.target]
         else:
             args.append("--mcp")
-        if self.tool:
+        kind, _, name = self.tool.partition(":")
+        if kind in ("prompt", "resource") and name:
+            args += [f"--{kind}", name]
+        elif self.tool:
             args += ["--tool", self.tool]
         if self.param:
             args += ["--param", self.param]

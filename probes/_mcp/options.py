@@ -34,7 +34,7 @@ _MAX_TIMEOUT = 3600
 class McpOptions:
     """The options of :func:`probes.mcp` as given, checked, and what they resolve to.
 
-    The fields up to ``expect`` are the options as given; the rest (``kind``,
+    The fields up to ``resource`` are the options as given; the rest (``kind``,
     ``where``, ``param_path``, ``template``, ``steps``, ``read_template``,
     ``reader``, ``python_mode``, ``expected``) are worked out from them. Creating one
     with a bad option raises ``UsageError``.
@@ -59,6 +59,8 @@ class McpOptions:
     client: str | None = None
     max_reply: int = DEFAULT_MAX_REPLY
     expect: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)
@@ -75,6 +77,7 @@ class McpOptions:
         self._resolve("where", list(self.target) if kind == "stdio" else str(self.target))
         self._check_calls()
         self._check_session()
+        self._check_reads()
         self._resolve("reader", parse_read(self.read) if self.read is not None else None)
         self._resolve("python_mode", PYTHON_MODES.get(self.client or "", self.mode or "auto"))
 
@@ -112,6 +115,34 @@ class McpOptions:
             for template in (self.template, *(s.arguments for s in self.steps), self.read_template):
                 if template is not None:
                     template.refuse_embedded()
+
+    def _check_reads(self) -> None:
+        """``prompt`` and ``resource``: one prompt or one resource template, read in one
+        request (no setup steps, no read tool), through the Python SDK."""
+        from probes._mcp.prompts import PROMPT, RESOURCE
+
+        given = [(k, v) for k, v in ((PROMPT, self.prompt), (RESOURCE, self.resource)) if v]
+        if not given:
+            return
+        if len(given) > 1:
+            raise UsageError("give prompt='NAME' or resource='TEMPLATE', not both.")
+        kind, name = given[0]
+        if not isinstance(name, str):
+            raise UsageError(f"{kind}={name!r} must be a name.")
+        if self.tool not in ("echo", f"{kind}:{name}"):
+            raise UsageError(
+                f"{kind}={safe(name)!r} is probed instead of a tool; leave out tool={self.tool!r}."
+            )
+        if self.before or self.read_tool is not None:
+            raise UsageError(
+                f"a {kind} is read in one request, with no side effect: before= and read_tool= "
+                "do not apply to it."
+            )
+        if self.client == "typescript":
+            raise UsageError(
+                "prompts and resource templates are probed through the Python SDK only for "
+                "now; use client='python' or 'python-2026'."
+            )
 
     def _check_session(self) -> None:
         """The options of the session: timeout, protocol mode, client, reply bound."""

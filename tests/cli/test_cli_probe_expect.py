@@ -45,7 +45,7 @@ def test_the_command_reports_an_edit_that_did_not_apply(tmp_path: Path) -> None:
     )
     assert "not applied, without an error flag" in summary
     document = json.loads((tmp_path / "r.json").read_text())
-    (card,) = document["cards"] if "cards" in document else [document]
+    (card,) = document.get("cards", [document])
     silent = [o for o in card["observations"] if o.get("silent")]
     assert silent
     assert card["facts"]["setup"]["expect"] == "{payload}{mark}"

@@ -49,6 +49,9 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
+  # a prompt's argument, read back from the messages prompts/get answers
+  fidelity probe --mcp --prompt summarize --param text -- python my_server.py
+
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
 
@@ -111,6 +114,18 @@ def register(sub: Any) -> None:
         "--mcp", action="store_true", help="the target is an MCP server (stdio command or URL)"
     )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
+    target.add_argument(
+        "--prompt",
+        metavar="NAME",
+        help="MCP: probe a prompt instead of a tool: the payload is its argument --param "
+        "ARG, read back from prompts/get's messages (no side effect: no --yes needed)",
+    )
+    target.add_argument(
+        "--resource",
+        metavar="TEMPLATE",
+        help="MCP: probe a resource template (its URI template or name): the payload fills "
+        "its variable --param VAR, read back from resources/read (no --yes needed)",
+    )
     target.add_argument(
         "--param",
         metavar="PATH",

@@ -147,6 +147,8 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         client=client,
         max_reply=plan.max_reply,
         expect=plan.expect,
+        prompt=plan.prompt,
+        resource=plan.resource,
     )
 
 

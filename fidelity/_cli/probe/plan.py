@@ -44,7 +44,7 @@ __all__ = [
     "plan_from_args",
 ]
 
-_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args")
+_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args", "prompt", "resource")
 _HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
@@ -106,6 +106,8 @@ class ProbePlan:
     all_tools: bool = False
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
     expect: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -308,6 +310,35 @@ def _check_option(args: argparse.Namespace) -> str | None:
     return check
 
 
+def _read_only_target(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """Check ``--prompt NAME`` and ``--resource TEMPLATE``: one of them, instead of a
+    tool, read in one request (no --before, no --read-tool, one client library)."""
+    prompt: str | None = getattr(args, "prompt", None)
+    resource: str | None = getattr(args, "resource", None)
+    if prompt is None and resource is None:
+        return None, None
+    given = "--prompt" if prompt is not None else "--resource"
+    if prompt is not None and resource is not None:
+        raise UsageError("give --prompt NAME or --resource TEMPLATE, not both.")
+    if not (prompt or resource):
+        raise UsageError(f"{given} needs a name.")
+    clash = [
+        o for o, v in (("--tool", args.tool), ("--before", args.before),
+                       ("--read-tool", args.read_tool)) if v is not None
+    ]  # fmt: skip
+    if clash:
+        raise UsageError(
+            f"{given} is probed instead of a tool, in one request with no side effect; "
+            f"leave out {', '.join(clash)}."
+        )
+    if args.clients is not None and "typescript" in args.clients:
+        raise UsageError(
+            "prompts and resource templates are probed through the Python SDK only for now; "
+            "leave typescript out of --clients."
+        )
+    return prompt, resource
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -358,10 +389,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         check_expect(expect)
     else:
         check_mcp_options(args.param, arguments, before, read_arguments, expect)
+    prompt, resource = _read_only_target(args)
+    tool = f"prompt:{prompt}" if prompt else f"resource:{resource}" if resource else args.tool
     return ProbePlan(
         kind=kind,
         target=target,
-        tool=args.tool or "echo",
+        tool=tool or "echo",
         param=args.param,
         args=arguments,
         send=args.send,
@@ -392,4 +425,6 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         all_tools=bool(getattr(args, "all_tools", False)),
         args_for=args_for,
         expect=expect,
+        prompt=prompt,
+        resource=resource,
     )

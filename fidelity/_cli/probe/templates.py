@@ -141,7 +141,10 @@ def check_read_url(read_url: str | None, id_from: str | None) -> None:
 
 
 #: Options that name one tool's plan; ``--all-tools`` makes each tool's plan itself.
-_ONE_TOOL = ("tool", "param", "args", "before", "read", "read_tool", "read_args", "expect")
+_ONE_TOOL = (
+    "tool", "param", "args", "before", "read", "read_tool", "read_args", "expect", "prompt",
+    "resource",
+)  # fmt: skip
 
 
 def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]], ...]:
