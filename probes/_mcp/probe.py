@@ -181,6 +181,18 @@ class McpProbe(Probe):
         assert self._tools is not None
         return self._tools
 
+    def list_reads(self) -> tuple[McpTool, ...]:
+        """The server's prompts and resource templates as tool-shaped records
+        (``prompt:NAME``, ``resource:TEMPLATE``; see :mod:`probes._mcp.prompts`), for a
+        run that surveys a whole server; starts the session if needed. They are read
+        without side effects, so they are annotated read-only."""
+        from probes._mcp.prompts import prompt_tools, template_tools
+
+        self._connect()
+        session = self._sessions.connect()
+        prompts, templates = session.prompts_and_templates(max(self.timeout, 2.5))
+        return (*prompt_tools(prompts), *template_tools(templates))
+
     def _connect(self) -> None:
         """Start a session unless one is up; the first one records the tool list."""
         first = self._tools is None

@@ -300,7 +300,8 @@ class McpSession:
 
     def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
         """The prompts and resource templates the server lists (first page each; a
-        server without the capability lists none), within ``bound`` seconds each."""
+        server without the capability, or that does not answer within ``bound`` seconds,
+        lists none)."""
         from mcp import MCPError
 
         async def prompts(client: Client) -> Any:
@@ -313,8 +314,8 @@ class McpSession:
         for lister in (prompts, templates):
             try:
                 found.append(list(self.call(lister, bound)))
-            except MCPError:
-                found.append([])
+            except (MCPError, TimeoutError, ConnectionError, ValueError):
+                found.append([])  # not offered, or not answered: nothing to survey
         return found[0], found[1]
 
     def ping(self, bound: float) -> None:

@@ -96,3 +96,18 @@ def test_the_command_probes_a_prompt_without_yes(tmp_path: Any) -> None:
     clash = fidelity("probe", "--mcp", "--prompt", "x", "--tool", "y", "--", *PROMPTS)
     assert clash.returncode == 2
     assert "leave out --tool" in one_sentence(clash)
+
+
+def test_all_tools_covers_prompts_and_resource_templates(tmp_path: Any) -> None:
+    result = fidelity(
+        "probe", "--mcp", "--all-tools", "--families", "whitespace",
+        "--card", str(tmp_path / "TOOLS.md"), "--", *PROMPTS,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line[:1].isalpha()}
+    assert "whitespace.collapse" in rows["prompt:summarize.text"]
+    assert "resource:notes://{name}.name" in rows
+    assert "prompt:echo_prompt.text" in rows
+    card = (tmp_path / "TOOLS.md").read_text()
+    assert "fidelity:begin prompt:summarize.text" in card
+    assert "fidelity:begin resource:notes://name.name" in card

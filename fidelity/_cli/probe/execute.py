@@ -221,6 +221,7 @@ _NAME_CHARS = 1000
 
 
 _BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+_NOT_IN_BLOCK = re.compile(r"[^A-Za-z0-9._\-:/@+]")
 
 
 def readable_name(name: str) -> str:
@@ -228,6 +229,8 @@ def readable_name(name: str) -> str:
     is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
     in the characters a card block's marker allows), cut to 1000 characters, so that
     ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    if name.startswith("resource:"):  # a URI template: its braces and operators left out
+        name = _NOT_IN_BLOCK.sub("", name)
     shown = _BADGE.sub(r"U+\1", safe(name))
     if len(shown) <= _NAME_CHARS:
         return shown
