@@ -25,6 +25,7 @@ from fidelity._probe.setup import ProbeSetup
 __all__ = [
     "ClientInfo",
     "FunctionProbe",
+    "PayloadPlace",
     "Probe",
     "callable_name",
     "factory",
@@ -44,6 +45,17 @@ class ClientInfo:
     client: str
     library: str
     protocol_version: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayloadPlace:
+    """Where a probe puts the payload: ``label`` as the user writes it
+    (``edits[0].oldText``), ``block_label`` as a card block name allows
+    (``edits.0.oldText``), ``found``: taken from the schema rather than given."""
+
+    label: str
+    block_label: str
+    found: bool
 
 
 class Probe(abc.ABC):
@@ -102,6 +114,44 @@ class Probe(abc.ABC):
         """The client library the probe speaks through and the protocol version its
         session settled on, when the probe has one to report."""
         return None
+
+    # -- what the probe resolved: the operation and the payload's place ---------------
+
+    @property
+    def operation(self) -> str:
+        """The operation each payload goes to (an MCP tool's name), ``""`` for a probe
+        that has no named operation."""
+        return ""
+
+    @property
+    def payload_place(self) -> PayloadPlace | None:
+        """Where the payload goes in the operation's arguments, as resolved (given or
+        found in its schema), or ``None`` for a probe with no such place."""
+        return None
+
+    @property
+    def read_spec(self) -> str | None:
+        """The read-back as given or located (``text``, ``json:PATH``...), or ``None``
+        while it is still to be located or for a probe that reads no such place."""
+        return None
+
+    @property
+    def switches_clients(self) -> bool:
+        """True when :meth:`with_client` can run this probe's plan through another
+        client library (an MCP probe)."""
+        return False
+
+    def with_client(self, client: str | None, **changes: object) -> Probe:
+        """A new probe with this one's plan, through ``client`` (``changes``: options
+        replaced, such as the ``read`` this one located); only when
+        :attr:`switches_clients`."""
+        raise UsageError(f"the probe {self.name!r} speaks through no client library.")
+
+    @property
+    def stdout_noise(self) -> tuple[int, str]:
+        """How many lines a stdio server wrote to stdout that are not its protocol, and
+        the first of them, raw (``(0, "")`` for a probe that reads no such stream)."""
+        return 0, ""
 
     # -- reading the value back: where it is, and how the probe was set up ------------
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
-from fidelity._probe.contract import Probe, factory
+from fidelity._probe.contract import PayloadPlace, Probe, factory
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup, SetupStep
 from probes._mcp.calibrate import CalibrationFailed, calibrate
@@ -263,7 +263,7 @@ class McpProbe(Probe):
             protocol_version=self._sessions.protocol_version,
         )
 
-    def with_client(self, client: str | None, **changes: Any) -> McpProbe:
+    def with_client(self, client: str | None, **changes: object) -> McpProbe:
         """A new probe with this one's options, speaking through ``client`` (and any
         option in ``changes`` replaced, e.g. the ``read`` this one located)."""
         options = {**self.options.given(), "client": client, **changes}
@@ -357,6 +357,27 @@ class McpProbe(Probe):
         self.open()
         assert self._plan is not None
         return self._plan
+
+    @property
+    def operation(self) -> str:
+        """The tool each payload goes to."""
+        return self.tool
+
+    @property
+    def payload_place(self) -> PayloadPlace:
+        """Where the payload goes in the tool's arguments (resolved: opens the probe)."""
+        plan = self.plan
+        return PayloadPlace(label=plan.label, block_label=plan.block_label, found=plan.param_found)
+
+    @property
+    def read_spec(self) -> str | None:
+        """The read-back as given or located."""
+        return self.reader.spec if self.reader is not None else None
+
+    @property
+    def switches_clients(self) -> bool:
+        """An MCP probe's plan runs through any client library (``with_client``)."""
+        return True
 
     @property
     def arguments(self) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import UsageError
 from fidelity._core.payload import Payload
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
+from fidelity._run.options import RunOptions
 
 __all__ = [
     "Budget",
@@ -59,7 +59,7 @@ class Budget:
             raise BudgetSpent
 
 
-def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+def calls_per_payload(plan: RunOptions, probe: Probe | None) -> int:
     """The calls one payload costs: the setup steps, the call, the read-back (a
     ``--read-tool`` call or a ``--read-url`` request), the reflector's two."""
     calls = plan.calls_per_payload
@@ -69,7 +69,7 @@ def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
 
 
 def within_budget(
-    plan: ProbePlan,
+    plan: RunOptions,
     payloads: Sequence[Payload],
     per_payload: int,
     probe: Probe | None = None,
@@ -137,7 +137,7 @@ def spread(
     return tuple(kept)
 
 
-def generated(plan: ProbePlan, todo: Sequence[Payload], count: int) -> tuple[Payload, ...]:
+def generated(plan: RunOptions, todo: Sequence[Payload], count: int) -> tuple[Payload, ...]:
     """The ``count`` generated examples the run adds after ``todo``, exactly as the survey
     draws them (distinct, none a catalogue text; possibly fewer than ``count``)."""
     if not count:
