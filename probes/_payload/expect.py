@@ -21,7 +21,9 @@ tools (``--all-tools``) can give each its own ``expect``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
@@ -87,11 +89,14 @@ class Expectation:
         direction: Direction = Direction.ROUND_TRIP,
         answer: str = "",
         tool: str = "the tool",
+        fields: Mapping[str, Any] | None = None,
     ) -> Observation:
         """The observation of ``received``, read back after the calls for payload
-        ``text`` (``answer``: what the payload's call answered, terminal-safe)."""
+        ``text`` (``answer``: what the payload's call answered, terminal-safe;
+        ``fields``: more fields of the observation, such as ``wire``)."""
+        more = dict(fields or {})
         if self.is_default:
-            return observe_value(text, received, direction=direction)
+            return observe_value(text, received, direction=direction, **more)
         expected = self.value(values)
         if self.uses_mark:
             mark = values.mark
@@ -107,7 +112,8 @@ class Expectation:
                     ),
                     direction=direction,
                     silent=True,
+                    **more,
                 )
             received = received.replace(mark, "")
             expected = expected.replace(mark, "")
-        return observe_value(expected, received, direction=direction)
+        return observe_value(expected, received, direction=direction, **more)

@@ -127,3 +127,24 @@ def test_expectation_judges_a_value() -> None:
     assert missing.silent
     assert "no match" in missing.error
     assert Expectation.parse(None).is_default
+
+
+def test_http_expect_compares_with_the_expected_value() -> None:
+    from _support.servers import http_server
+
+    with http_server("store") as url:
+        with probes.http(
+            f"{url}items", read_url=f"{url}items/{{id}}", id_from="json:id", expect="{payload}"
+        ) as probe:
+            assert probe.observe("say “hi”").status is Status.PRESERVED
+        with probes.http(
+            f"{url}items", read_url=f"{url}items/{{id}}", id_from="json:id", expect="> {payload}"
+        ) as probe:
+            obs = probe.observe("say hi")
+            assert probe.setup.expect == "> {payload}"
+    # The store keeps the payload alone, so the read-back lacks the expected prefix.
+    assert obs.status is Status.TRANSFORMED
+    assert obs.sent == "> say hi"
+    assert obs.received == "say hi"
+    with pytest.raises(UsageError, match="nothing carries the mark"):
+        probes.http("http://127.0.0.1:9/items", expect="{payload}{mark}")

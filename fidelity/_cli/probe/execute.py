@@ -69,6 +69,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read_url": plan.read_url,
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
+            "expect": plan.expect,
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
