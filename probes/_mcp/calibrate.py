@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
@@ -73,7 +73,7 @@ def calibrate(probe: McpProbe) -> str:
                 "comes back with read='WHERE'.",
                 answer=f"the calibration call failed: {reason}",
             )
-        raise TargetError(f"the calibration call got no answer: {reason}.")
+        raise TargetError(f"the calibration call got no answer: {ended(reason)}")
     # The read-back holds what the calls must leave (the marker, or the marker and its
     # mark after an edit that must apply).
     wanted = probe.expected.value(values)
