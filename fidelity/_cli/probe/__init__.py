@@ -50,7 +50,8 @@ examples (npx fetches each server unless it is installed where you run the comma
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
 
   # a prompt's argument, read back from the messages prompts/get answers
-  fidelity probe --mcp --prompt summarize --param text -- python my_server.py
+  fidelity probe --mcp --prompt args-prompt --param city \\
+    -- npx -y @modelcontextprotocol/server-everything
 
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
