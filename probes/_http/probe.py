@@ -77,12 +77,14 @@ class HttpProbe(Probe):
         body: Mapping[str, Any] | None = None,
         read_method: str = "GET",
         auth: tuple[str, str] | None = None,
+        expect: str | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
             emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
+            expect=expect,
         )  # fmt: skip
         self.options = options
         # Requests go to the URL without its credentials (they are a header); names
@@ -385,7 +387,10 @@ class HttpProbe(Probe):
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
-        return self._read_observation(text, reply, wire=wire)
+        values = Filled(payload=text, n=n, run=self.run_id)
+        return read_observation(
+            self.read, text, reply, wire=wire, expected=self.options.expected, values=values
+        )
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
@@ -462,6 +467,7 @@ class HttpProbe(Probe):
             auth=self.options.auth[0] if self.options.auth else "",
             body=self.body.to_json() if self.body is not None else "",
             read_method=self.read_method if self.read_url is not None else "",
+            expect="" if self.options.expected.is_default else self.options.expected.source,
         )
 
     def _read_observation(

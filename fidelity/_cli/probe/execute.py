@@ -71,6 +71,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
             **request_options(plan),
+            "expect": plan.expect,
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
@@ -96,6 +97,9 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         client=client,
         max_reply=plan.max_reply,
         headers=mcp_headers(plan),
+        expect=plan.expect,
+        prompt=plan.prompt,
+        resource=plan.resource,
     )
 
 
@@ -166,6 +170,7 @@ _NAME_CHARS = 1000
 
 
 _BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+_NOT_IN_BLOCK = re.compile(r"[^A-Za-z0-9._\-:/@+]")
 
 
 def readable_name(name: str) -> str:
@@ -173,6 +178,8 @@ def readable_name(name: str) -> str:
     is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
     in the characters a card block's marker allows), cut to 1000 characters, so that
     ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    if name.startswith("resource:"):  # a URI template: its braces and operators left out
+        name = _NOT_IN_BLOCK.sub("", name)
     shown = _BADGE.sub(r"U+\1", safe(name))
     if len(shown) <= _NAME_CHARS:
         return shown
@@ -219,17 +226,24 @@ def summary_line(survey: Survey) -> str:
     client = sum(1 for o in survey.observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
+    silent = sum(1 for o in survey.observations if o.silent)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     return line
 
 
 def _print_map(
     plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
 ) -> None:
+    from fidelity._report.silent import silent_note
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        note_line = silent_note(plan.tool, survey.observations)
+        if note_line:
+            stream.write(note_line + "\n")
         stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = summary_line(survey)
     if survey.unexpected:

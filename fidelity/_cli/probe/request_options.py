@@ -103,7 +103,9 @@ def parse_auth(value: str | None) -> tuple[str, str] | None:
     return user, password
 
 
-def body_send(body: Mapping[str, Any] | None, send: str | None) -> str | None:
+def body_send(
+    body: Mapping[str, Any] | None, send: str | None, expect: str | None = None
+) -> str | None:
     """Check ``--body`` against ``--send``; return the send place in force: ``--send``,
     or where ``"{payload}"`` stands in the body when ``--send`` is not given."""
     if body is None:
@@ -113,6 +115,8 @@ def body_send(body: Mapping[str, Any] | None, send: str | None) -> str | None:
 
     try:
         template = ArgumentTemplate.of(body, where="body")
+        if expect is None:
+            template.refuse_embedded()
     except UsageError as exc:
         raise UsageError(as_options(str(exc)).replace("body", "--body", 1)) from None
     where = (send or "").partition(":")[0]
