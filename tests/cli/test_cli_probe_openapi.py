@@ -60,26 +60,29 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
     assert result.returncode == 1, result.stdout + result.stderr
     cards = _cards(out)
     assert set(cards) == {
-        "POST /notes body.title",
-        "POST /notes body.body",
-        "POST /notes body.tags[0]",
-        "POST /notes body.meta.author",
-        "POST /items body.name",
-        "GET /search query.q",
+        "POST:/notes:body.title",
+        "POST:/notes:body.body",
+        "POST:/notes:body.tags.0",
+        "POST:/notes:body.meta.author",
+        "POST:/items:body.name",
+        "GET:/search:query.q",
     }
-    assert _kinds(cards["POST /notes body.title"]) == set()
-    assert _kinds(cards["POST /notes body.tags[0]"]) == set()
-    assert _kinds(cards["GET /search query.q"]) == set()
-    assert "unicode.nfc" in _kinds(cards["POST /notes body.body"])
-    assert "whitespace.strip" in _kinds(cards["POST /notes body.meta.author"])
-    assert "unicode.case" in _kinds(cards["POST /items body.name"])
+    assert _kinds(cards["POST:/notes:body.title"]) == set()
+    assert _kinds(cards["POST:/notes:body.tags.0"]) == set()
+    assert _kinds(cards["GET:/search:query.q"]) == set()
+    assert "unicode.nfc" in _kinds(cards["POST:/notes:body.body"])
+    assert "whitespace.strip" in _kinds(cards["POST:/notes:body.meta.author"])
+    assert "unicode.case" in _kinds(cards["POST:/items:body.name"])
+    # The map names the rows as METHOD /path field.
+    for row in ("POST /notes body.meta.author", "POST /items body.name"):
+        assert any(ln.startswith(row) for ln in result.stdout.splitlines())
     # The enum is listed, not sent; the item's name is read back by its id.
     assert "POST /notes body.kind" in result.stdout
     assert "constrained (enum)" in result.stdout
     made = _calls(calls)[before:]
     assert any(c.startswith("GET /items/") for c in made)
     assert not any(c.startswith("DELETE") for c in made)
-    setup = cards["POST /items body.name"]["facts"]["setup"]  # type: ignore[index]
+    setup = cards["POST:/items:body.name"]["facts"]["setup"]  # type: ignore[index]
     assert setup["read_url"].endswith("/items/{id}")
     assert setup["id_from"] == "json:id"
 
@@ -128,16 +131,37 @@ def test_only_op_and_max_requests_spread_over_every_row(
     assert result.returncode in (0, 1), result.stdout + result.stderr
     cards = _cards(out)
     assert set(cards) == {
-        "POST /notes body.title",
-        "POST /notes body.body",
-        "POST /notes body.tags[0]",
-        "POST /notes body.meta.author",
+        "POST:/notes:body.title",
+        "POST:/notes:body.body",
+        "POST:/notes:body.tags.0",
+        "POST:/notes:body.meta.author",
     }
     assert all(card["observations"] for card in cards.values())
     made = [c for c in _calls(calls)[before:] if c != "GET /openapi.json"]
     assert made
     assert set(made) == {"POST /notes"}
     assert len(made) <= 12
+
+
+def test_card_html_and_describe_hold_one_block_per_row(
+    api: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, _ = api
+    card, page, out = tmp_path / "CARD.md", tmp_path / "report.html", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--only-op", "POST /items",
+        "--families", "case", "--card", str(card), "--html", str(page), "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    text = card.read_text(encoding="utf-8")
+    assert text.count("<!-- fidelity:begin POST:/items:body.name -->") == 1
+    assert "POST /items" in page.read_text(encoding="utf-8")
+    described = fidelity("card", str(out), "--describe")
+    assert described.returncode == 0, described.stderr
+    assert "POST:/items:body.name" in described.stdout
+    assert "case" in described.stdout
+    checked = fidelity("card", str(out), "--check", str(card))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 # -- the document -------------------------------------------------------------------

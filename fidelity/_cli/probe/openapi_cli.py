@@ -17,7 +17,6 @@ _NOT_WITH = (
     ("read", "--read"),
     ("read_url", "--read-url"),
     ("id_from", "--id-from"),
-    ("check", "--check"),
     ("clients", "--clients"),
     ("list_tools", "--list-tools"),
 )
@@ -43,6 +42,12 @@ def run_openapi(args: argparse.Namespace) -> int:
     )
     from fidelity._cli.probe.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
 
+    if getattr(args, "check", None) is not None:
+        raise UsageError(
+            "--check compares one endpoint's run with its card block; with --openapi write "
+            "the blocks with --card and the result with --json, then check them with "
+            "fidelity card RESULT.json --check DOC.md."
+        )
     given = [option for key, option in _NOT_WITH if getattr(args, key, None)]
     if given:
         raise UsageError(

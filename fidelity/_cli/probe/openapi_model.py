@@ -4,6 +4,7 @@ the request it is sent in, what fills the rest of a request."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +12,9 @@ from typing import Any
 from fidelity._cli.probe.openapi_made import made_value
 
 __all__ = ["FieldRequest", "Fill", "OpField", "OpInventory", "Operation"]
+
+#: What a card block's name may not hold.
+_BLOCK_UNSAFE = re.compile(r"[^A-Za-z0-9._:/@+-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,14 @@ class OpField:
     def name(self) -> str:
         """The row's name: ``POST /notes body.title``."""
         return f"{self.tool.name} {self.path}"
+
+    @property
+    def block_name(self) -> str:
+        """The name of its card (a card block's characters): ``POST:/notes:body.title``,
+        a path parameter as ``:id``, a list index as ``.0``."""
+        path = re.sub(r"\{([^}]*)\}", r":\1", self.tool.path)
+        field = re.sub(r"\[([0-9]+)\]", r".\1", self.path)
+        return _BLOCK_UNSAFE.sub("-", f"{self.tool.method}:{path}:{field}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.alltools import ParamRun, report_runs, run_param, write_progress
-from fidelity._cli.probe.execute import catalogue_payloads, readable_name, with_seed
+from fidelity._cli.probe.execute import catalogue_payloads, with_seed
 from fidelity._cli.probe.openapi_model import Fill, OpField, OpInventory
 from fidelity._cli.probe.openapi_ops import fields, operations
 from fidelity._core.errors import ExitCode, TargetError, UsageError
@@ -115,7 +115,7 @@ def _survey_field(
     except TargetError as exc:
         return ParamRun(param=field, failure=one_line(str(exc)), fatal=True)
     try:
-        return run_param(sub, field, probe, payloads, name=readable_name(field.name))
+        return run_param(sub, field, probe, payloads, name=field.block_name)
     finally:
         with suppress(Exception):  # closing a client that failed: nothing more to learn
             manager.__exit__(None, None, None)
@@ -157,7 +157,7 @@ def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
 
     check_outputs(plan)
     inv = inventory_of(plan, options)
-    check_outputs(plan, more=[readable_name(p.name) for p in inv.surveyed])
+    check_outputs(plan, more=[p.block_name for p in inv.surveyed])
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     surveyed = inv.surveyed
