@@ -43,7 +43,9 @@ class ProbeSetup:
     calibration call rather than given). ``allow_destructive``: the run called tools
     that are not annotated read-only, with the caller's consent (``--yes``).
     ``clients``: the MCP client libraries the same plan went through, in order
-    (``--clients``; empty when the probe's own client was used).
+    (``--clients``; empty when the probe's own client was used). ``expect``: what the
+    read-back had to equal when not the payload itself (``{payload}{mark}`` for an
+    edit that must apply; empty for the default ``{payload}``).
     """
 
     transport: str
@@ -69,6 +71,7 @@ class ProbeSetup:
     auth: str = ""
     body: str = ""
     read_method: str = ""
+    expect: str = ""
 
     def __post_init__(self) -> None:
         for key in ("args", "read_args", "body"):
@@ -80,6 +83,7 @@ class ProbeSetup:
         for key in (
             "tool", "param", "read", "read_tool", "method", "send", "read_url", "id_from",
             "auth", "read_method",
+            "expect",
         ):  # fmt: skip
             value = getattr(self, key)
             if value:
@@ -108,6 +112,7 @@ class ProbeSetup:
         for key in (
             "transport", "target", "tool", "param", "read", "read_tool", "method", "send",
             "read_url", "id_from", "auth", "read_method",
+            "read_url", "id_from", "expect",
         ):  # fmt: skip
             value = raw.get(key, "")
             if not isinstance(value, str):
@@ -165,6 +170,7 @@ class ProbeSetup:
             id_from=text["id_from"],
             allow_destructive=flags["allow_destructive"],
             clients=tuple(clients),
+            expect=text["expect"],
         )
 
     def command(self) -> tuple[str, ...]:
@@ -183,6 +189,7 @@ class ProbeSetup:
                 ("--read-method", self.read_method if self.read_method != "GET" else ""),
                 ("--id-from", self.id_from),
                 ("--read", self.read),
+                ("--expect", self.expect),
             ):
                 if value:
                     args += [option, value]
@@ -192,7 +199,10 @@ class ProbeSetup:
             args += ["--mcp", self.target]
         else:
             args.append("--mcp")
-        if self.tool:
+        kind, _, name = self.tool.partition(":")
+        if kind in ("prompt", "resource") and name:
+            args += [f"--{kind}", name]
+        elif self.tool:
             args += ["--tool", self.tool]
         if self.param:
             args += ["--param", self.param]
@@ -206,6 +216,8 @@ class ProbeSetup:
             args += ["--read-args", self.read_args]
         if self.read:
             args += ["--read", self.read]
+        if self.expect:
+            args += ["--expect", self.expect]
         if self.allow_destructive:
             args.append("--yes")
         if self.clients:

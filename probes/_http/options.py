@@ -21,6 +21,7 @@ from probes._http.body import body_template
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
 from probes._mcp.template import ArgumentTemplate
+from probes._payload.expect import Expectation
 from probes._payload.placeholders import TextTemplate
 
 __all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
@@ -34,7 +35,7 @@ _READ_URL_NAMES = ("id", "n", "run")
 class HttpOptions:
     """The options of :func:`probes.http` as given, checked, and what they resolve to.
 
-    The fields up to ``emit_charset`` are the options as given; the rest are worked
+    The fields up to ``expect`` are the options as given; the rest are worked
     out from them. Creating one with a bad option raises ``UsageError``.
     """
 
@@ -55,6 +56,7 @@ class HttpOptions:
     body: Mapping[str, Any] | None = None
     read_method: str = "GET"
     auth: tuple[str, str] | None = None
+    expect: str | None = None
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -73,6 +75,7 @@ class HttpOptions:
     #: The headers every request carries: those given, and basic auth from ``auth`` or
     #: the URL's credentials.
     request_headers: dict[str, str] = dataclasses.field(init=False)
+    expected: Expectation = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         _check_url("url", self.url)
@@ -84,6 +87,13 @@ class HttpOptions:
         if self.rate is not None:
             _positive("rate", self.rate)
         _check_encoding(self.default_encoding)
+        expected = Expectation.parse(self.expect, where="expect")
+        if expected.uses_mark:
+            raise UsageError(
+                f"expect={self.expect!r} holds {{mark}}, but an HTTP probe sends the payload "
+                "alone, so nothing carries the mark; expect text around {payload} only."
+            )
+        self._resolve("expected", expected)
         self._check_placeholder()
         self._resolve("place", self._evidence_place())
         self._check_read_url()

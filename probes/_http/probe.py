@@ -77,12 +77,14 @@ class HttpProbe(Probe):
         body: Mapping[str, Any] | None = None,
         read_method: str = "GET",
         auth: tuple[str, str] | None = None,
+        expect: str | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
             emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
+            expect=expect,
         )  # fmt: skip
         self.options = options
         # Requests go to the URL without its credentials (they are a header); names
@@ -103,6 +105,7 @@ class HttpProbe(Probe):
         self.rate = rate
         self.max_body = max_body
         self.headers = dict(options.request_headers)
+        self._server_header = ""
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
         self.place = options.place
@@ -287,7 +290,7 @@ class HttpProbe(Probe):
 
     def _exchange(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
-        return exchange(
+        reply = exchange(
             self._transport,
             request,
             pacer=self._pacer,
@@ -296,6 +299,17 @@ class HttpProbe(Probe):
             default_encoding=self.default_encoding,
             sent=self._count,
         )
+        if not self._server_header:
+            self._server_header = reply.response.headers.get("server", "")
+        return reply
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library and the target's ``Server`` header (when it sends one)."""
+        from importlib.metadata import version
+
+        found = {"library": f"httpx {version('httpx')}", "http_server": self._server_header}
+        return {k: v for k, v in found.items() if v}
 
     @staticmethod
     def _failed(text: str, failure: ExchangeFailure, **fields: Any) -> Observation:
@@ -371,7 +385,10 @@ class HttpProbe(Probe):
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
-        return self._read_observation(text, reply, wire=wire)
+        values = Filled(payload=text, n=n, run=self.run_id)
+        return read_observation(
+            self.read, text, reply, wire=wire, expected=self.options.expected, values=values
+        )
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
@@ -448,6 +465,7 @@ class HttpProbe(Probe):
             auth=self.options.auth[0] if self.options.auth else "",
             body=self.body.to_json() if self.body is not None else "",
             read_method=self.read_method if self.read_url is not None else "",
+            expect="" if self.options.expected.is_default else self.options.expected.source,
         )
 
     def _read_observation(
