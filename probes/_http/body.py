@@ -51,18 +51,33 @@ def body_template(body: Mapping[str, Any] | None) -> ArgumentTemplate | None:
 
 def place(document: dict[str, Any], path: str, value: object) -> dict[str, Any]:
     """``document`` with ``value`` at the dotted ``path``, the objects on the way created
-    where missing; a value on the way that is not an object is a ``UsageError``."""
-    node = document
+    where missing; a digit segment steps into a list the template already holds
+    (``tags.0``); a value on the way that is neither is a ``UsageError``."""
+    node: Any = document
     keys = path.split(".")
     for key in keys[:-1]:
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
+        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            child = node[int(key)]
+        elif isinstance(node, dict):
+            child = node.setdefault(key, {})
+        else:
+            child = None
+        if not isinstance(child, (dict, list)):
             raise UsageError(
                 f"body holds {json.dumps(child)[:40]} at {key!r}, where send json:{path} "
                 "needs an object to place the payload in."
             )
         node = child
-    node[keys[-1]] = value
+    last = keys[-1]
+    if isinstance(node, list) and last.isdigit() and int(last) < len(node):
+        node[int(last)] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise UsageError(
+            f"body holds a list at {path!r} without an item {last}; put one in the body "
+            f"template for send json:{path} to replace."
+        )
     return document
 
 

@@ -250,6 +250,34 @@ def register(sub: Any) -> None:
         "others are made from its schema; same placeholders)",
     )
     target.add_argument(
+        "--openapi",
+        metavar="SPEC",
+        help="HTTP: survey every string field of every operation of this OpenAPI 3.0/3.1 "
+        "document (a file or URL, JSON or YAML); the base URL is the URL given, else the "
+        "document's first server; only GET, HEAD and OPTIONS run without --yes",
+    )
+    target.add_argument(
+        "--only-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: survey only the operations matching 'METHOD /path' globs, "
+        "such as 'POST /notes*' (repeat for several)",
+    )
+    target.add_argument(
+        "--skip-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: leave out the operations matching 'METHOD /path' globs",
+    )
+    target.add_argument(
+        "--default",
+        action="append",
+        metavar="NAME=JSON",
+        help="with --openapi: the value of a path, query or header parameter or a body "
+        "field NAME in every request, such as --default bid=3 (the others are made from "
+        "the schema)",
+    )
+    target.add_argument(
         "--clients",
         metavar="LIST",
         help="MCP: run the same plan through each of these clients and show them side by "
@@ -314,6 +342,13 @@ def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
     from fidelity._cli.probe.plan import plan_from_args
 
+    if getattr(args, "openapi", None) is not None:
+        from fidelity._cli.probe.openapi_cli import run_openapi
+
+        return run_openapi(args)
+    from fidelity._cli.probe.openapi_cli import refuse_openapi_options
+
+    refuse_openapi_options(args)
     plan = plan_from_args(args)
     if plan.all_tools and not plan.list_tools:
         from fidelity._cli.probe.alltools import execute_all
