@@ -40,7 +40,13 @@ def register(sub: Any) -> None:
             "that the document still matches."
         ),
     )
-    p.add_argument("result", metavar="RESULT.json", help="a JSON result ('-' reads stdin)")
+    p.add_argument(
+        "result",
+        nargs="+",
+        metavar="RESULT.json",
+        help="a JSON result ('-' reads stdin); several (the parts of a run split across CI "
+        "jobs) are joined in the order given",
+    )
     action = p.add_mutually_exclusive_group()
     action.add_argument(
         "--update", metavar="DOC.md", help="rewrite the card's block in DOC.md (created if absent)"
@@ -59,6 +65,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--name", help="block name (default: the card's name; only for a single-card result)"
     )
+    p.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="also write the cards' JUnit XML for a CI system (as fidelity probe --junit does)",
+    )
     p.set_defaults(run=run)
 
 
@@ -66,13 +77,18 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
     from fidelity._report.card import cards_from_json
     from fidelity._report.results import read_limited
 
-    cards = cards_from_json(
-        read_limited(args.result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+    if args.result.count("-") > 1:
+        raise UsageError("standard input ('-') can be read once; name it once.")
+    cards = tuple(
+        card
+        for result in args.result
+        for card in cards_from_json(
+            read_limited(result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+        )
     )
     if args.name is not None and len(cards) != 1:
-        raise UsageError(
-            f"--name applies to a result with one card; {args.result} holds {len(cards)}."
-        )
+        shown = " ".join(safe(r) for r in args.result)
+        raise UsageError(f"--name applies to a result with one card; {shown} holds {len(cards)}.")
     for card in cards:
         if not card.complete:
             print(
@@ -170,7 +186,17 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Print, update, check or describe; return the exit code."""
+    if args.junit is not None:
+        from fidelity._report.results import writable
+
+        if args.junit == "-":
+            raise UsageError("--junit needs a file name, e.g. --junit fidelity.xml.")
+        writable(args.junit, "--junit")
     named = _cards(args)
+    if args.junit is not None:
+        from fidelity._cli.junit import write_junit
+
+        write_junit(args.junit, [card for _, card in named])
     if args.describe:
         return _describe(named)
     if args.update is not None:

@@ -222,6 +222,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    report.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="write JUnit XML for a CI system: a testsuite per target, a testcase per "
+        "parameter (a failure names the rewrites beyond --allow, an error a run that broke "
+        "or measured nothing)",
+    )
     report.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     actions = p.add_argument_group("instead of probing")
     actions.add_argument(
