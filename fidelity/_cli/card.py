@@ -98,6 +98,24 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
     return tuple((args.name or card.name, card) for card in cards)
 
 
+def _texts(args: argparse.Namespace) -> list[bytes]:
+    from fidelity._report.results import read_limited
+
+    return [read_limited(r, "result", limit=MAX_RESULT_BYTES) for r in args.result if r != "-"]
+
+
+def _join(args: argparse.Namespace, named: tuple[tuple[str, Card], ...]) -> int:
+    """The parts of a run split across CI jobs, joined: the map of servers x families,
+    the document and the JUnit that one ``fidelity probe --config`` run writes."""
+    from fidelity._cli.joined import read_parts, servers_map, write_cards
+
+    cards = [card for _, card in named]
+    failed = read_parts(_texts(args))
+    sys.stdout.write(servers_map(cards, failed))
+    write_cards(cards, card_path=args.update, junit_path=args.junit, failed=failed)
+    return 0
+
+
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
     from fidelity._report.block import replace_block
     from fidelity._report.results import read_limited, writable, write_atomic
@@ -193,10 +211,16 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--junit needs a file name, e.g. --junit fidelity.xml.")
         writable(args.junit, "--junit")
     named = _cards(args)
+    if len(args.result) > 1 and args.update is not None:
+        return _join(args, named)
     if args.junit is not None:
+        from fidelity._cli.joined import FAILED_CASE, read_parts
         from fidelity._cli.junit import write_junit
 
-        write_junit(args.junit, [card for _, card in named])
+        failed = read_parts(_texts(args))
+        write_junit(
+            args.junit, [card for _, card in named], [(s, FAILED_CASE, e) for s, e in failed]
+        )
     if args.describe:
         return _describe(named)
     if args.update is not None:

@@ -49,7 +49,7 @@ def suites_of(
     for card in cards:
         # A survey's chain is its own target; a probe's cards share their server's.
         setup = card.facts.setup
-        target = card.name if setup is None else f"{setup.transport} {setup.target}"
+        target = card.name if setup is None else setup.target
         order.setdefault(target, []).extend(_cases(card))
     for target, name, sentence in failed:
         order.setdefault(target, []).append(

@@ -57,6 +57,7 @@ class McpOptions:
     fill_args: ArgumentFiller | None = None
     client: str | None = None
     max_reply: int = DEFAULT_MAX_REPLY
+    headers: Mapping[str, str] | None = None
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)

@@ -108,12 +108,14 @@ class McpProbe(Probe):
         fill_args: ArgumentFiller | None = None,
         client: str | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         options = McpOptions(
             target, tool=tool, param=param, args=args, before=before, read=read,
             read_tool=read_tool, read_args=read_args, transport=transport, timeout=timeout,
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
             mode=mode, fill_args=fill_args, client=client, max_reply=max_reply,
+            headers=headers,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind

@@ -93,6 +93,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
+        headers=dict(plan.headers) or None,
     )
 
 

@@ -42,7 +42,12 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
     try:
         client = plan.clients[0] if plan.clients else None
         probe = mcp(
-            target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply, client=client
+            target,
+            tool=plan.tool,
+            timeout=plan.timeout,
+            max_reply=plan.max_reply,
+            client=client,
+            headers=dict(plan.headers) or None,
         )
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None

@@ -105,6 +105,7 @@ class ProbePlan:
     all_tools: bool = False
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
     junit: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_mcp(self) -> bool:
@@ -335,6 +336,14 @@ def _check_stdout(args: argparse.Namespace) -> None:
             raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
 
 
+def _headers(kind: TargetKind) -> tuple[tuple[str, str], ...]:
+    if kind is not TargetKind.MCP_HTTP:
+        return ()
+    from fidelity._cli.probe.config import headers_from_env
+
+    return headers_from_env()
+
+
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
     kind, target = _resolve_target(args)
@@ -392,6 +401,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         json=args.json,
         html=args.html,
         junit=args.junit,
+        headers=_headers(kind),
         yes=args.yes,
         list_tools=args.list_tools,
         dry_run=args.dry_run,
