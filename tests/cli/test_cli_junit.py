@@ -118,3 +118,16 @@ def test_junit_to_stdout_is_refused_in_one_sentence(tmp_path: Path) -> None:
     assert (
         result.stderr.strip() == "fidelity: --junit needs a file name, e.g. --junit fidelity.xml."
     )
+
+
+def test_clients_a_case_per_client(tmp_path: Path) -> None:
+    out = tmp_path / "c.xml"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--families", "quotes", "--quiet",
+        "--junit", str(out), "--", sys.executable, "-m", "probes._mcp",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    check_schema(out.read_text(encoding="utf-8"))
+    found = cases(out)
+    assert [name for _, name in found] == ["echo.text [python]", "echo.text [python-2026]"]
+    assert all(not case.result for case in found.values())  # type: ignore[attr-defined]

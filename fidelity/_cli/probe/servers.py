@@ -48,6 +48,7 @@ _PASSED = (
     ("allow", "--allow"),
     ("args_for", "--args-for"),
     ("yes", "--yes"),
+    ("quiet", "--quiet"),
     ("sandbox", "--sandbox"),
     ("skip_tool", "--skip-tool"),
     ("default", "--default"),
@@ -89,7 +90,7 @@ def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -
     part = work / f"part{index}.json"
     env = {**os.environ, **server.env}
     env.pop(HEADERS_VARIABLE, None)
-    argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools", "--quiet"]
+    argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
     argv += [*flags, "--json", str(part)]
     if server.url is not None:
         argv.append(server.url)
