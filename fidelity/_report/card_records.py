@@ -18,6 +18,7 @@ from fidelity._core.text import to_utf8
 from fidelity._probe.observation import Hop, Observation
 from fidelity._probe.setup import ProbeSetup
 from fidelity._report.display import FAILURES, cut, md, shown
+from fidelity._report.environment import Environment
 from fidelity._report.json_doc import (
     Malformed,
     date,
@@ -469,10 +470,11 @@ class CardFacts:
     complete: bool = True
     setup: ProbeSetup | None = None
     warnings: tuple[str, ...] = ()
+    environment: Environment | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``setup`` and ``warnings`` only when there are some, so older
-        cards read the same)."""
+        """The JSON form (``setup``, ``warnings`` and ``environment`` only when there
+        are some, so older cards read the same)."""
         out: dict[str, Any] = {
             "version": self.version,
             "date": self.date,
@@ -487,6 +489,8 @@ class CardFacts:
             out["setup"] = self.setup.to_dict()
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.environment is not None:
+            out["environment"] = self.environment.to_dict()
         return out
 
     @classmethod
@@ -505,6 +509,12 @@ class CardFacts:
                 setup = ProbeSetup.from_dict(d["setup"])
             except ValueError as exc:
                 raise Malformed(f"facts.setup is malformed: {exc}") from None
+        environment = None
+        if d.get("environment") is not None:
+            try:
+                environment = Environment.from_dict(d["environment"])
+            except ValueError as exc:
+                raise Malformed(str(exc)) from None
         return cls(
             version=str_field(d, "version"),
             date=date(str_field(d, "date")),
@@ -516,4 +526,5 @@ class CardFacts:
             complete=complete,
             setup=setup,
             warnings=_warnings(d),
+            environment=environment,
         )

@@ -55,6 +55,8 @@ def render_markdown(
         "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
         "",
     ]
+    if f.environment is not None and f.environment.items():
+        lines += [f.environment.markdown(), ""]
     if f.warnings:
         for warning in f.warnings:
             lines += [f"Warning: {md(warning)}", ""]

@@ -10,7 +10,7 @@ import contextlib
 import re
 from typing import TYPE_CHECKING, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from probes._http.exchange import ExchangeFailure, Reply
 from probes._http.places import get_path, parse_read
@@ -80,7 +80,7 @@ def calibrate(probe: HttpProbe) -> str:
                 f"payload) failed: {failure.error.rstrip('. ')}."
             ) from None
         reason = failure.error.rstrip(". ")
-        raise TargetError(f"the calibration request got no answer: {reason}.") from None
+        raise TargetError(f"the calibration request got no answer: {ended(reason)}") from None
     if reply.status >= 400:
         raise UsageError(
             f"the calibration request (the plain value {marker!r} in place of a payload) "

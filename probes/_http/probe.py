@@ -95,6 +95,7 @@ class HttpProbe(Probe):
         self.rate = rate
         self.max_body = max_body
         self.headers = dict(headers or {})
+        self._server_header = ""
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
         self.place = options.place
@@ -278,7 +279,7 @@ class HttpProbe(Probe):
 
     def _exchange(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
-        return exchange(
+        reply = exchange(
             self._transport,
             request,
             pacer=self._pacer,
@@ -287,6 +288,17 @@ class HttpProbe(Probe):
             default_encoding=self.default_encoding,
             sent=self._count,
         )
+        if not self._server_header:
+            self._server_header = reply.response.headers.get("server", "")
+        return reply
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library and the target's ``Server`` header (when it sends one)."""
+        from importlib.metadata import version
+
+        found = {"library": f"httpx {version('httpx')}", "http_server": self._server_header}
+        return {k: v for k, v in found.items() if v}
 
     @staticmethod
     def _failed(text: str, failure: ExchangeFailure, **fields: Any) -> Observation:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
@@ -70,7 +70,7 @@ def calibrate(probe: McpProbe) -> str:
                 "comes back with read='WHERE'.",
                 answer=f"the calibration call failed: {reason}",
             )
-        raise TargetError(f"the calibration call got no answer: {reason}.")
+        raise TargetError(f"the calibration call got no answer: {ended(reason)}")
     spec = locate(result, marker)
     if spec is None:
         source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"

@@ -201,6 +201,17 @@ class McpProbe(Probe):
             raise ListingChanged(changed)
 
     @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library, the server's ``serverInfo`` (name and version) and the
+        negotiated protocol version of the current (or last) session."""
+        found = {
+            "library": self._sessions.library,
+            "server": self._sessions.server_info,
+            "protocol": self._sessions.protocol_version,
+        }
+        return {k: v for k, v in found.items() if v}
+
+    @property
     def client_info(self) -> ClientInfo:
         """The client this probe speaks through: its name, library (with its version) and
         the protocol version of the current (or last) session (empty before the first)."""

@@ -117,6 +117,8 @@ class McpSession:
         self.tools: list[Any] = []
         #: The protocol version the handshake (or ``server/discover``) settled on.
         self.protocol_version = ""
+        #: The server's ``serverInfo``, ``name version`` (empty when it sent none).
+        self.server_info = ""
         self._dead = threading.Event()
         self._stop: asyncio.Event | None = None
         self._host: concurrent.futures.Future[None] | None = None
@@ -168,6 +170,9 @@ class McpSession:
             async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
                 self.protocol_version = str(client.protocol_version)
+                info = client.server_info
+                if info is not None:
+                    self.server_info = f"{info.name} {info.version}".strip()
                 listing = await client.list_tools()
                 self.tools = list(listing.tools)
                 cursor = listing.next_cursor

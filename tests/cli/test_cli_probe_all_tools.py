@@ -447,7 +447,7 @@ def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_pat
     said = (
         "nothing was measured: none of the 17 payloads sent to the target came back (17 "
         "lost); the most common error (17 of 17): lost: the JSON text content has no "
-        "[0].entityType."
+        "[0].entityType; what came back: []."
     )
     warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
     assert warnings == [f"warning: create_entities.entities[0].entityType: {said}"]

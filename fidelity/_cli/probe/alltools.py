@@ -218,11 +218,13 @@ def _run_open(
             sub, probe, todo=todo, examples=examples, name=name, calibrated=True, seen=seen
         )
     except KeyboardInterrupt as signal:
-        cut = survey_of(sub, probe.name, seen, examples, name=name)
+        cut = survey_of(sub, probe.name, seen, examples, name=name, target=probe.environment)
         card = run_card(cut, probe.setup, complete=False)
         run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         raise _Interrupted(run, signal) from None
-    result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
+    result = swept.result or survey_of(
+        sub, probe.name, seen, examples, name=name, target=probe.environment
+    )
     # The verdict, once (a run the breaker stopped is not judged: it did not finish).
     verdict = None if swept.stopped else judge(result.observations, read=None, read_found=True)
     warnings = run_warnings(probe, verdict)
@@ -356,7 +358,7 @@ def _write_json(
 ) -> None:
     """Keep the JSON result file current after each parameter (not ``-``: stdout gets
     the final result only)."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     if plan.json is not None and plan.json != "-":
         write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
@@ -369,7 +371,7 @@ def _write_all_reports(
     each on its own (as the single-tool form does; a card of a run that did not
     complete never replaces a complete block); the first failure is raised after."""
     from fidelity._cli.probe.outputs import write_card, write_each
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     steps: list[Any] = []
     if plan.json is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -189,6 +189,8 @@ def survey_of(
     observations: Sequence[Observation],
     examples: int = 0,
     name: str | None = None,
+    *,
+    target: Mapping[str, str] | None = None,
 ) -> Survey:
     from fidelity._survey.result import Survey
 
@@ -199,6 +201,7 @@ def survey_of(
         allow=plan.allow,
         seed=plan.seed if examples else None,
         examples=examples,
+        target=target,
     )
 
 
@@ -310,7 +313,7 @@ def _probe(
     setup = probe.setup
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return survey_of(plan, probe.name, seen, examples, name=name)
+        return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
     writer = None
     if plan.json is not None:

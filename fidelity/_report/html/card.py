@@ -222,6 +222,8 @@ def card_parts(
         f"payloads, {f.examples} generated examples, seed {'none' if f.seed is None else f.seed}; "
         f"allowed kinds: {', '.join(f.allow) or 'none'}."
     )
+    if f.environment is not None and f.environment.items():
+        facts_line += f" Measured on {f.environment.brief()}."
     warning = (
         ""
         if f.complete

@@ -179,6 +179,8 @@ class NodeSession:
         self._client_info = dict(client_info)
         self.tools: list[dict[str, Any]] = []
         self.protocol_version = ""
+        #: The server's ``serverInfo``, ``name version`` (empty when it sent none).
+        self.server_info = ""
         #: The SDK and Node versions, as the driver reported them.
         self.library = ""
         self.failure: BaseException | None = None
@@ -275,6 +277,9 @@ class NodeSession:
                 f"({safe(str(error.get('class', 'Error')))}: {_message(error)})."
             )
         self.protocol_version = str(record.get("protocol_version") or "")
+        info = record.get("server_info")
+        if isinstance(info, dict):
+            self.server_info = f"{info.get('name') or ''} {info.get('version') or ''}".strip()
         self.library = f"@modelcontextprotocol/sdk {record.get('sdk')} (node {record.get('node')})"
         try:
             listing = self._request({"op": "list_tools"}, self._timeout, bound)
