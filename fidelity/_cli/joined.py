@@ -9,7 +9,7 @@ given, with no timestamps.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
@@ -62,11 +62,10 @@ def write_cards(
     its own; the first failure is raised after."""
     from fidelity._cli.junit import write_junit
     from fidelity._cli.probe.outputs import write_each
-    from fidelity._report.block import replace_block
+    from fidelity._report import document
     from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
-    from fidelity._report.results import read_limited, write_atomic
 
-    steps = []
+    steps: list[Callable[[], object]] = []
     if json_path is not None:
         collection = {
             "schema_version": SCHEMA_VERSION,
@@ -74,17 +73,15 @@ def write_cards(
             "cards": [c.to_dict() for c in cards],
             "failed": [{"server": server, "error": sentence} for server, sentence in failed],
         }
-        steps.append(lambda: write_atomic(json_path, dump(collection), "--json"))
+        steps.append(lambda: document.write(json_path, dump(collection), "--json"))
     if card_path is not None:
 
-        def document() -> None:
-            assert card_path is not None
-            text = read_limited(card_path, "--card", limit=64 * 1024 * 1024, missing=b"")
+        def edit(text: bytes) -> bytes:
             for card in cards:
-                text = replace_block(text, card.name, card.to_markdown())
-            write_atomic(card_path, text, "--card")
+                text = document.replace(text, card.name, card.to_markdown())
+            return text
 
-        steps.append(document)
+        steps.append(lambda: document.update(card_path, edit, "--card"))
     if junit_path is not None:
         failures = [(server, FAILED_CASE, sentence) for server, sentence in failed]
         steps.append(lambda: write_junit(junit_path, cards, failures))

@@ -62,6 +62,6 @@ def write_junit(
     path: str, cards: Iterable[Card], failed: Sequence[tuple[str, str, str]] = ()
 ) -> None:
     """Write the JUnit XML of ``cards`` to ``path``, atomically."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report import document
 
-    write_atomic(path, render_junit(suites_of(cards, failed)), "--junit")
+    document.write(path, render_junit(suites_of(cards, failed)), "--junit")
