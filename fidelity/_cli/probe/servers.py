@@ -217,6 +217,7 @@ def execute_config(args: argparse.Namespace) -> int:
     write_cards(
         cards, json_path=args.json, card_path=args.card, junit_path=args.junit, failed=failed
     )
-    codes = [code for code, _, _ in done.values()]
-    worst = max(codes, default=0)
-    return int(worst) if worst in {c.value for c in ExitCode} else int(ExitCode.TARGET)
+    # A child ended by a signal (a negative code) or by an unknown code broke: exit 3.
+    known = {c.value for c in ExitCode}
+    codes = [code if code in known else ExitCode.TARGET for code, _, _ in done.values()]
+    return int(max(codes, default=ExitCode.OK))
