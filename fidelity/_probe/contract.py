@@ -258,6 +258,7 @@ def stamp(observation: Observation, payload: Payload) -> Observation:
         payload_id=payload.id,
         families=payload.families,
         effect=obs.effect,
+        silent=obs.silent,
     )
 
 

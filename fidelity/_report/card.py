@@ -265,6 +265,16 @@ class Card:
 
         return hints(self.found())
 
+    def notes(self) -> tuple[str, ...]:
+        """Sentences beside the map: the payloads whose edit did not apply although the
+        tool answered without an error flag (``silent`` rejections), if any."""
+        from fidelity._report.silent import silent_note
+
+        setup = self.facts.setup
+        tool = setup.tool if setup is not None and setup.tool else self.name.split(".")[0]
+        note = silent_note(tool, self.observations)
+        return (note,) if note else ()
+
     def describe(self) -> str:
         """What happens to this parameter, in a few plain sentences for a model (to
         paste into the tool's description): the rewrites it goes through and the
@@ -285,11 +295,17 @@ class Card:
     def _describe(self, found: tuple[Rewrite, ...]) -> str:
         from fidelity._report.describe import describe, refused_families
         from fidelity._report.outcomes import family_key
+        from fidelity._report.silent import unapplied_families
 
         setup = self.facts.setup
         name = setup.param if setup is not None and setup.param else self.name
-        refused = refused_families((o.families, o.status) for o in self.observations)
-        return describe(name, found, sorted(refused, key=family_key))
+        refused = refused_families(
+            (o.families, "silent" if o.silent else o.status) for o in self.observations
+        )
+        unapplied = unapplied_families(self.observations)
+        return describe(
+            name, found, sorted(refused, key=family_key), sorted(unapplied, key=family_key)
+        )
 
     # -- JSON ----------------------------------------------------------------------
 
@@ -356,7 +372,9 @@ class Card:
         """A standalone HTML report of this card."""
         from fidelity._report.html.card import render_html
 
-        html: str = render_html(self.name, self.facts, self.rows, self.observations, self.hints())
+        html: str = render_html(
+            self.name, self.facts, self.rows, self.observations, self.hints(), notes=self.notes()
+        )
         return html
 
     def to_markdown(self) -> str:
@@ -364,7 +382,7 @@ class Card:
         rewrite, and the facts."""
         from fidelity._report.markdown import render_markdown
 
-        text = render_markdown(self.name, self.rows, self.facts, self.hints())
+        text = render_markdown(self.name, self.rows, self.facts, self.hints(), self.notes())
         if self.clients is None:
             return text
         from fidelity._report.client_map import client_markdown

@@ -315,6 +315,7 @@ class CardObservation:
     parts: tuple[CardObservation, ...] = ()
     client_side: bool = False
     effect: str = ""
+    silent: bool = False
 
     @classmethod
     def of(cls, obs: Observation) -> CardObservation:
@@ -336,13 +337,14 @@ class CardObservation:
             parts=tuple(cls.of(p) for p in obs.parts),
             client_side=obs.client_side,
             effect=obs.effect,
+            silent=obs.silent,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``.
 
-        ``client_side`` and ``effect`` are written only when set, so a card without them
-        reads as it always did.
+        ``client_side``, ``effect`` and ``silent`` are written only when set, so a card
+        without them reads as it always did.
         """
         out: dict[str, Any] = {
             "payload_id": self.payload_id,
@@ -364,6 +366,8 @@ class CardObservation:
             out["client_side"] = True
         if self.effect:
             out["effect"] = self.effect
+        if self.silent:
+            out["silent"] = True
         return out
 
     def _ref(self, value: CardValue | None) -> dict[str, Any] | str | None:
@@ -411,6 +415,7 @@ class CardObservation:
             parts=tuple(cls.from_dict(p) for p in list_field(d, "parts")),
             client_side=_flag(d, "client_side"),
             effect=_effect(d),
+            silent=_flag(d, "silent"),
         )
 
 

@@ -18,11 +18,10 @@ __all__ = ["guard_transport", "streamable_http"]
 
 @contextlib.asynccontextmanager
 async def streamable_http(url: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[Any]:
-    """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit,
-    sending ``headers`` with every request.
+    """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
 
     Entered in the session's task (where the limit is known); without a limit it is
-    the SDK's transport as it comes.
+    the SDK's transport as it comes. ``headers`` go with every request.
     """
     from mcp.client.streamable_http import streamable_http_client
 
@@ -33,11 +32,11 @@ async def streamable_http(url: str, headers: Mapping[str, str] | None = None) ->
         if limit is None and not headers:
             streams = await stack.enter_async_context(streamable_http_client(url))
         elif limit is None:
-            import httpx2
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
-            plain = await stack.enter_async_context(httpx2.AsyncClient(headers=dict(headers or {})))
+            client = await stack.enter_async_context(create_mcp_http_client(dict(headers or {})))
             streams = await stack.enter_async_context(
-                streamable_http_client(url, http_client=plain)
+                streamable_http_client(url, http_client=client)
             )
         else:
             client = await stack.enter_async_context(bounded_http_client(limit, headers))

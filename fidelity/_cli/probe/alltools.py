@@ -128,9 +128,15 @@ def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, 
 def _subplan(
     plan: ProbePlan, param: ToolParam, args: dict[str, Any] | None, share: int | None
 ) -> ProbePlan:
-    """The single-tool plan of one parameter (its outputs are the whole run's)."""
+    """The single-tool plan of one parameter (its outputs are the whole run's); a
+    prompt's or a resource template's record is probed as ``--prompt``/``--resource``."""
+    from probes.frontend import PROMPT, route_of
+
+    route = route_of(param.tool)
     return dataclasses.replace(
         plan,
+        prompt=route.target if route is not None and route.kind == PROMPT else None,
+        resource=route.target if route is not None and route.kind != PROMPT else None,
         tool=param.tool.name,
         param=str(param.path),
         args=args,
@@ -281,7 +287,7 @@ def execute_all(plan: ProbePlan) -> int:
     from probes.frontend import inventory
 
     check_outputs(plan)
-    tools = _tools_of(plan)
+    tools = _tools_of(plan, reads=True)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the

@@ -22,17 +22,17 @@ from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
 __all__ = [
-    "HEADERS_VARIABLE",
+    "HEADER_VARIABLE",
     "MAX_CONFIG",
     "ConfigServer",
-    "headers_from_env",
     "read_config",
     "redact",
     "strip_jsonc",
 ]
 
-#: How a child run learns a Streamable HTTP server's headers (never on its command line).
-HEADERS_VARIABLE = "FIDELITY_MCP_HEADERS"
+#: The variables through which a child run gets a server's header values (its
+#: ``--header 'Name: ${FIDELITY_CONFIG_HEADER_0}'``): never on its command line.
+HEADER_VARIABLE = "FIDELITY_CONFIG_HEADER_"
 
 #: Largest configuration file read.
 MAX_CONFIG = 4 * 1024 * 1024
@@ -59,22 +59,6 @@ class ConfigServer:
         """The values every output hides: the env values and header values given."""
         values = {*self.env.values(), *self.headers.values()}
         return tuple(sorted((v for v in values if len(v) >= _SHORTEST_SECRET), key=len)[::-1])
-
-
-def headers_from_env() -> tuple[tuple[str, str], ...]:
-    """The headers ``--config`` gives a child run for its Streamable HTTP server."""
-    raw = os.environ.get(HEADERS_VARIABLE)
-    if not raw:
-        return ()
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = None
-    if not isinstance(value, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    ):
-        raise UsageError(f"{HEADERS_VARIABLE} must be a JSON object of strings.")
-    return tuple(sorted(value.items()))
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:

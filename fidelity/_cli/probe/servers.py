@@ -13,7 +13,6 @@ values) is ``***`` in every output. The exit code is the worst of the servers'.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.config import HEADERS_VARIABLE, ConfigServer, read_config, redact
+from fidelity._cli.probe.config import HEADER_VARIABLE, ConfigServer, read_config, redact
 from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
 
@@ -89,13 +88,15 @@ def _flags(args: argparse.Namespace) -> list[str]:
 def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -> _Child:
     part = work / f"part{index}.json"
     env = {**os.environ, **server.env}
-    env.pop(HEADERS_VARIABLE, None)
+    for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
+        del env[key]
     argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
     argv += [*flags, "--json", str(part)]
     if server.url is not None:
+        for i, (name, value) in enumerate(sorted(server.headers.items())):
+            env[f"{HEADER_VARIABLE}{i}"] = value
+            argv += ["--header", f"{name}: ${{{HEADER_VARIABLE}{i}}}"]
         argv.append(server.url)
-        if server.headers:
-            env[HEADERS_VARIABLE] = json.dumps(dict(server.headers))
     else:
         argv += ["--", *server.command]
     # Closed when read (_read), once the child ended.

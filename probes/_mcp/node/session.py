@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from fidelity._core.errors import TargetError
+from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError, UnparsableReply
 from probes._mcp.node.setup import NodeClient
@@ -146,6 +146,13 @@ def _rpc_error(message: str) -> RpcError | None:
         return None
     assert isinstance(error, dict)
     return RpcError(code, str(error.get("message", "")))
+
+
+#: Why prompts and resource templates are not probed through the TypeScript client.
+_NO_PROMPTS = (
+    "prompts and resource templates are probed through the Python SDK only for now; "
+    "use client='python' or 'python-2026'."
+)
 
 
 class NodeSession:
@@ -453,6 +460,18 @@ class NodeSession:
         return _result(
             self._request({"op": "call_tool", "name": name, "arguments": arguments}, timeout, bound)
         )
+
+    def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
+        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
+        raise UsageError(_NO_PROMPTS)
+
+    def read_resource(self, uri: str, timeout: float, bound: float) -> Any:
+        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
+        raise UsageError(_NO_PROMPTS)
+
+    def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
+        """Not offered through the TypeScript driver yet: none."""
+        return [], []
 
     def ping(self, bound: float) -> None:
         """A health check (``tools/list``) within ``bound`` seconds; raises when it fails."""
