@@ -9,6 +9,7 @@ same bytes.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -88,7 +89,10 @@ def test_all_tools_a_case_per_parameter_and_the_joined_result_gives_the_same_byt
     assert result.returncode == 0, result.stderr
     check_schema(out.read_text(encoding="utf-8"))
     found = cases(out)
-    assert [name for _, name in found] == ["echo.message"]
+    names = [name for _, name in found]
+    # A case per parameter surveyed: echo's message, and the prompts' arguments.
+    assert "echo.message" in names
+    assert len(names) == len(set(names)) == len(json.loads(result_json.read_text())["cards"])
     again = fidelity("card", str(result_json), "--junit", str(joined))
     assert again.returncode == 0, again.stderr
     assert joined.read_bytes() == out.read_bytes()
