@@ -143,7 +143,7 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     assert "gzip-file-as-resource.name           needs --yes (annotated readOnlyHint: false)" in (
         result.stdout
     )
-    assert result.stdout.endswith("29 payloads to 1 tool parameter: 29 preserved.\n")
+    assert result.stdout.endswith("29 payloads to 1 tool parameter: 29 preserved; 1 parameter measured.\n")
 
 
 def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
@@ -160,7 +160,14 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
         "--args-for", f"gzip-file-as-resource={data}", "--json", str(out),
         "--", *TEE, str(calls), "--", *server, cwd=REPO, timeout=300,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    # Two parameters surveyed measured nothing: exit 3, naming them; echo's card is kept.
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        "fidelity: 2 of the 3 tool parameters surveyed measured nothing "
+        "(gzip-file-as-resource.name, simulate-research-query.topic); the lines above say "
+        "why, and the results of the others are kept.\n"
+    )
+    assert result.stdout.endswith("; 1 parameter measured, 2 measured nothing.\n")
     surveyed, skipped = _accounted(out)
     assert set(surveyed) | set(skipped) == set(strings)
     assert set(surveyed) == {"echo.message"}
@@ -315,7 +322,8 @@ def test_budget_is_spread_over_every_parameter(tmp_path: Path) -> None:
         assert {r["family"] for r in card["rows"]} == {"quotes", "bom"}
     assert len(called(calls)) == 15
     assert result.stdout.endswith(
-        "12 payloads to 3 tool parameters: 12 preserved; 57 not sent within --max-requests 15.\n"
+        "12 payloads to 3 tool parameters: 12 preserved; 57 not sent within --max-requests 15; "
+        "3 parameters measured.\n"
     )
     too_small = fidelity(
         "probe", "--mcp", "--all-tools", "--max-requests", "5",
@@ -434,7 +442,9 @@ def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path, signum: int, code:
     assert {o["status"] for o in card["observations"]} == {"preserved"}
 
 
-def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_path: Path) -> None:
+def test_a_parameter_that_measured_nothing_fails_the_run_and_keeps_its_card(
+    tmp_path: Path,
+) -> None:
     # server-memory's create_entities ignores an entity whose name exists: the minimal
     # arguments name every entity "", so no entityType after the calibration's lands.
     out = tmp_path / "r.json"
@@ -443,14 +453,17 @@ def test_a_parameter_that_measured_nothing_is_a_warning_kept_in_its_card(tmp_pat
         "--", "env", f"MEMORY_FILE_PATH={tmp_path / 'graph.jsonl'}", npm_server("memory"),
         timeout=300,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr  # the other parameters measured
+    # Parameters that measured nothing fail the run; every card is kept.
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.startswith("fidelity: 11 of the 16 tool parameters surveyed measured ")
+    assert "5 parameters measured, 11 measured nothing." in result.stdout
     said = (
         "nothing was measured: none of the 17 payloads sent to the target came back (17 "
         "lost); the most common error (17 of 17): lost: the JSON text content has no "
-        "[0].entityType."
+        "[0].entityType; what came back: []."
     )
     warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
-    assert warnings == [f"warning: create_entities.entities[0].entityType: {said}"]
+    assert f"warning: create_entities.entities[0].entityType: {said}" in warnings
     cards = {c["name"]: c for c in json.loads(out.read_text())["cards"]}
     assert cards["create_entities.entities.0.entityType"]["facts"]["warnings"] == [said]
     assert "warnings" not in cards["create_entities.entities.0.name"]["facts"]

@@ -60,8 +60,10 @@ exit codes:
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
      quoted). Results gathered so far are kept.
-  With --all-tools: 3 when the server or a parameter's run broke, or no parameter
-  measured anything; a parameter that measured nothing is a warning.
+  With --all-tools: 3 when the server or a parameter's run broke, or any parameter
+  surveyed measured nothing (no read-back, arguments not made, every payload lost
+  or rejected; the others' results are kept); tools left out with --skip-tool or
+  --only-tool are not counted.
   With --clients: these rules hold for each client's run; one client that measured
   nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.
@@ -173,6 +175,32 @@ def register(sub: Any) -> None:
         "others are made from its schema; same placeholders)",
     )
     target.add_argument(
+        "--default",
+        action="append",
+        metavar="NAME=JSON",
+        help="with --all-tools: the argument NAME of every tool that has a parameter of that "
+        "name (repeat for several; {n}, {run}, {sandbox} in its strings)",
+    )
+    target.add_argument(
+        "--skip-tool",
+        action="append",
+        metavar="GLOB",
+        help="with --all-tools: never call the tools matching GLOB, in any role (repeat)",
+    )
+    target.add_argument(
+        "--only-tool",
+        action="append",
+        metavar="GLOB",
+        help="with --all-tools: call only the tools matching GLOB (repeat)",
+    )
+    target.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="MCP stdio: run the server in a fresh temporary directory (its working "
+        "directory, {sandbox} in the command and arguments) with its own HOME and TMPDIR "
+        "and a minimal environment, all removed afterwards",
+    )
+    target.add_argument(
         "--clients",
         metavar="LIST",
         help="MCP: run the same plan through each of these clients and show them side by "
@@ -235,17 +263,19 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
+    from fidelity._cli.probe.isolation import sandboxed
     from fidelity._cli.probe.plan import plan_from_args
 
     plan = plan_from_args(args)
-    if plan.all_tools and not plan.list_tools:
-        from fidelity._cli.probe.alltools import execute_all
+    with sandboxed(plan.sandbox):
+        if plan.all_tools and not plan.list_tools:
+            from fidelity._cli.probe.alltools import execute_all
 
-        return execute_all(plan)
-    if plan.clients and not (plan.list_tools or plan.dry_run):
-        from fidelity._cli.probe.clients import execute_clients
+            return execute_all(plan)
+        if plan.clients and not (plan.list_tools or plan.dry_run):
+            from fidelity._cli.probe.clients import execute_clients
 
-        return execute_clients(plan)
-    from fidelity._cli.probe.execute import execute
+            return execute_clients(plan)
+        from fidelity._cli.probe.execute import execute
 
-    return execute(plan)
+        return execute(plan)

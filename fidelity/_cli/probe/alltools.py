@@ -21,6 +21,7 @@ block of ``--card``, a section per tool in the ``--html`` page.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -47,7 +48,7 @@ from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
-from fidelity._run.verdict import Verdict, broke, judge
+from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.outcomes import FamilyOutcome
+    from probes import McpTool
     from probes.frontend import Inventory, ToolParam
 
 __all__ = ["execute_all"]
@@ -113,16 +115,47 @@ def _escaped(value: Any) -> Any:
     return value
 
 
-def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The argument template of ``param``'s tool: ``None`` (made from the schema by the
-    probe, as for one tool), or with ``--args-for`` the made ones with the pinned ones
-    over them."""
-    if pinned is None:
-        return None
+def _arguments(
+    param: ToolParam, pinned: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The argument template of ``param``'s tool: the other arguments made from its
+    schema (their free-form names unique to each payload of this parameter, so no
+    parameter reads what an earlier one stored), the ``--default`` ones its tool has,
+    and its ``--args-for`` pins over them."""
     from probes.frontend import other_arguments
 
-    made = other_arguments(param.tool, param.path, plain_arguments)
-    return {**_escaped(made), **pinned}
+    made = _unique(param, _escaped(other_arguments(param.tool, param.path, plain_arguments)))
+    props = param.tool.input_schema.get("properties")
+    top = param.path.segments[0] if param.path.segments else None
+    shared = {
+        k: v for k, v in defaults.items() if isinstance(props, Mapping) and k in props and k != top
+    }
+    return {**made, **shared, **(pinned or {})}
+
+
+#: A made name: unique to the run's parameter ({run}) and payload ({n}).
+_UNIQUE = "fidelity-{run}-{n}"
+_CONSTRAINTS = ("enum", "const", "format", "pattern", "contentEncoding", "contentMediaType")
+
+
+def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
+    """``made`` with each top-level free-form string (a name, a key, a path) replaced by
+    one unique to the parameter's run and payload."""
+    props = param.tool.input_schema.get("properties")
+    if not isinstance(props, Mapping):
+        return made
+    top = param.path.segments[0] if param.path.segments else None
+    out = dict(made)
+    for key, value in made.items():
+        schema = props.get(key)
+        if key == top or not isinstance(value, str) or not isinstance(schema, Mapping):
+            continue
+        if schema.get("type") != "string" or any(c in schema for c in _CONSTRAINTS):
+            continue
+        limit = schema.get("maxLength", 64)
+        if isinstance(limit, int) and limit >= len("fidelity-00000000-000"):
+            out[key] = _UNIQUE
+    return out
 
 
 def _subplan(
@@ -160,7 +193,7 @@ def _survey_param(
     """Run one parameter as the single-tool form would; never raises for the
     parameter's own failures (they are its ``ParamRun``)."""
     try:
-        args = _arguments(param, pinned)
+        args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
     sub = _subplan(plan, param, args, share)
@@ -271,6 +304,34 @@ def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, An
     return pinned
 
 
+def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inventory:
+    """The inventory with the parameters the user left out marked so: those of the tools
+    ``--skip-tool``/``--only-tool`` leave out (never called), and those ``--default``
+    gives; a glob that matches no tool is a usage error."""
+    from fidelity._cli.probe.isolation import left_out
+
+    names = [t.name for t in tools]
+    for option, globs in (("--skip-tool", plan.skip_tools), ("--only-tool", plan.only_tools)):
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+                raise UsageError(
+                    f"{option} {safe(glob)!r} matches none of this MCP server's tools: "
+                    f"{', '.join(safe(n) for n in sorted(names))}."
+                )
+    params = []
+    given = {name for name, _ in plan.defaults}
+    for p in inv.params:
+        why = left_out(p.tool.name, plan.skip_tools, plan.only_tools)
+        top = p.path.segments[0] if p.path.segments else None
+        if not why and top in given:
+            why = f"given by --default {top}"
+        params.append(dataclasses.replace(p, skipped=f"left out ({why})") if why else p)
+    without = tuple(
+        t for t in inv.without_strings if not left_out(t.name, plan.skip_tools, plan.only_tools)
+    )
+    return dataclasses.replace(inv, params=tuple(params), without_strings=without)
+
+
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
     from fidelity._cli.probe.listing import _tools_of
@@ -279,7 +340,7 @@ def execute_all(plan: ProbePlan) -> int:
 
     check_outputs(plan)
     tools = _tools_of(plan)
-    inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
+    inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
     # first call.
@@ -482,8 +543,17 @@ def _exit_code(inv: Inventory, runs: Sequence[ParamRun]) -> int:
             f"{len(failures)} of the {len(runs)} tool parameters run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
+    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs))
+    if nothing:
+        raise TargetError(nothing)
     unexpected = set().union(*(r.unexpected for r in surveyed))
     return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+
+
+def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
+    """The parameters run that measured nothing: no read-back, arguments that could
+    not be made, or every payload lost or rejected (a run that broke is counted apart)."""
+    return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
 def _none_surveyed(inv: Inventory) -> str:
@@ -518,6 +588,9 @@ def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Paylo
     unsent = sum(max(0, r.planned - len(r.observations)) for r in surveyed if not r.failure)
     if plan.max_requests is not None and unsent:
         line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
+    empty = len(_unmeasured(runs))
+    measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
+    line += f"; {measured_counts(measured, empty)}"
     return safe(line) + "."
 
 
