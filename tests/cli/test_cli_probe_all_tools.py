@@ -143,7 +143,9 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     assert "gzip-file-as-resource.name           needs --yes (annotated readOnlyHint: false)" in (
         result.stdout
     )
-    assert result.stdout.endswith("29 payloads to 1 tool parameter: 29 preserved; 1 parameter measured.\n")
+    assert result.stdout.endswith(
+        "29 payloads to 1 tool parameter: 29 preserved; 1 parameter measured.\n"
+    )
 
 
 def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
