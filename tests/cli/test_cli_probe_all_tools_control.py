@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -158,3 +159,28 @@ def test_a_sandboxed_run_leaves_nothing_behind(tmp_path: Path, temp: Path) -> No
     assert not Path(root).exists()
     assert list(work.iterdir()) == []
     assert list(temp.iterdir()) == []
+
+
+def test_a_write_tool_is_read_back_through_its_paired_read_tool(tmp_path: Path) -> None:
+    # save_note answers "saved" only: read_note(name) reads the note back, and the
+    # stored rewrite (quotes straightened on save) is named.
+    result, document = _run(tmp_path, "--skip-tool", "wipe")
+    assert "paired: save_note.text read back with read_note(name)" in result.stdout
+    assert document["paired"] == ["save_note.text read back with read_note(name)"]
+    cards = {c["name"]: c for c in document["cards"]}
+    card = cards["save_note.text"]
+    assert card["facts"]["setup"]["read_tool"] == "read_note"
+    kinds = {k for o in card["observations"] for k in o.get("kinds", [])}
+    assert "quote.straighten" in kinds
+    # The truth on disk: each payload in a note of its own name, its quotes straightened.
+    notes = sorted((tmp_path / "work" / "notes").iterdir())
+    runs = Counter(n.name.split("-")[1] for n in notes if n.name.startswith("fidelity-"))
+    # The paired run: the calibration's note and one per payload, under its own run id.
+    assert 1 + len(card["observations"]) in runs.values()
+    texts = [n.read_text(encoding="utf-8", errors="surrogatepass") for n in notes]
+    assert not any("\u201c" in t or "\u2019" in t for t in texts)
+    # save_note.name has no read tool taking save_note's other argument: said why.
+    reasons = _not_surveyed(document)
+    assert reasons["save_note.name"].endswith(
+        "; no read tool paired (no read-only tool takes save_note's arguments (text))"
+    )

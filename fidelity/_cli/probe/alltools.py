@@ -86,6 +86,7 @@ class ParamRun:
     failure: str = ""
     nothing: str = ""
     note: str = ""
+    paired: str = ""
     planned: int = 0
     requests: int = 0
     fatal: bool = False
@@ -183,20 +184,58 @@ def _subplan(
 # -- one parameter ------------------------------------------------------------------
 
 
+#: How a calibration that found no echo begins (then a read tool is looked for).
+_NO_ECHO = "no read-back: the calibration value did not come back"
+
+
 def _survey_param(
     plan: ProbePlan,
     param: ToolParam,
     pinned: Mapping[str, Any] | None,
     payloads: Sequence[Payload],
     share: int | None,
+    *,
+    readers: Sequence[McpTool] = (),
 ) -> ParamRun:
     """Run one parameter as the single-tool form would; never raises for the
-    parameter's own failures (they are its ``ParamRun``)."""
+    parameter's own failures (they are its ``ParamRun``). A parameter that does not
+    come back is read back with a paired read-only tool among ``readers``, if one
+    proves itself (:mod:`fidelity._cli.probe.pairing`)."""
     try:
         args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
     sub = _subplan(plan, param, args, share)
+    run = _survey_sub(sub, param, payloads)
+    if not run.skipped.startswith(_NO_ECHO):
+        return run
+    from fidelity._cli.probe.pairing import read_pairs
+
+    top = param.path.segments[0] if param.path.segments else None
+    pairs, why = read_pairs(param.tool, top, args, readers)
+    tried: list[str] = []
+    spent = run.requests
+    for pair in pairs:
+        left = None if share is None else share - spent
+        if left is not None and left < _LEAST:
+            tried.append(f"{pair.tool}: not tried within --max-requests")
+            break
+        paired = dataclasses.replace(
+            sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
+        )
+        attempt = _survey_sub(paired, param, payloads)
+        spent += attempt.requests
+        if attempt.card is not None or attempt.fatal:
+            return dataclasses.replace(attempt, paired=pair.describe(param.name), requests=spent)
+        tried.append(f"{pair.tool}: {attempt.skipped.removeprefix('no read-back: ')}")
+    reason = "; ".join(tried) if tried else why
+    return dataclasses.replace(
+        run, skipped=f"{run.skipped}; no read tool paired ({reason})", requests=spent
+    )
+
+
+def _survey_sub(sub: ProbePlan, param: ToolParam, payloads: Sequence[Payload]) -> ParamRun:
+    """One parameter's run as ``sub`` plans it (open, calibrate, sweep, close)."""
     try:
         manager, probe = open_target(sub)
     except UsageError as exc:
@@ -334,6 +373,7 @@ def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inve
 
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
+    from fidelity._cli.probe.isolation import left_out
     from fidelity._cli.probe.listing import _tools_of
     from fidelity._cli.probe.outputs import check_outputs
     from probes.frontend import inventory
@@ -360,13 +400,19 @@ def execute_all(plan: ProbePlan) -> int:
         return _dry_run(plan, inv, payloads, pinned)
     runs: list[ParamRun] = []
     spent = 0
+    # A tool left out is never called, as a read-back either.
+    readers = [
+        t for t in tools if t.read_only and not left_out(t.name, plan.skip_tools, plan.only_tools)
+    ]
     try:
         for i, param in enumerate(surveyed):
             share = None
             if plan.max_requests is not None:
                 # What is left, spread over the parameters still to come.
                 share = (plan.max_requests - spent) // (len(surveyed) - i)
-            run = _survey_param(plan, param, pinned.get(param.tool.name), payloads, share)
+            run = _survey_param(
+                plan, param, pinned.get(param.tool.name), payloads, share, readers=readers
+            )
             spent += run.requests
             runs.append(run)
             _write_json(plan, inv, runs, complete=False)
@@ -405,6 +451,7 @@ def _collection(inv: Inventory, runs: Sequence[ParamRun], *, complete: bool) -> 
         "cards": [c.to_dict() for c in cards],
         "not_surveyed": skipped,
         "not_reached": [p.name for p in inv.surveyed if p.name not in done],
+        "paired": [r.paired for r in runs if r.paired],
         "tools_without_string_parameters": [t.name for t in inv.without_strings],
         "complete": complete,
     }
@@ -470,6 +517,7 @@ def _verdict(
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
     lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs)]
+    lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
     for run in surveyed:
         if run.card is not None:
             lines += [
