@@ -23,19 +23,24 @@ if TYPE_CHECKING:
     from probes._mcp.node.setup import install_needed, typescript_client
     from probes._mcp.paths import ParamPath
     from probes._mcp.probe import CalibrationFailed
+    from probes._mcp.prompts import PROMPT, Route, route_of
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tools import consent_reason
+    from probes._payload.expect import Expectation
     from probes._payload.placeholders import TextTemplate
 
 __all__ = [
     "DEFAULT_MAX_REPLY",
     "MIN_MAX_REPLY",
+    "PROMPT",
     "ArgumentTemplate",
     "CalibrationFailed",
+    "Expectation",
     "Inventory",
     "ParamPath",
+    "Route",
     "TextTemplate",
     "ToolParam",
     "builtin_targets",
@@ -47,6 +52,7 @@ __all__ = [
     "parse_http_read",
     "parse_http_send",
     "parse_mcp_read",
+    "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
     "typescript_client",
@@ -60,9 +66,11 @@ _MODULES = {
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
     "probes._mcp.paths": ("ParamPath",),
     "probes._mcp.probe": ("CalibrationFailed",),
+    "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
     "probes._mcp.template": ("ArgumentTemplate",),
     "probes._mcp.tools": ("consent_reason",),
+    "probes._payload.expect": ("Expectation",),
     "probes._payload.placeholders": ("TextTemplate",),
 }
 

@@ -43,7 +43,9 @@ class ProbeSetup:
     calibration call rather than given). ``allow_destructive``: the run called tools
     that are not annotated read-only, with the caller's consent (``--yes``).
     ``clients``: the MCP client libraries the same plan went through, in order
-    (``--clients``; empty when the probe's own client was used).
+    (``--clients``; empty when the probe's own client was used). ``expect``: what the
+    read-back had to equal when not the payload itself (``{payload}{mark}`` for an
+    edit that must apply; empty for the default ``{payload}``).
     """
 
     transport: str
@@ -63,6 +65,7 @@ class ProbeSetup:
     id_from: str = ""
     allow_destructive: bool = False
     clients: tuple[str, ...] = ()
+    expect: str = ""
 
     def __post_init__(self) -> None:
         for key in ("args", "read_args"):
@@ -71,7 +74,10 @@ class ProbeSetup:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: empty fields left out, templates as JSON values."""
         out: dict[str, Any] = {"transport": self.transport, "target": self.target}
-        for key in ("tool", "param", "read", "read_tool", "method", "send", "read_url", "id_from"):
+        for key in (
+            "tool", "param", "read", "read_tool", "method", "send", "read_url", "id_from",
+            "expect",
+        ):  # fmt: skip
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -96,7 +102,7 @@ class ProbeSetup:
         text: dict[str, str] = {}
         for key in (
             "transport", "target", "tool", "param", "read", "read_tool", "method", "send",
-            "read_url", "id_from",
+            "read_url", "id_from", "expect",
         ):  # fmt: skip
             value = raw.get(key, "")
             if not isinstance(value, str):
@@ -147,6 +153,7 @@ class ProbeSetup:
             id_from=text["id_from"],
             allow_destructive=flags["allow_destructive"],
             clients=tuple(clients),
+            expect=text["expect"],
         )
 
     def command(self) -> tuple[str, ...]:
@@ -159,6 +166,7 @@ class ProbeSetup:
                 ("--read-url", self.read_url),
                 ("--id-from", self.id_from),
                 ("--read", self.read),
+                ("--expect", self.expect),
             ):
                 if value:
                     args += [option, value]
@@ -167,7 +175,10 @@ class ProbeSetup:
             args += ["--mcp", self.target]
         else:
             args.append("--mcp")
-        if self.tool:
+        kind, _, name = self.tool.partition(":")
+        if kind in ("prompt", "resource") and name:
+            args += [f"--{kind}", name]
+        elif self.tool:
             args += ["--tool", self.tool]
         if self.param:
             args += ["--param", self.param]
@@ -181,6 +192,8 @@ class ProbeSetup:
             args += ["--read-args", self.read_args]
         if self.read:
             args += ["--read", self.read]
+        if self.expect:
+            args += ["--expect", self.expect]
         if self.allow_destructive:
             args.append("--yes")
         if self.clients:

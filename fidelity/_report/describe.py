@@ -256,10 +256,17 @@ def refused_families(observations: Iterable[tuple[Sequence[str], str]]) -> tuple
     return tuple(f for f, found in statuses.items() if found == {"rejected"})
 
 
-def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()) -> str:
-    """The sentences for a parameter named ``name``: what its ``rewrites`` do, then the
-    hazard families whose every payload it ``refused`` (``surrogates`` is left out: a
-    model cannot write a lone surrogate). ``""`` when nothing happens to it.
+def describe(
+    name: str,
+    rewrites: Iterable[Rewrite],
+    refused: Iterable[str] = (),
+    unapplied: Iterable[str] = (),
+) -> str:
+    """The sentences for a parameter named ``name``: the hazard families whose edits
+    were not applied although the tool reported no error (``unapplied``), what its
+    ``rewrites`` do, then the hazard families whose every payload it ``refused``
+    (``surrogates`` is left out: a model cannot write a lone surrogate). ``""`` when
+    nothing happens to it.
 
     Sentences are added in order while they fit in :data:`LIMIT` characters, at most
     four; the refusals come last and list as many families as fit. When leaving the
@@ -267,9 +274,22 @@ def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()
     """
     found = tuple(rewrites)
     families = [f for f in dict.fromkeys(refused) if f != "surrogates"]
-    detailed = _fitted(name, _sentences(found), families)
-    compact = _fitted(name, _sentences(found, points=False), families)
+    silent = _unapplied([f for f in dict.fromkeys(unapplied) if f != "surrogates"])
+    detailed = _fitted(name, [*silent, *_sentences(found)], families)
+    compact = _fitted(name, [*silent, *_sentences(found, points=False)], families)
     return detailed[1] if detailed[0] >= compact[0] else compact[1]
+
+
+def _unapplied(families: Sequence[str]) -> list[str]:
+    """The sentence on edits that did not apply without an error (none: ``[]``)."""
+    phrases = [_REFUSED.get(f, f) for f in families]
+    if not phrases:
+        return []
+    listed = ", ".join(phrases[:-1]) + (" or " if len(phrases) > 1 else "") + phrases[-1]
+    return [
+        f"an edit of text with {listed} may not apply although the tool reports no error; "
+        "read the result back."
+    ]
 
 
 def _fitted(name: str, sentences: Sequence[str], families: Sequence[str]) -> tuple[int, str]:

@@ -30,6 +30,7 @@ _OPTIONS = {
     "send": "--send",
     "timeout": "--timeout",
     "clients": "--clients",
+    "expect": "--expect",
 }
 # An API argument as the probes quote it: ``name=`` right before its repr.
 _API_ARGUMENT = re.compile(r"\b(" + "|".join(_OPTIONS) + r"|url|target)=(?=['\"\[{(0-9-])")

@@ -10,15 +10,17 @@ import contextlib
 import re
 from typing import TYPE_CHECKING, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from probes._http.exchange import ExchangeFailure, Reply
 from probes._http.places import get_path, parse_read
 from probes._payload.locate import json_path_of, marker_of, text_pattern
+from probes._payload.placeholders import Filled
 
 if TYPE_CHECKING:
     import httpx
 
+    from probes._http.options import HttpOptions
     from probes._http.places import ReadSpec
     from probes._payload.placeholders import TextTemplate
 
@@ -29,6 +31,7 @@ class HttpProbe(Protocol):
     read: ReadSpec
     read_found: bool
     run_id: str
+    options: HttpOptions
     name: str
     _default_name: str
     reflector: bool | None
@@ -80,13 +83,15 @@ def calibrate(probe: HttpProbe) -> str:
                 f"payload) failed: {failure.error.rstrip('. ')}."
             ) from None
         reason = failure.error.rstrip(". ")
-        raise TargetError(f"the calibration request got no answer: {reason}.") from None
+        raise TargetError(f"the calibration request got no answer: {ended(reason)}") from None
     if reply.status >= 400:
         raise UsageError(
             f"the calibration request (the plain value {marker!r} in place of a payload) "
             f"was answered HTTP {reply.status}: {reply.excerpt()}; check the URL and send."
         )
-    spec = locate_read(reply, marker)
+    # The read-back holds what expect says (the marker, or text around it).
+    wanted = probe.options.expected.value(Filled(payload=marker, n=0, run=probe.run_id))
+    spec = locate_read(reply, wanted)
     if spec is None:
         raise UsageError(
             f"the calibration value {marker!r} did not come back in the response "

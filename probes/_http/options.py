@@ -17,6 +17,7 @@ import httpx
 from fidelity._core.errors import UsageError
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._payload.expect import Expectation
 from probes._payload.placeholders import TextTemplate
 
 __all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
@@ -30,7 +31,7 @@ _READ_URL_NAMES = ("id", "n", "run")
 class HttpOptions:
     """The options of :func:`probes.http` as given, checked, and what they resolve to.
 
-    The fields up to ``emit_charset`` are the options as given; the rest are worked
+    The fields up to ``expect`` are the options as given; the rest are worked
     out from them. Creating one with a bad option raises ``UsageError``.
     """
 
@@ -48,6 +49,7 @@ class HttpOptions:
     reflector: bool | None = None
     default_encoding: str = "utf-8"
     emit_charset: str | None = "utf-8"
+    expect: str | None = None
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -58,6 +60,7 @@ class HttpOptions:
     #: The reflector switch in force: never with ``read_url``.
     uses_reflector: bool | None = dataclasses.field(init=False)
     emit_url: str = dataclasses.field(init=False)
+    expected: Expectation = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         _check_url("url", self.url)
@@ -69,6 +72,13 @@ class HttpOptions:
         if self.rate is not None:
             _positive("rate", self.rate)
         _check_encoding(self.default_encoding)
+        expected = Expectation.parse(self.expect, where="expect")
+        if expected.uses_mark:
+            raise UsageError(
+                f"expect={self.expect!r} holds {{mark}}, but an HTTP probe sends the payload "
+                "alone, so nothing carries the mark; expect text around {payload} only."
+            )
+        self._resolve("expected", expected)
         self._check_placeholder()
         self._resolve("place", self._evidence_place())
         self._check_read_url()

@@ -74,12 +74,13 @@ class HttpProbe(Probe):
         reflector: bool | None = None,
         default_encoding: str = "utf-8",
         emit_charset: str | None = "utf-8",
+        expect: str | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
-            emit_charset=emit_charset,
+            emit_charset=emit_charset, expect=expect,
         )  # fmt: skip
         self.options = options
         self.url = url
@@ -95,6 +96,7 @@ class HttpProbe(Probe):
         self.rate = rate
         self.max_body = max_body
         self.headers = dict(headers or {})
+        self._server_header = ""
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
         self.place = options.place
@@ -278,7 +280,7 @@ class HttpProbe(Probe):
 
     def _exchange(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
-        return exchange(
+        reply = exchange(
             self._transport,
             request,
             pacer=self._pacer,
@@ -287,6 +289,17 @@ class HttpProbe(Probe):
             default_encoding=self.default_encoding,
             sent=self._count,
         )
+        if not self._server_header:
+            self._server_header = reply.response.headers.get("server", "")
+        return reply
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library and the target's ``Server`` header (when it sends one)."""
+        from importlib.metadata import version
+
+        found = {"library": f"httpx {version('httpx')}", "http_server": self._server_header}
+        return {k: v for k, v in found.items() if v}
 
     @staticmethod
     def _failed(text: str, failure: ExchangeFailure, **fields: Any) -> Observation:
@@ -362,7 +375,10 @@ class HttpProbe(Probe):
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
-        return self._read_observation(text, reply, wire=wire)
+        values = Filled(payload=text, n=n, run=self.run_id)
+        return read_observation(
+            self.read, text, reply, wire=wire, expected=self.options.expected, values=values
+        )
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
@@ -434,6 +450,7 @@ class HttpProbe(Probe):
             read_found=self.read_found,
             read_url=self.read_url or "",
             id_from=self.id_from or "",
+            expect="" if self.options.expected.is_default else self.options.expected.source,
         )
 
     def _read_observation(

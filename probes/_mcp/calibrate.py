@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
@@ -17,6 +17,7 @@ from probes._payload.locate import marker_of
 
 if TYPE_CHECKING:
     from probes._mcp.read import Reader
+    from probes._payload.expect import Expectation
     from probes._payload.placeholders import Filled
 
 
@@ -27,6 +28,7 @@ class McpProbe(Protocol):
     read_found: bool
     read_tool: str | None
     run_id: str
+    expected: Expectation
     _split: bool
 
     def open(self) -> object: ...
@@ -58,7 +60,8 @@ def calibrate(probe: McpProbe) -> str:
         probe.reader = parse_read("text")
         return probe.reader.spec
     marker = marker_of(probe.run_id)
-    result = probe._chain(marker, probe._values(marker, 0))
+    values = probe._values(marker, 0)
+    result = probe._chain(marker, values)
     if isinstance(result, Observation):
         reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
         if result.status in (Status.REJECTED, Status.LOST) or (
@@ -70,13 +73,16 @@ def calibrate(probe: McpProbe) -> str:
                 "comes back with read='WHERE'.",
                 answer=f"the calibration call failed: {reason}",
             )
-        raise TargetError(f"the calibration call got no answer: {reason}.")
-    spec = locate(result, marker)
+        raise TargetError(f"the calibration call got no answer: {ended(reason)}")
+    # The read-back holds what the calls must leave (the marker, or the marker and its
+    # mark after an edit that must apply).
+    wanted = probe.expected.value(values)
+    spec = locate(result, wanted)
     if spec is None:
         source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"
         answered = result_text(result, 160) or no_text(result)
         raise CalibrationFailed(
-            f"the calibration value {marker!r} did not come back in what {source} "
+            f"the calibration value {wanted!r} did not come back in what {source} "
             f"answered ({answered}); name where "
             "it comes back with read='WHERE', or read it back with read_tool='NAME'.",
             answer=f"the calibration value did not come back; {source} answered: {answered}",

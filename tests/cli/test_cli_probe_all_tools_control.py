@@ -151,7 +151,7 @@ def test_a_sandboxed_run_leaves_nothing_behind(tmp_path: Path, temp: Path) -> No
     assert sandbox.endswith("/work")
     root = sandbox[: -len("/work")]
     # (the answer is quoted shortened: what is shown must be the start of the truth)
-    shown = answer.split(f"{sandbox} ", 1)[1].removesuffix("...")
+    shown = answer.split(f"{sandbox} ", 1)[1].split("...", 1)[0]
     assert shown.startswith(f"(HOME {root}/home, TMPDIR {temp}")
     assert f"(HOME {root}/home, TMPDIR {root}/tmp)".startswith(shown)
     # ...and it is gone, with the notes and the sentinel written there; nothing was

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 from pathlib import Path
 
 import pytest
@@ -183,6 +184,8 @@ def test_card_describe_prints_the_sentence_for_the_model(committed: Path) -> Non
     )
     document = json.loads((committed.parent / "edit.json").read_text())
     assert document["describe"] == result.stdout.rstrip("\n")
+    # Where it was measured, briefly, on stderr (stdout is what goes to the model).
+    assert f"measured on Python {platform.python_version()} (" in result.stderr
 
 
 def test_card_describe_of_a_faithful_parameter_prints_nothing(tmp_path: Path) -> None:

@@ -38,12 +38,12 @@ def _examples() -> list[str]:
 
 def test_the_help_has_the_examples_this_test_runs() -> None:
     examples = _examples()
-    assert len(examples) == 6
+    assert len(examples) == 7
     assert examples[0] == "fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything"
     assert all("fidelity probe " in e for e in examples)
 
 
-@pytest.mark.parametrize("index", range(6))
+@pytest.mark.parametrize("index", range(7))
 def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
     need_module("mcp")
     need_module("starlette")

@@ -39,6 +39,7 @@ def test_a_card_without_a_setup_writes_what_it_wrote_before() -> None:
     facts = json.loads(card.to_json())["facts"]
     assert set(facts) == {
         "version", "date", "chain", "catalogue_size", "examples", "seed", "allow", "complete",
+        "environment",
     }  # fmt: skip
     assert "Probed with" not in card.to_markdown()
     assert Card.from_json(card.to_json()) == card

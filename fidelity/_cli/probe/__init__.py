@@ -14,10 +14,14 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url):
-  "{payload}"  a string value that is exactly this becomes the payload
+placeholders (in --args, --read-args, --before, --read-url, --expect):
+  "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
+               inside a longer string only with --expect, which says what to read back)
   {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
   {run}        an id unique to the run;  {{ and }} are literal braces
+  {mark}       a plain-ASCII token unique to the payload: an edit that must apply writes
+               it, and a read-back without it is rejected (silent: no error flag, but
+               the edit did not apply; the tool's answer is quoted)
 
 tools are called without --yes only when the server annotates them readOnlyHint: true;
 annotations are the server's hints, not guarantees: point the run at disposable data.
@@ -26,11 +30,13 @@ examples (npx fetches each server unless it is installed where you run the comma
   # the echo tool: its argument (message) and where the value comes back are found
   fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything
 
-  # an identity edit (oldText = newText = the payload) of a seed file, read back
+  # an edit that must apply: seed a file with the payload, edit it to payload + mark,
+  # read it back; an edit that answers "no match" without an error flag is caught
   mkdir -p /tmp/fidelity-root && fidelity probe --mcp --yes --tool edit_file \\
     --before 'write_file={"path": "/tmp/fidelity-root/f{n}.txt", "content": "{payload}"}' \\
-    --args '{"path": "/tmp/fidelity-root/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}"}]}' \\
+    --args '{"path": "/tmp/fidelity-root/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}{mark}"}]}' \\
     --read-tool read_text_file --read-args '{"path": "/tmp/fidelity-root/f{n}.txt"}' \\
+    --expect '{payload}{mark}' \\
     --families newlines,whitespace -- npx -y @modelcontextprotocol/server-filesystem /tmp/fidelity-root
 
   # a payload deep in the arguments, read back from the JSON text open_nodes answers
@@ -42,6 +48,10 @@ examples (npx fetches each server unless it is installed where you run the comma
   # write-then-read over HTTP: an endpoint whose POST answers {"id": ...}
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
+
+  # a prompt's argument, read back from the messages prompts/get answers
+  fidelity probe --mcp --prompt args-prompt --param city \\
+    -- npx -y @modelcontextprotocol/server-everything
 
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
@@ -108,6 +118,18 @@ def register(sub: Any) -> None:
     )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
     target.add_argument(
+        "--prompt",
+        metavar="NAME",
+        help="MCP: probe a prompt instead of a tool: the payload is its argument --param "
+        "ARG, read back from prompts/get's messages (no side effect: no --yes needed)",
+    )
+    target.add_argument(
+        "--resource",
+        metavar="TEMPLATE",
+        help="MCP: probe a resource template (its URI template or name): the payload fills "
+        "its variable --param VAR, read back from resources/read (no --yes needed)",
+    )
+    target.add_argument(
         "--param",
         metavar="PATH",
         help="MCP: where the payload goes in the tool's arguments: a name or a path such as "
@@ -148,6 +170,13 @@ def register(sub: Any) -> None:
         "--read-args",
         metavar="JSON",
         help="MCP: arguments of --read-tool, a JSON object with placeholders",
+    )
+    target.add_argument(
+        "--expect",
+        metavar="TEMPLATE",
+        help="what the read-back must equal after the calls (default {payload}); with "
+        "{mark}, a read-back without the payload's mark means the edit did not apply: "
+        "that payload is rejected (silent), the tool's answer quoted",
     )
     target.add_argument(
         "--read-url",

@@ -162,9 +162,15 @@ def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
 def _subplan(
     plan: ProbePlan, param: ToolParam, args: dict[str, Any] | None, share: int | None
 ) -> ProbePlan:
-    """The single-tool plan of one parameter (its outputs are the whole run's)."""
+    """The single-tool plan of one parameter (its outputs are the whole run's); a
+    prompt's or a resource template's record is probed as ``--prompt``/``--resource``."""
+    from probes.frontend import PROMPT, route_of
+
+    route = route_of(param.tool)
     return dataclasses.replace(
         plan,
+        prompt=route.target if route is not None and route.kind == PROMPT else None,
+        resource=route.target if route is not None and route.kind != PROMPT else None,
         tool=param.tool.name,
         param=str(param.path),
         args=args,
@@ -289,11 +295,13 @@ def _run_open(
             sub, probe, todo=todo, examples=examples, name=name, calibrated=True, seen=seen
         )
     except KeyboardInterrupt as signal:
-        cut = survey_of(sub, probe.name, seen, examples, name=name)
+        cut = survey_of(sub, probe.name, seen, examples, name=name, target=probe.environment)
         card = run_card(cut, probe.setup, complete=False)
         run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         raise _Interrupted(run, signal) from None
-    result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
+    result = swept.result or survey_of(
+        sub, probe.name, seen, examples, name=name, target=probe.environment
+    )
     # The verdict, once (a run the breaker stopped is not judged: it did not finish).
     verdict = None if swept.stopped else judge(result.observations, read=None, read_found=True)
     warnings = run_warnings(probe, verdict)
@@ -379,7 +387,7 @@ def execute_all(plan: ProbePlan) -> int:
     from probes.frontend import inventory
 
     check_outputs(plan)
-    tools = _tools_of(plan)
+    tools = _tools_of(plan, reads=True)
     inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
@@ -463,7 +471,7 @@ def _write_json(
 ) -> None:
     """Keep the JSON result file current after each parameter (not ``-``: stdout gets
     the final result only)."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     if plan.json is not None and plan.json != "-":
         write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
@@ -476,7 +484,7 @@ def _write_all_reports(
     each on its own (as the single-tool form does; a card of a run that did not
     complete never replaces a complete block); the first failure is raised after."""
     from fidelity._cli.probe.outputs import write_card, write_each
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     steps: list[Any] = []
     if plan.json is not None:

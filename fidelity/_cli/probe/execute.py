@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +69,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read_url": plan.read_url,
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
+            "expect": plan.expect,
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
@@ -96,6 +97,9 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         client=client,
         max_reply=plan.max_reply,
         **spawn_options(plan.sandbox),
+        expect=plan.expect,
+        prompt=plan.prompt,
+        resource=plan.resource,
     )
 
 
@@ -166,6 +170,7 @@ _NAME_CHARS = 1000
 
 
 _BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+_NOT_IN_BLOCK = re.compile(r"[^A-Za-z0-9._\-:/@+]")
 
 
 def readable_name(name: str) -> str:
@@ -173,6 +178,8 @@ def readable_name(name: str) -> str:
     is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
     in the characters a card block's marker allows), cut to 1000 characters, so that
     ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    if name.startswith("resource:"):  # a URI template: its braces and operators left out
+        name = _NOT_IN_BLOCK.sub("", name)
     shown = _BADGE.sub(r"U+\1", safe(name))
     if len(shown) <= _NAME_CHARS:
         return shown
@@ -191,6 +198,8 @@ def survey_of(
     observations: Sequence[Observation],
     examples: int = 0,
     name: str | None = None,
+    *,
+    target: Mapping[str, str] | None = None,
 ) -> Survey:
     from fidelity._survey.result import Survey
 
@@ -201,6 +210,7 @@ def survey_of(
         allow=plan.allow,
         seed=plan.seed if examples else None,
         examples=examples,
+        target=target,
     )
 
 
@@ -216,17 +226,24 @@ def summary_line(survey: Survey) -> str:
     client = sum(1 for o in survey.observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
+    silent = sum(1 for o in survey.observations if o.silent)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     return line
 
 
 def _print_map(
     plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
 ) -> None:
+    from fidelity._report.silent import silent_note
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        note_line = silent_note(plan.tool, survey.observations)
+        if note_line:
+            stream.write(note_line + "\n")
         stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = summary_line(survey)
     if survey.unexpected:
@@ -312,7 +329,7 @@ def _probe(
     setup = probe.setup
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return survey_of(plan, probe.name, seen, examples, name=name)
+        return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
     writer = None
     if plan.json is not None:

@@ -36,10 +36,10 @@ def _outputs(plan: ProbePlan) -> tuple[tuple[str, str], ...]:
 
 
 def _document(plan: ProbePlan) -> bytes:
-    from fidelity._report.results import read_limited
+    from fidelity._report import document
 
     assert plan.card is not None
-    return read_limited(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
+    return document.read(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
 
 
 def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[str] = ()) -> None:
@@ -50,44 +50,50 @@ def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[st
     ``more``: other block names the run writes (one per tool parameter), checked in
     the same reading of the document.
     """
-    from fidelity._report.block import find_block
-    from fidelity._report.results import writable
+    from fidelity._report import document
 
     for option, path in _outputs(plan):
-        writable(path, option)
+        document.writable(path, option)
     if plan.card is not None:
-        document = _document(plan)
-        try:
-            for block_name in (name or plan.name, *more):
-                find_block(document, block_name)
-        except UsageError as exc:
-            raise UsageError(f"--card {safe(plan.card)}: {exc}") from None
+        data = _document(plan)
+        for block_name in (name or plan.name, *more):
+            document.find(data, block_name, what=f"--card {safe(plan.card)}")
 
 
 def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._report.block import find_block, replace_block
+    """Write ``card``'s block in the --card document, under the document's lock (other
+    writers of the same document keep their blocks). A card of a run that did not
+    complete never replaces a complete block: a note says where the partial result is."""
+    from fidelity._report import document
     from fidelity._report.markdown import is_incomplete
-    from fidelity._report.results import write_atomic
 
     assert plan.card is not None
-    document = _document(plan)
-    if not card.complete:
-        block = find_block(document, card.name)
-        if block is not None and not is_incomplete(block.content):
-            if writer is None:
-                where = "was not kept (pass --json FILE to keep one)"
-            elif writer.to_stdout:
-                where = "is the JSON on standard output"
-            else:
-                where = f"is in {safe(plan.json or '')}"
-            print(
-                f"fidelity: note: the run did not complete, so the complete block "
-                f"{safe(card.name)} in {safe(plan.card)} was kept as it was; "
-                f"the partial result {where}.",
-                file=sys.stderr,
-            )
-            return
-    write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()), "--card")
+    kept = False
+
+    def edit(text: bytes) -> bytes | None:
+        nonlocal kept
+        if not card.complete:
+            block = document.find(text, card.name)
+            if block is not None and not is_incomplete(block.content):
+                kept = True
+                return None
+        return document.replace(text, card.name, card.to_markdown())
+
+    document.update(plan.card, edit, "--card", limit=MAX_CARD_DOCUMENT)
+    if not kept:
+        return
+    if writer is None:
+        where = "was not kept (pass --json FILE to keep one)"
+    elif writer.to_stdout:
+        where = "is the JSON on standard output"
+    else:
+        where = f"is in {safe(plan.json or '')}"
+    print(
+        f"fidelity: note: the run did not complete, so the complete block "
+        f"{safe(card.name)} in {safe(plan.card)} was kept as it was; "
+        f"the partial result {where}.",
+        file=sys.stderr,
+    )
 
 
 def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
@@ -95,7 +101,7 @@ def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
 
     Each is written even when another fails; the first failure is raised afterwards.
     """
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     steps: list[Callable[[], None]] = []
     if writer is not None:

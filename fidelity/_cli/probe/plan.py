@@ -20,6 +20,7 @@ from typing import Any
 from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
 from fidelity._cli.probe.templates import (
     check_all_tools,
+    check_expect,
     check_mcp_options,
     check_read_url,
     parse_json_object,
@@ -44,7 +45,7 @@ __all__ = [
     "plan_from_args",
 ]
 
-_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args")
+_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args", "prompt", "resource")
 _HTTP_ONLY = ("read_url", "id_from")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
@@ -109,6 +110,9 @@ class ProbePlan:
     only_tools: tuple[str, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
+    expect: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -311,6 +315,35 @@ def _check_option(args: argparse.Namespace) -> str | None:
     return check
 
 
+def _read_only_target(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """Check ``--prompt NAME`` and ``--resource TEMPLATE``: one of them, instead of a
+    tool, read in one request (no --before, no --read-tool, one client library)."""
+    prompt: str | None = getattr(args, "prompt", None)
+    resource: str | None = getattr(args, "resource", None)
+    if prompt is None and resource is None:
+        return None, None
+    given = "--prompt" if prompt is not None else "--resource"
+    if prompt is not None and resource is not None:
+        raise UsageError("give --prompt NAME or --resource TEMPLATE, not both.")
+    if not (prompt or resource):
+        raise UsageError(f"{given} needs a name.")
+    clash = [
+        o for o, v in (("--tool", args.tool), ("--before", args.before),
+                       ("--read-tool", args.read_tool)) if v is not None
+    ]  # fmt: skip
+    if clash:
+        raise UsageError(
+            f"{given} is probed instead of a tool, in one request with no side effect; "
+            f"leave out {', '.join(clash)}."
+        )
+    if args.clients is not None and "typescript" in args.clients:
+        raise UsageError(
+            "prompts and resource templates are probed through the Python SDK only for now; "
+            "leave typescript out of --clients."
+        )
+    return prompt, resource
+
+
 def _check_transport_options(args: argparse.Namespace, kind: TargetKind) -> None:
     """Options of the other transport are a usage error, in its words."""
     if kind is TargetKind.HTTP:
@@ -369,14 +402,18 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     read_arguments = with_sandbox(parse_json_object("--read-args", args.read_args), work)
     before = tuple((t, with_sandbox(a, work)) for t, a in map(parse_step, args.before or ()))
     args_for = tuple((t, with_sandbox(a, work)) for t, a in check_all_tools(args, kind, work))
+    expect: str | None = getattr(args, "expect", None)
     if kind is TargetKind.HTTP:
         check_read_url(args.read_url, args.id_from)
+        check_expect(expect)
     else:
-        check_mcp_options(args.param, arguments, before, read_arguments)
+        check_mcp_options(args.param, arguments, before, read_arguments, expect)
+    prompt, resource = _read_only_target(args)
+    tool = f"prompt:{prompt}" if prompt else f"resource:{resource}" if resource else args.tool
     return ProbePlan(
         kind=kind,
         target=target,
-        tool=args.tool or "echo",
+        tool=tool or "echo",
         param=args.param,
         args=arguments,
         send=args.send,
@@ -410,4 +447,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         only_tools=control.only_tools,
         defaults=control.defaults,
         sandbox=control.sandbox,
+        expect=expect,
+        prompt=prompt,
+        resource=resource,
     )
