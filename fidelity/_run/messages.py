@@ -30,6 +30,10 @@ _OPTIONS = {
     "send": "--send",
     "timeout": "--timeout",
     "clients": "--clients",
+    "body": "--body",
+    "headers": "--header",
+    "auth": "--auth",
+    "method": "--method",
     "expect": "--expect",
 }
 # An API argument as the probes quote it: ``name=`` right before its repr.

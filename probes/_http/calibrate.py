@@ -87,7 +87,7 @@ def calibrate(probe: HttpProbe) -> str:
     if reply.status >= 400:
         raise UsageError(
             f"the calibration request (the plain value {marker!r} in place of a payload) "
-            f"was answered HTTP {reply.status}: {reply.excerpt()}; check the URL and send."
+            f"was answered HTTP {reply.status} ({_advice(reply.status)}): {reply.excerpt()}."
         )
     # The read-back holds what expect says (the marker, or text around it).
     wanted = probe.options.expected.value(Filled(payload=marker, n=0, run=probe.run_id))
@@ -103,6 +103,20 @@ def calibrate(probe: HttpProbe) -> str:
     if probe.name == probe._default_name:  # a name set by the caller is kept
         probe.name = probe._default_name = probe._name()
     return spec
+
+
+def _advice(status: int) -> str:
+    """What to check after the calibration request was answered ``status``."""
+    if status in (401, 403):
+        return "the endpoint wants credentials: a header (--header) or basic auth (--auth)"
+    if status in (405, 404):
+        return "check the URL, the method (--method) and the send place"
+    if status in (400, 422):
+        return (
+            "check the send place, and give the other fields the endpoint requires in a "
+            "body template (--body)"
+        )
+    return "check the URL and send"
 
 
 def locate_read(reply: Reply, marker: str) -> str | None:

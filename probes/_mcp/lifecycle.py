@@ -268,7 +268,7 @@ class Sessions:
         )
         if isinstance(where, str):
             return Client(
-                guard_transport(streamable_http(where), close_within),
+                guard_transport(streamable_http(where, self.options.headers), close_within),
                 read_timeout_seconds=timeout,
                 mode=mode,
                 cache=None,

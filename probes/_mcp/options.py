@@ -34,7 +34,7 @@ _MAX_TIMEOUT = 3600
 class McpOptions:
     """The options of :func:`probes.mcp` as given, checked, and what they resolve to.
 
-    The fields up to ``resource`` are the options as given; the rest (``kind``,
+    The fields up to ``headers`` are the options as given; the rest (``kind``,
     ``where``, ``param_path``, ``template``, ``steps``, ``read_template``,
     ``reader``, ``python_mode``, ``expected``) are worked out from them. Creating one
     with a bad option raises ``UsageError``.
@@ -61,6 +61,8 @@ class McpOptions:
     expect: str | None = None
     prompt: str | None = None
     resource: str | None = None
+    #: Streamable HTTP: headers sent with every request (credentials, API keys).
+    headers: Mapping[str, str] | None = None
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)
@@ -74,6 +76,11 @@ class McpOptions:
     def __post_init__(self) -> None:
         kind = transport_of(self.target, self.transport)
         self._resolve("kind", kind)
+        if self.headers and kind == "stdio":
+            raise UsageError(
+                "headers= applies to MCP over Streamable HTTP; a stdio server takes its "
+                "secrets from env=."
+            )
         self._resolve("where", list(self.target) if kind == "stdio" else str(self.target))
         self._check_calls()
         self._check_session()

@@ -111,6 +111,7 @@ class McpProbe(Probe):
         expect: str | None = None,
         prompt: str | None = None,
         resource: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         if tool == "echo" and (prompt or resource):
             tool = f"prompt:{prompt}" if prompt else f"resource:{resource}"
@@ -120,6 +121,7 @@ class McpProbe(Probe):
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
             mode=mode, fill_args=fill_args, client=client, max_reply=max_reply, expect=expect,
             prompt=prompt, resource=resource,
+            headers=headers,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind
@@ -461,6 +463,7 @@ class McpProbe(Probe):
             read_args=self.read_template.to_json() if self.read_template is not None else "",
             allow_destructive=self.allow_destructive
             and any(consent_reason(info) for info, _ in plan.calls),
+            headers=tuple(str(k) for k in (self.options.headers or {})),
             expect="" if self.expected.is_default else self.expected.source,
         )
 
@@ -585,7 +588,8 @@ mcp = factory(
     client.
     ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
     a stdio line, an HTTP body or server-sent event); a longer one is not read
-    further, its call is ``broken`` and the server is let go.
+    further, its call is ``broken`` and the server is let go. ``headers`` (Streamable
+    HTTP, the Python clients) go with every request: credentials, API keys.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

@@ -172,7 +172,7 @@ def test_an_http_endpoint_checks_against_its_card(tmp_path: Path) -> None:
         assert first.returncode == 0, first.stderr
         again = fidelity("probe", url, "--families", "quotes,surrogates", "--check", str(doc))
     assert again.returncode == 0, again.stdout
-    assert again.stdout.endswith(f"{doc}, block http json:text: matches.\n")
+    assert again.stdout.endswith(f"{doc}, block POST /reflect json:text: matches.\n")
 
 
 def test_card_describe_prints_the_sentence_for_the_model(committed: Path) -> None:

@@ -89,10 +89,10 @@ def test_a_deep_param_without_args_fills_the_containers_from_the_schema(tmp_path
     assert calls == ["edit"] * 3
 
 
-def test_a_marker_that_does_not_come_back_is_exit_2(tmp_path: Path) -> None:
+def test_a_marker_that_does_not_come_back_is_exit_3(tmp_path: Path) -> None:
     # The hostile server's --mangle drops the second code point of what it gets.
     result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--mangle")
-    assert result.returncode == 2
+    assert result.returncode == 3  # a request was sent: a result, not a usage error
     line = one_sentence(result)
     assert "the calibration value 'fidelity-marker-" in line
     assert "did not come back in what the tool answered" in line
@@ -100,9 +100,9 @@ def test_a_marker_that_does_not_come_back_is_exit_2(tmp_path: Path) -> None:
     assert "--read-tool" in line
 
 
-def test_a_calibration_call_refused_is_exit_2(tmp_path: Path) -> None:
+def test_a_calibration_call_refused_is_exit_3(tmp_path: Path) -> None:
     result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--reject")
-    assert result.returncode == 2
+    assert result.returncode == 3  # a request was sent: a result, not a usage error
     assert "the calibration call (the plain value 'fidelity-marker-" in one_sentence(result)
 
 
@@ -139,12 +139,12 @@ def test_a_failing_setup_step_breaks_the_payload_and_is_never_retried(tmp_path: 
     assert calls == ["reject"]  # once, and the payload's own tool was never called
 
 
-def test_a_setup_step_failing_the_calibration_call_is_exit_2(tmp_path: Path) -> None:
+def test_a_setup_step_failing_the_calibration_call_is_exit_3(tmp_path: Path) -> None:
     result, calls = _run(
         tmp_path, "--param", "path", "--before", 'reject={"why": "{n}"}', "--max-requests", "6",
         tools=[EDIT, REJECT],
     )  # fmt: skip
-    assert result.returncode == 2
+    assert result.returncode == 3  # a request was sent: a result, not a usage error
     line = one_sentence(result)
     assert "the calibration call (the plain value 'fidelity-marker-" in line
     assert "setup step 1 (reject) failed: refused" in line

@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url, --expect):
+placeholders (in --args, --read-args, --before, --read-url, --expect, --body):
   "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
                inside a longer string only with --expect, which says what to read back)
   {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
@@ -53,6 +53,16 @@ examples (npx fetches each server unless it is installed where you run the comma
   fidelity probe --mcp --prompt args-prompt --param city \\
     -- npx -y @modelcontextprotocol/server-everything
 
+  # an API behind a bearer token, with a required field beside the payload's
+  fidelity probe http://127.0.0.1:8001/notes --header 'Authorization: Bearer ${API_TOKEN}' \\
+    --body '{"owner": "probe-{run}"}' --send json:title
+
+  # a PATCH endpoint, with basic auth
+  fidelity probe http://127.0.0.1:8001/notes/1 --method PATCH --auth alice:secret --send json:title
+
+  # a GET filter (GET is the default for query:NAME)
+  fidelity probe "http://127.0.0.1:8001/search?scope=notes" --send query:title --auth alice:secret
+
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
 
@@ -65,7 +75,8 @@ exit codes:
   1  rewrites beyond --allow (the map names them); with --clients, also when the
      clients disagree beyond --allow
   2  usage error, in one sentence; nothing was sent
-  3  the target is unreachable or broke; or a protocol failure: the client could not
+  3  the target is unreachable or broke; or the calibration request was sent and
+     refused, or did not bring the value back (the outputs are written); or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
@@ -156,6 +167,43 @@ def register(sub: Any) -> None:
         "{value}) (default json:text)",
     )
     target.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="HTTP and MCP over HTTP: a header sent with every request (repeat for several; "
+        "${VAR} is taken from the environment); its value is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--auth",
+        metavar="USER:PASS",
+        help="HTTP and MCP over HTTP: basic auth (credentials in the URL work too); the "
+        "password is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--method",
+        metavar="METHOD",
+        help="HTTP: the write request's method (default POST when the payload or --body "
+        "goes in the body, GET when the payload goes in the query, the path or a header)",
+    )
+    target.add_argument(
+        "--read-method",
+        metavar="METHOD",
+        help="HTTP: the method of the --read-url request (default GET)",
+    )
+    target.add_argument(
+        "--body",
+        metavar="JSON",
+        help='HTTP: the request body, a JSON object with placeholders ("{payload}", {n}, '
+        "{run}); --send json:PATH places the payload at PATH in it, creating what is missing",
+    )
+    target.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the result's and the card block's name (default: HTTP the method, the URL's "
+        "path and the send place, such as 'POST /notes json:title'; MCP the tool and "
+        "parameter)",
+    )
+    target.add_argument(
         "--read",
         metavar="WHERE",
         help="where the value is read back: HTTP json:PATH, body, header:NAME, "
@@ -204,13 +252,6 @@ def register(sub: Any) -> None:
         "others are made from its schema; same placeholders)",
     )
     target.add_argument(
-        "--default",
-        action="append",
-        metavar="NAME=JSON",
-        help="with --all-tools: the argument NAME of every tool that has a parameter of that "
-        "name (repeat for several; {n}, {run}, {sandbox} in its strings)",
-    )
-    target.add_argument(
         "--skip-tool",
         action="append",
         metavar="GLOB",
@@ -228,6 +269,35 @@ def register(sub: Any) -> None:
         help="MCP stdio: run the server in a fresh temporary directory (its working "
         "directory, {sandbox} in the command and arguments) with its own HOME and TMPDIR "
         "and a minimal environment, all removed afterwards",
+    )
+    target.add_argument(
+        "--openapi",
+        metavar="SPEC",
+        help="HTTP: survey every string field of every operation of this OpenAPI 3.0/3.1 "
+        "document (a file or URL, JSON or YAML); the base URL is the URL given, else the "
+        "document's first server; only GET, HEAD and OPTIONS run without --yes",
+    )
+    target.add_argument(
+        "--only-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: survey only the operations matching 'METHOD /path' globs, "
+        "such as 'POST /notes*' (repeat for several)",
+    )
+    target.add_argument(
+        "--skip-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: leave out the operations matching 'METHOD /path' globs",
+    )
+    target.add_argument(
+        "--default",
+        action="append",
+        metavar="NAME=JSON",
+        help="with --openapi: the value of a path, query or header parameter or a body "
+        "field NAME in every request, such as --default bid=3 (the others are made from "
+        "the schema); with --all-tools: the argument NAME (JSON) of every tool that has a "
+        "parameter of that name ({n}, {run}, {sandbox} in its strings)",
     )
     target.add_argument(
         "--clients",
@@ -295,6 +365,13 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._cli.probe.isolation import sandboxed
     from fidelity._cli.probe.plan import plan_from_args
 
+    if getattr(args, "openapi", None) is not None:
+        from fidelity._cli.probe.openapi_cli import run_openapi
+
+        return run_openapi(args)
+    from fidelity._cli.probe.openapi_cli import refuse_openapi_options
+
+    refuse_openapi_options(args)
     plan = plan_from_args(args)
     with sandboxed(plan.sandbox):
         if plan.all_tools and not plan.list_tools:

@@ -13,11 +13,12 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.outputs import write_reports
+from fidelity._cli.probe.outputs import refuse_other_target, write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._cli.probe.request_options import mcp_headers, request_options
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
@@ -69,6 +70,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read_url": plan.read_url,
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
+            **request_options(plan),
             "expect": plan.expect,
         }
         if plan.send is not None:
@@ -97,6 +99,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         client=client,
         max_reply=plan.max_reply,
         **spawn_options(plan.sandbox),
+        headers=mcp_headers(plan),
         expect=plan.expect,
         prompt=plan.prompt,
         resource=plan.resource,
@@ -136,14 +139,14 @@ def resolve(plan: ProbePlan, probe: Probe, ready: Prepared) -> ProbePlan:
 
 
 def announce(plan: ProbePlan, resolved: ProbePlan, probe: Probe) -> None:
-    """Say in one line each what was found rather than given, so it can be pinned."""
-    if plan.quiet:
-        return
+    """Say in one line each what was found rather than given, so it can be pinned
+    (``--quiet`` keeps the line that says where the value is read back)."""
     import shlex
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     place = probe.payload_place
-    if plan.is_mcp and plan.param is None and place is not None and place.found:
+    found = place is not None and place.found
+    if plan.is_mcp and plan.param is None and found and not plan.quiet:
         stream.write(
             f"payload argument: {safe(resolved.param or '')} (the only free-form string "
             f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
@@ -160,7 +163,7 @@ def card_name(plan: ProbePlan, probe: Probe) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
     place = probe.payload_place
-    if plan.is_mcp and place is not None:
+    if plan.is_mcp and place is not None and plan.given_name is None:
         return readable_name(f"{plan.tool}.{place.block_label}")
     return plan.name
 
@@ -314,7 +317,14 @@ def _probe(
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
-    ready = prepare(plan, probe, payloads, target=plan.name)
+    if plan.kind is TargetKind.HTTP and probe.setup is not None:
+        refuse_other_target(plan, card_name(plan, probe), probe.setup.target)
+    try:
+        ready = prepare(plan, probe, payloads, target=plan.name)
+    except (UsageError, TargetError) as exc:
+        if not probe.requests:
+            raise  # nothing was sent: the arguments are at fault
+        calibration_failed(plan, probe, str(exc))
     resolved = resolve(plan, probe, ready)
     announce(plan, resolved, probe)
     todo, examples = ready.todo, ready.examples
@@ -389,6 +399,22 @@ def _probe(
         out = sys.stderr if plan.json == "-" else sys.stdout
         return check_card(plan.check, card, out, checked)
     return ExitCode.DIFFERENT if result.unexpected else ExitCode.OK
+
+
+def calibration_failed(plan: ProbePlan, probe: Probe, sentence: str) -> NoReturn:
+    """A calibration that failed after sending requests is a result: the outputs are
+    written with no observations and the failure sentence as their warning, and the
+    run ends as one the target failed (exit 3)."""
+    empty = survey_of(plan, probe.name, [], plan.examples, name=card_name(plan, probe))
+    card = run_card(empty, probe.setup, complete=False).with_warnings((sentence,))
+    writer = None
+    if plan.json is not None:
+        from fidelity._report.results import ResultWriter
+
+        writer = ResultWriter(plan.json, lambda _seen: card.to_json())
+        writer.start()
+    write_reports(plan, card, writer)
+    raise TargetError(sentence)
 
 
 def keeping(writer: Any) -> Any:

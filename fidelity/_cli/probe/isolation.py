@@ -124,8 +124,9 @@ def check_control(args: Any, kind: object) -> Control:
     all_tools = bool(getattr(args, "all_tools", False))
     skip = _globs("--skip-tool", getattr(args, "skip_tool", None))
     only = _globs("--only-tool", getattr(args, "only_tool", None))
-    given = list(getattr(args, "default", None) or ())
-    for option, used in (("--skip-tool", skip), ("--only-tool", only), ("--default", given)):
+    # --default also serves --openapi, which reads it itself.
+    given = list(getattr(args, "default", None) or ()) if all_tools else []
+    for option, used in (("--skip-tool", skip), ("--only-tool", only)):
         if used and not all_tools:
             raise UsageError(
                 f"{option} applies to an --all-tools run; for one tool name it with --tool "

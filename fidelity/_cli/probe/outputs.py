@@ -24,7 +24,14 @@ from fidelity._core.render import safe
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["MAX_CARD_DOCUMENT", "check_outputs", "write_card", "write_each", "write_reports"]
+__all__ = [
+    "MAX_CARD_DOCUMENT",
+    "check_outputs",
+    "refuse_other_target",
+    "write_card",
+    "write_each",
+    "write_reports",
+]
 
 #: Largest document --card rewrites (a card block is a few KiB).
 MAX_CARD_DOCUMENT = 64 * 1024 * 1024
@@ -58,6 +65,43 @@ def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[st
         data = _document(plan)
         for block_name in (name or plan.name, *more):
             document.find(data, block_name, what=f"--card {safe(plan.card)}")
+
+
+def _recorded_target(content: str) -> str | None:
+    """The target of the command a card block says it was probed with (``None``: the
+    block records none)."""
+    import shlex
+
+    lines = content.splitlines()
+    for at, line in enumerate(lines):
+        if line.startswith("Probed with") and at + 3 < len(lines):
+            try:
+                words = shlex.split(lines[at + 3])
+            except ValueError:
+                return None
+            if "--" in words:
+                return shlex.join(words[words.index("--") + 1 :])
+            if "--mcp" in words and words.index("--mcp") + 1 < len(words):
+                return words[words.index("--mcp") + 1]
+            return words[2] if len(words) > 2 and words[:2] == ["fidelity", "probe"] else None
+    return None
+
+
+def refuse_other_target(plan: ProbePlan, name: str, target: str) -> None:
+    """Refuse a ``--card`` document that holds a block ``name`` of another HTTP target
+    (the URL as the block records it), unless ``--name`` gave the name."""
+    from fidelity._report.block import find_block
+
+    if plan.card is None or plan.given_name is not None:
+        return
+    block = find_block(_document(plan), name)
+    recorded = _recorded_target(block.content) if block is not None else None
+    if recorded is not None and recorded != target:
+        raise UsageError(
+            f"--card {safe(plan.card)} already holds a block {safe(name)!r} of another target "
+            f"({safe(recorded)}); give this one its own --name, or --name {safe(name)!r} to "
+            "replace that block."
+        )
 
 
 def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:

@@ -18,6 +18,14 @@ from enum import StrEnum
 from typing import Any
 
 from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
+from fidelity._cli.probe.request_options import (
+    body_send,
+    default_method,
+    http_name,
+    parse_auth,
+    parse_headers,
+    parse_method,
+)
 from fidelity._cli.probe.templates import (
     check_all_tools,
     check_expect,
@@ -47,6 +55,7 @@ __all__ = [
 
 _MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args", "prompt", "resource")
 _HTTP_ONLY = ("read_url", "id_from")
+_HTTP_REQUEST = ("method", "read_method", "body")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
@@ -110,6 +119,15 @@ class ProbePlan:
     only_tools: tuple[str, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
+    #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
+    #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
+    #: template (HTTP) and the name given with ``--name``.
+    headers: tuple[tuple[str, str], ...] = ()
+    auth: tuple[str, str] | None = None
+    method: str = "POST"
+    read_method: str = "GET"
+    body: dict[str, Any] | None = None
+    given_name: str | None = None
     expect: str | None = None
     prompt: str | None = None
     resource: str | None = None
@@ -130,12 +148,15 @@ class ProbePlan:
 
     @property
     def name(self) -> str:
-        """The card name as far as the options tell: the tool and parameter for MCP
-        (:func:`card_name` completes it once the probe resolved the parameter), the
-        send place for HTTP."""
+        """The card name as far as the options tell: ``--name``; else the tool and
+        parameter for MCP (:func:`card_name` completes it once the probe resolved the
+        parameter), for HTTP the method, the URL's path and the send place."""
+        if self.given_name is not None:
+            return self.given_name
         if self.is_mcp:
             return f"{self.tool}.{self.param}" if self.param else self.tool
-        return f"http {self.send or 'json:text'}"
+        assert isinstance(self.target, str)
+        return http_name(self.method, self.target, self.send)
 
     @property
     def calls_per_payload(self) -> int:
@@ -355,6 +376,14 @@ def _check_transport_options(args: argparse.Namespace, kind: TargetKind) -> None
                 "targets only; add --mcp or use an mcp+http(s):// URL for an MCP server."
             )
     else:
+        request = [
+            f"--{o.replace('_', '-')}" for o in _HTTP_REQUEST if getattr(args, o) is not None
+        ]
+        if request:
+            raise UsageError(
+                f"{', '.join(request)} shape{'s' if len(request) == 1 else ''} an HTTP "
+                "endpoint's request; an MCP tool's arguments are --args JSON."
+            )
         given = [f"--{o.replace('_', '-')}" for o in _HTTP_ONLY if getattr(args, o) is not None]
         if given:
             raise UsageError(
@@ -394,6 +423,24 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "name the argument with --param NAME (and the others with --args JSON)."
         )
     _check_places(kind, target, args.send, args.read)
+    if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
+        raise UsageError(
+            "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
+            "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
+        )
+    if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
+        raise UsageError(
+            "--header and --auth are sent by the Python MCP clients; leave typescript out of "
+            "--clients for a server that needs them."
+        )
+    body = parse_json_object("--body", args.body)
+    send = body_send(body, args.send, getattr(args, "expect", None))
+    method = parse_method("--method", args.method) or default_method(send, body)
+    read_method = parse_method("--read-method", args.read_method) or "GET"
+    if args.read_method is not None and args.read_url is None:
+        raise UsageError("--read-method needs --read-url, the request that reads the value back.")
+    if args.name is not None and not args.name.strip():
+        raise UsageError("--name needs a name for the result and the card block.")
     control = check_control(args, kind)
     work = work_dir(control.sandbox)
     if isinstance(target, tuple):
@@ -416,7 +463,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         tool=tool or "echo",
         param=args.param,
         args=arguments,
-        send=args.send,
+        send=send,
         read=args.read,
         read_tool=args.read_tool,
         read_args=read_arguments,
@@ -447,6 +494,12 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         only_tools=control.only_tools,
         defaults=control.defaults,
         sandbox=control.sandbox,
+        headers=parse_headers(args.header),
+        auth=parse_auth(args.auth),
+        method=method,
+        read_method=read_method,
+        body=body,
+        given_name=args.name,
         expect=expect,
         prompt=prompt,
         resource=resource,
