@@ -19,6 +19,11 @@ finished run and returns a :class:`Verdict`:
 
 Refusals in the client library before anything was sent (``client_side``) count toward
 none of these: the target never saw those payloads.
+
+A run over many parameters (``--all-tools``) is judged per parameter as above, then as a
+whole by :func:`unmeasured`: any parameter it set out to survey that measured nothing
+(no read-back found, arguments that could not be made, every payload lost or rejected)
+fails the run (exit 3, the results kept); a parameter the user left out is not counted.
 """
 
 from __future__ import annotations
@@ -42,7 +47,9 @@ __all__ = [
     "common_error",
     "error_of",
     "judge",
+    "measured_counts",
     "recorded",
+    "unmeasured",
     "wrapped",
 ]
 
@@ -59,6 +66,8 @@ _PAYLOAD = "<payload>"
 _MIN_QUOTED = 4
 #: Different payloads that must have come back as one text before it is suspected.
 _SAME_PAYLOADS = 3
+#: Parameters named in the sentence of a run over many; the others are counted.
+_NAMED = 6
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -288,3 +297,25 @@ def error_of(observations: Sequence[CardObservation], *, complete: bool = True) 
     if broken:
         return broken
     return judge(seen, read="", read_found=False).failure
+
+
+def unmeasured(names: Sequence[str], *, surveyed: int) -> str:
+    """The failure of a run over ``surveyed`` parameters when those ``names`` measured
+    nothing (``""`` when none did): one sentence, naming them, for exit 3."""
+    if not names:
+        return ""
+    shown = ", ".join(safe(n) for n in names[:_NAMED])
+    if len(names) > _NAMED:
+        shown += f" and {len(names) - _NAMED} more"
+    return (
+        f"{len(names)} of the {surveyed} tool parameters surveyed measured nothing ({shown}); "
+        "the lines above say why, and the results of the others are kept."
+    )
+
+
+def measured_counts(measured: int, unmeasured_count: int) -> str:
+    """``N parameters measured, M measured nothing`` for a run's summary line."""
+    line = f"{measured} parameter{'s' if measured != 1 else ''} measured"
+    if unmeasured_count:
+        line += f", {unmeasured_count} measured nothing"
+    return line
