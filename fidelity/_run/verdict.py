@@ -31,9 +31,20 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.failures import FailureKind
 from fidelity._probe.observation import Observation
+from fidelity._report.card_records import CardObservation
 from fidelity._run.messages import one_line
 
-__all__ = ["REPLY_TOO_LARGE", "UNPARSABLE", "Verdict", "broke", "common_error", "judge", "wrapped"]
+__all__ = [
+    "REPLY_TOO_LARGE",
+    "UNPARSABLE",
+    "Verdict",
+    "broke",
+    "common_error",
+    "error_of",
+    "judge",
+    "recorded",
+    "wrapped",
+]
 
 #: The error type of an observation whose reply the client library could not parse.
 UNPARSABLE = FailureKind.UNPARSABLE.value
@@ -243,3 +254,37 @@ def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: b
         f"every value came back {what}, at {where}: name where the value alone comes back "
         f"with --read (such as {option} over the same text), or leave --read out to locate it."
     )
+
+
+def recorded(observations: Sequence[CardObservation]) -> tuple[Observation, ...]:
+    """The observations of a card's records, as much as the verdict reads of them
+    (statuses, values, errors, client side), so a result file is judged by the same
+    rules as the run that wrote it."""
+    return tuple(
+        Observation(
+            sent=str(o.sent.value()),
+            status=Status(o.status),
+            received=None if o.received is None else o.received.value(),
+            error_type=o.error_type,
+            error=o.error,
+            client_side=o.client_side,
+            payload_id=o.payload_id,
+            families=o.families,
+        )
+        for o in observations
+    )
+
+
+def error_of(observations: Sequence[CardObservation], *, complete: bool = True) -> str:
+    """The sentence that makes a recorded run an error (``""`` when none): it did not
+    complete, payloads broke the chain, or the verdict failed (nothing measured, a
+    protocol failure). The same for a run and for the result file it wrote."""
+    if not complete:
+        return "the run did not complete; the result holds what it saw"
+    seen = recorded(observations)
+    if not seen:
+        return "nothing was measured: no payload was sent"
+    broken = broke(seen)
+    if broken:
+        return broken
+    return judge(seen, read="", read_found=False).failure

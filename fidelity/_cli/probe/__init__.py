@@ -291,6 +291,22 @@ def register(sub: Any) -> None:
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
         "are hints from an untrusted server, not guarantees)",
     )
+    servers = p.add_argument_group("several servers")
+    servers.add_argument(
+        "--config",
+        metavar="FILE",
+        help="survey every MCP server of a client's configuration file (an mcpServers or a "
+        "servers map; comments allowed) with the --all-tools rules, one process per server",
+    )
+    servers.add_argument(
+        "--server",
+        action="append",
+        metavar="NAME",
+        help="with --config: only this server (repeat for several)",
+    )
+    servers.add_argument(
+        "--jobs", metavar="N", help="with --config: servers surveyed at once (default 1)"
+    )
     budget = p.add_argument_group("budget")
     budget.add_argument(
         "--families", metavar="LIST", help="comma-separated hazard families (default: all)"
@@ -327,6 +343,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    report.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="write JUnit XML for a CI system: a testsuite per target, a testcase per "
+        "parameter (a failure names the rewrites beyond --allow, an error a run that broke "
+        "or measured nothing)",
+    )
     report.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     actions = p.add_argument_group("instead of probing")
     actions.add_argument(
@@ -342,6 +365,14 @@ def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
     from fidelity._cli.probe.plan import plan_from_args
 
+    if args.config is not None:
+        from fidelity._cli.probe.servers import execute_config
+
+        return execute_config(args)
+    if args.server or args.jobs is not None:
+        from fidelity._core.errors import UsageError
+
+        raise UsageError("--server and --jobs choose servers of --config FILE; give it.")
     if getattr(args, "openapi", None) is not None:
         from fidelity._cli.probe.openapi_cli import run_openapi
 

@@ -179,6 +179,7 @@ def _subplan(
         json=None,
         card=None,
         html=None,
+        junit=None,
         all_tools=False,
         args_for=(),
     )
@@ -438,6 +439,11 @@ def _write_all_reports(
         )
         html_path = plan.html
         steps.append(lambda: write_atomic(html_path, page, "--html"))
+    if plan.junit is not None:
+        from fidelity._cli.junit import write_junit
+
+        junit_path = plan.junit
+        steps.append(lambda: write_junit(junit_path, cards))
     write_each(steps)
 
 

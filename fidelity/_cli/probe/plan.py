@@ -126,6 +126,7 @@ class ProbePlan:
     expect: str | None = None
     prompt: str | None = None
     resource: str | None = None
+    junit: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -391,8 +392,8 @@ def _check_stdout(args: argparse.Namespace) -> None:
     """Only ``--json`` may write to ``-``, and only one output goes to stdout."""
     if args.json == "-" and (args.card == "-" or args.html == "-"):
         raise UsageError("only one output can go to standard output; --json - is already there.")
-    for option in ("card", "html"):
-        if getattr(args, option) == "-":
+    for option in ("card", "html", "junit"):
+        if getattr(args, option, None) == "-":
             raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
 
 
@@ -474,6 +475,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         check=_check_option(args),
         json=args.json,
         html=args.html,
+        junit=args.junit,
         yes=args.yes,
         list_tools=args.list_tools,
         dry_run=args.dry_run,
