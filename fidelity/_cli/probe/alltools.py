@@ -41,6 +41,7 @@ from fidelity._cli.probe.execute import (
     with_seed,
 )
 from fidelity._cli.probe.plan import ProbePlan
+from fidelity._cli.probe.templates import literal_braces
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
@@ -136,17 +137,6 @@ class _Interrupted(Exception):
 # -- planning ---------------------------------------------------------------------
 
 
-def _escaped(value: Any) -> Any:
-    """Generated arguments as template text: their braces are literal, not placeholders."""
-    if isinstance(value, dict):
-        return {k: _escaped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_escaped(v) for v in value]
-    if isinstance(value, str):
-        return value.replace("{", "{{").replace("}", "}}")
-    return value
-
-
 def _arguments(
     param: ToolParam, pinned: Mapping[str, Any] | None, defaults: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -156,7 +146,7 @@ def _arguments(
     and its ``--args-for`` pins over them."""
     from probes.frontend import other_arguments
 
-    made = _unique(param, _escaped(other_arguments(param.tool, param.path, plain_arguments)))
+    made = _unique(param, literal_braces(other_arguments(param.tool, param.path, plain_arguments)))
     props = param.tool.input_schema.get("properties")
     top = param.path.segments[0] if param.path.segments else None
     shared = {

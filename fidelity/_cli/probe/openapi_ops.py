@@ -24,6 +24,7 @@ from urllib.parse import quote, urlencode
 from fidelity._cli.probe.openapi_made import made_value, with_path
 from fidelity._cli.probe.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
 from fidelity._cli.probe.openapi_read import read_back
+from fidelity._cli.probe.templates import literal_braces
 from fidelity._core.render import safe
 
 __all__ = ["SAFE_METHODS", "describe", "fields", "operations"]
@@ -149,17 +150,6 @@ def _body_template(
     return with_path(body, schema, parts, rng)
 
 
-def _escaped(value: Any) -> Any:
-    """Made values as template text: their braces are literal, not placeholders."""
-    if isinstance(value, dict):
-        return {k: _escaped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_escaped(v) for v in value]
-    if isinstance(value, str):
-        return value.replace("{", "{{").replace("}", "}}")
-    return value
-
-
 def _guard(op: Operation, fill: Fill) -> str:
     if op.method in SAFE_METHODS or fill.yes:
         return ""
@@ -189,7 +179,7 @@ def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
         body = _body(op)
         template = None
         if body is not None and body[0] == "application/json":
-            template = _escaped(_body_template(fill, body[1], rng, ()))
+            template = literal_braces(_body_template(fill, body[1], rng, ()))
         request = FieldRequest(
             url=_url(fill, op, rng, (where, name)),
             method=op.method,
@@ -221,7 +211,9 @@ def _body_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
         rng = fill.rng(op)
         if media == "application/json":
             send = "json:" + ".".join(str(p) for p in parts)
-            template: Mapping[str, Any] | None = _escaped(_body_template(fill, schema, rng, parts))
+            template: Mapping[str, Any] | None = literal_braces(
+                _body_template(fill, schema, rng, parts)
+            )
         else:
             send = f"{'multipart' if prefix == 'multipart' else 'form'}:{parts[0]}"
             template = None

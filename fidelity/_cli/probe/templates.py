@@ -22,6 +22,7 @@ __all__ = [
     "check_expect",
     "check_mcp_options",
     "check_read_url",
+    "literal_braces",
     "parse_json_object",
     "parse_step",
 ]
@@ -204,3 +205,15 @@ def check_all_tools(
         ArgumentTemplate.of(with_sandbox(parsed, sandbox), where=f"--args-for {safe(tool)}=...")
         pinned[tool] = parsed
     return tuple(pinned.items())
+
+
+def literal_braces(value: Any) -> Any:
+    """Made values (generated arguments, a request's other fields) as template text:
+    their braces are literal, not placeholders."""
+    if isinstance(value, dict):
+        return {k: literal_braces(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [literal_braces(v) for v in value]
+    if isinstance(value, str):
+        return value.replace("{", "{{").replace("}", "}}")
+    return value
