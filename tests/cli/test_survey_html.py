@@ -11,6 +11,7 @@ does run).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -235,7 +236,8 @@ def test_survey_html_writes_the_page_and_prints_the_same_map(tmp_path: Path) -> 
     assert grid == {
         "quotes": [".", ".", "."],
         "nul": [".", ".", "R"],
-        "newlines": [".", "M", "T"],
+        # 3.13's minidom escapes line breaks in attribute values: the chain keeps them.
+        "newlines": [".", "M", "." if sys.version_info >= (3, 13) else "T"],
     }
     assert 'data-group="files and processes"' in page
     # The built-in description is the column's tooltip; the XML chain refuses NUL.
