@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from probes._mcp.paths import ParamPath
+from probes._payload.paths import ParamPath
 from probes._mcp.schema import string_params
 from probes._mcp.tools import McpTool, consent_reason, consent_words
 

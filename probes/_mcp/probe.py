@@ -53,7 +53,7 @@ from probes._mcp.failures import (
     UnparsableReply,
 )
 from probes._mcp.name import target_label
-from probes._mcp.paths import ParamPath
+from probes._payload.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
