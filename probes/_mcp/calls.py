@@ -17,10 +17,10 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
-from probes._payload.paths import ParamPath, put
 from probes._mcp.schema import object_schema, schema_at, string_params
 from probes._mcp.template import ArgumentTemplate, Step
 from probes._mcp.tools import DestructiveToolRefused, McpTool, Refusal, consent_reason
+from probes._payload.paths import ParamPath, put
 from probes._payload.placeholders import Filled
 
 __all__ = [

@@ -53,12 +53,12 @@ from probes._mcp.failures import (
     UnparsableReply,
 )
 from probes._mcp.name import target_label
-from probes._payload.paths import ParamPath
 from probes._mcp.read import Reader, locate, parse_read, result_text
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 from probes._payload.locate import STALE_READ, is_marker, marker_of
+from probes._payload.paths import ParamPath
 from probes._payload.placeholders import Filled, new_run_id
 
 if TYPE_CHECKING:

@@ -32,8 +32,8 @@ from fidelity._core.armor import unarmor
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
-from probes._payload.paths import NOT_FOUND, ParamPath, get
 from probes._payload.locate import json_path_of, text_pattern
+from probes._payload.paths import NOT_FOUND, ParamPath, get
 
 __all__ = ["READ_FORMS", "Reader", "locate", "parse_read", "result_text"]
 

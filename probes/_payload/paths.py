@@ -183,9 +183,7 @@ class ParamPath:
         return self.segments[: len(other.segments)] == other.segments
 
 
-def get(
-    document: object, path: ParamPath, values: Filled | Mapping[str, str] | None = None
-) -> Any:
+def get(document: object, path: ParamPath, values: Filled | Mapping[str, str] | None = None) -> Any:
     """The value at ``path`` in ``document``, or :data:`NOT_FOUND`.
 
     A key that is a whole number also indexes a list (``items.0``), an index also reads
@@ -213,8 +211,9 @@ def _get(node: object, steps: tuple[Any, ...], values: Any, budget: list[int]) -
         if isinstance(segment, KeyTemplate):
             if values is None:
                 return NOT_FOUND
-            segment = segment.fill(values)
-        node = _step(node, segment)
+            node = _step(node, segment.fill(values))
+        else:
+            node = _step(node, segment)
         if node is NOT_FOUND:
             return NOT_FOUND
     return node
