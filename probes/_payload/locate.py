@@ -121,7 +121,10 @@ def structure_paths(
     last key is ``hint`` (the name the value was sent under), then plain paths, then
     those with placeholders, a negative index, a wildcard; document order within.
     """
-    exact = [list(itertools.islice(_paths_holding(d, m), 20)) for d, m in zip(documents, markers)]
+    exact = [
+        list(itertools.islice(_paths_holding(d, m), 20))
+        for d, m in zip(documents, markers, strict=True)
+    ]
     if not exact or any(not paths for paths in exact):
         return []
     found: list[ParamPath] = []
@@ -131,13 +134,17 @@ def structure_paths(
             path = _general((first, *choice), documents, values)
             if path is None or path in found:
                 continue
-            if all(get(d, path, v) == m for d, m, v in zip(documents, markers, values)):
+            if all(
+                get(d, path, v) == m for d, m, v in zip(documents, markers, values, strict=True)
+            ):
                 found.append(path)
     return sorted(found, key=lambda p: (not _ends_with(p, hint), _rank(p)))
 
 
 def _same_shape(a: tuple[str | int, ...], b: tuple[str | int, ...]) -> bool:
-    return len(a) == len(b) and all(isinstance(x, int) == isinstance(y, int) for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        isinstance(x, int) == isinstance(y, int) for x, y in zip(a, b, strict=False)
+    )
 
 
 def _ends_with(path: ParamPath, hint: str | None) -> bool:
@@ -165,8 +172,8 @@ def _general(
             out.append(segment)
             continue
         if isinstance(segment, int):
-            lengths = [_length(d, p[:depth]) for d, p in zip(documents, paths)]
-            offsets = {s - n for s, n in zip(column, lengths) if isinstance(s, int)}
+            lengths = [_length(d, p[:depth]) for d, p in zip(documents, paths, strict=True)]
+            offsets = {s - n for s, n in zip(column, lengths, strict=True) if isinstance(s, int)}
             if len(offsets) != 1 or -1 in lengths:
                 return None
             out.append(offsets.pop())
@@ -197,7 +204,7 @@ def _key_template(keys: Sequence[str], values: Sequence[Filled]) -> KeyTemplate 
             template = TextTemplate.parse(text, allowed=("n", "run"), where="a key")
         except ValueError:
             continue
-        if template.names and all(template.fill(v) == k for k, v in zip(keys, values)):
+        if template.names and all(template.fill(v) == k for k, v in zip(keys, values, strict=True)):
             return KeyTemplate(template, text)
     return None
 
@@ -273,14 +280,17 @@ def text_patterns(texts: Sequence[str], markers: Sequence[str]) -> list[str]:
     """
     if not texts or any(len(t) > _MAX_PATTERN_TEXT for t in texts):
         return []
-    spots = [[m.start() for m in re.finditer(re.escape(k), t)] for t, k in zip(texts, markers)]
+    spots = [
+        [m.start() for m in re.finditer(re.escape(k), t)]
+        for t, k in zip(texts, markers, strict=True)
+    ]
     if any(not s for s in spots):
         return []
     run = markers[0][16:24]
     found: list[tuple[int, int, str]] = []
     for back in range(1, min(len(s) for s in spots) + 1):
         befores, afters = [], []
-        for text, marker, at in zip(texts, markers, (s[-back] for s in spots)):
+        for text, marker, at in zip(texts, markers, (s[-back] for s in spots), strict=True):
             befores.append(_after_last(text[:at], (marker, run)))
             afters.append(_before_first(text[at + len(marker) :], (marker, run)))
         pattern = _pattern(texts, markers, befores, afters)
@@ -311,7 +321,7 @@ def _pieces(parts: Sequence[str], *, from_end: bool) -> tuple[list[str], bool]:
     if from_end:
         token_lists = [list(reversed(t)) for t in token_lists]
     pieces: list[str] = []
-    for column in zip(*token_lists):
+    for column in zip(*token_lists, strict=False):
         piece = _piece(column)
         if piece is None or len(pieces) >= _MAX_ANCHOR_TOKENS:
             break
@@ -367,7 +377,7 @@ def _word_ends(pieces: Sequence[str]) -> list[int]:
 
 def _reads_all(pattern: str, texts: Sequence[str], markers: Sequence[str]) -> bool:
     compiled = re.compile(pattern)
-    for text, marker in zip(texts, markers):
+    for text, marker in zip(texts, markers, strict=True):
         match = compiled.search(text)
         if match is None or match.group(1) != marker:
             return False
