@@ -24,7 +24,6 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import itertools
-import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -34,12 +33,13 @@ from urllib.parse import quote
 import httpx
 
 from fidelity._core.armor import armor
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
 from fidelity._core.text import to_utf8
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
 from fidelity._probe.setup import ProbeSetup
+from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
 from probes._http.places import (
@@ -52,7 +52,7 @@ from probes._http.places import (
     server_values,
 )
 from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
-from probes._payload.locate import STALE_READ, is_marker, json_path_of, marker_of, text_pattern
+from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id
 
 __all__ = ["HttpProbe", "http"]
@@ -64,8 +64,6 @@ _FILE_CONTENT = b"param-fidelity"
 _DEFAULT_MAX_BODY = 8 * 1024 * 1024
 #: The placeholders of ``read_url``.
 _READ_URL_NAMES = ("id", "n", "run")
-#: A path key that a dotted ``json:PATH`` can name.
-_DOTTED_KEY = re.compile(r"[^.]+")
 
 
 def _positive(name: str, value: object, *, integer: bool = False) -> None:
@@ -542,44 +540,7 @@ class HttpProbe(Probe):
         ``requests``. A marker that does not come back is a ``UsageError``; an
         endpoint that does not answer a ``TargetError``.
         """
-        self._start()
-        if self._calibrated:
-            return str(self.read)
-        marker = marker_of(self.run_id)
-        try:
-            request = self._build(marker, echo=False)
-            reply = self._exchange(request)
-            if self._is_reflection(reply):
-                self._seen_reflector = self._decided = self._calibrated = True
-                return str(self.read)
-            if self.reflector is None and reply.status < 400:
-                self._plain = self._decided = True
-            if reply.status < 400 and self._read_url is not None:
-                reply = self._read_back(reply, 0)
-        except ExchangeFailure as failure:
-            if failure.status in (Status.REJECTED, Status.LOST):
-                raise UsageError(
-                    f"the calibration request (the plain value {marker!r} in place of a "
-                    f"payload) failed: {failure.error.rstrip('. ')}."
-                ) from None
-            reason = failure.error.rstrip(". ")
-            raise TargetError(f"the calibration request got no answer: {reason}.") from None
-        if reply.status >= 400:
-            raise UsageError(
-                f"the calibration request (the plain value {marker!r} in place of a payload) "
-                f"was answered HTTP {reply.status}: {reply.excerpt()}; check the URL and send."
-            )
-        spec = _locate(reply, marker)
-        if spec is None:
-            raise UsageError(
-                f"the calibration value {marker!r} did not come back in the response "
-                f"({reply.excerpt()[:160] or 'an empty body'}); name where it comes back with "
-                "read='WHERE', or read it back from read_url='URL'."
-            )
-        self.read = parse_read(spec)
-        self.read_found = self._calibrated = True
-        self.name = self._name()
-        return spec
+        return calibrate(self)
 
     @property
     def setup(self) -> ProbeSetup:
@@ -796,41 +757,6 @@ class HttpProbe(Probe):
         if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
             round_trip = dataclasses.replace(round_trip, hops=hops, blame=_blame(text, list(hops)))
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
-
-
-def _locate(reply: Reply, marker: str) -> str | None:
-    """The read specification that finds ``marker`` in ``reply`` (checked on it)."""
-    response = reply.response
-    candidates: list[str] = []
-    with contextlib.suppress(ValueError):
-        path = json_path_of(reply.json(), marker)
-        if path and all(isinstance(p, int) or _DOTTED_KEY.fullmatch(p) for p in path):
-            candidates.append("json:" + ".".join(str(p) for p in path))
-    text = response.text
-    if text == marker:
-        candidates.append("body")
-    for name, header in response.headers.items():
-        if header == marker:
-            candidates.append(f"header:{name}")
-            break
-    pattern = text_pattern(text, marker)
-    if pattern is not None:
-        candidates.append(f"regex:{pattern}")
-    for spec in candidates:
-        read = parse_read(spec)
-        value: object
-        if read.where == "json":
-            found, value = get_path(reply.json(), read.name)
-        elif read.where == "body":
-            found, value = True, text
-        elif read.where == "header":
-            found, value = True, response.headers.get(read.name)
-        else:
-            match = read.pattern.search(text)
-            found, value = match is not None, match.group(1) if match is not None else None
-        if found and value == marker:
-            return spec
-    return None
 
 
 def _armored_bytes(armored: object) -> bytes | None:

@@ -42,6 +42,7 @@ from fidelity._core.render import safe
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup, SetupStep
+from probes._mcp.calibrate import CalibrationFailed, calibrate
 from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_calls
 from probes._mcp.clients import CLIENTS, PYTHON_MODES, ClientInfo
 from probes._mcp.failures import (
@@ -53,11 +54,11 @@ from probes._mcp.failures import (
     UnparsableReply,
 )
 from probes._mcp.name import target_label
-from probes._mcp.read import Reader, locate, parse_read, result_text
+from probes._mcp.read import Reader, parse_read, result_text
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY, ReplyTooLarge
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
-from probes._payload.locate import STALE_READ, is_marker, marker_of
+from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.paths import ParamPath
 from probes._payload.placeholders import Filled, new_run_id
 
@@ -97,16 +98,6 @@ _PARSE_ERROR = -32700
 _MARGIN_SHARE = 0.2
 _MARGIN_MIN = 0.2
 _MARGIN_MAX = 2.0
-
-
-class CalibrationFailed(UsageError):
-    """The calibration call did not show where the value comes back (it failed, or the
-    marker was not in the answer); ``answer`` says what came back instead, in one
-    clause without advice (terminal-safe)."""
-
-    def __init__(self, message: str, *, answer: str) -> None:
-        super().__init__(message)
-        self.answer = answer
 
 
 def _margin(timeout: float) -> float:
@@ -580,39 +571,7 @@ class McpProbe(Probe):
         in ``requests``. A marker that does not come back is a ``UsageError``; a chain
         that fails on it a ``UsageError`` (refused) or ``TargetError`` (no answer).
         """
-        self.open()
-        if self.reader is not None:
-            return self.reader.spec
-        if self._split:
-            self.reader = parse_read("text")
-            return self.reader.spec
-        marker = marker_of(self.run_id)
-        result = self._chain(marker, self._values(marker, 0))
-        if isinstance(result, Observation):
-            reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
-            if result.status in (Status.REJECTED, Status.LOST) or (
-                result.status is Status.BROKEN and result.error_type == "SetupStep"
-            ):
-                raise CalibrationFailed(
-                    f"the calibration call (the plain value {marker!r} in place of a payload) "
-                    f"failed: {reason}; check the tool's arguments, or name where the value "
-                    "comes back with read='WHERE'.",
-                    answer=f"the calibration call failed: {reason}",
-                )
-            raise TargetError(f"the calibration call got no answer: {reason}.")
-        spec = locate(result, marker)
-        if spec is None:
-            source = f"read tool {safe(self.read_tool)!r}" if self.read_tool else "the tool"
-            answered = result_text(result, 160) or _no_text(result)
-            raise CalibrationFailed(
-                f"the calibration value {marker!r} did not come back in what {source} "
-                f"answered ({answered}); name where "
-                "it comes back with read='WHERE', or read it back with read_tool='NAME'.",
-                answer=f"the calibration value did not come back; {source} answered: {answered}",
-            )
-        self.reader = parse_read(spec)
-        self.read_found = True
-        return spec
+        return calibrate(self)
 
     @property
     def setup(self) -> ProbeSetup:
@@ -1066,13 +1025,6 @@ def _unparsable(
         wire=wire,
         direction=direction,
     )
-
-
-def _no_text(result: Any) -> str:
-    """What a result without text content holds instead (its content items' types)."""
-    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
-    structured = " and structured content" if result.structured_content is not None else ""
-    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"
 
 
 def _harmless(tool: McpTool) -> bool:

@@ -30,27 +30,22 @@ SDK's grace, and its ``DELETE`` is bounded.
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
-import contextlib
-import contextvars
 import json
-import logging
-import os
-import re
 import signal
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import AbstractAsyncContextManager
-from types import TracebackType
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fidelity._core.errors import TargetError
-from fidelity._core.render import safe
 from probes._mcp.failures import RpcError, UnencodableRequest, UnparsableReply
+from probes._mcp.loop import REPLY_LIMIT, SPAWNED, EventLoopThread, Spawned
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit, ReplyTooLarge
+from probes._mcp.server_output import SdkLogSink, StderrTail
+from probes._mcp.session_failure import describe_failure, raw_input, top_level_keys
+from probes._mcp.session_failure import top_level_keys as _top_level_keys  # noqa: F401 (tests)
+from probes._mcp.transport import guard_transport, streamable_http
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -71,20 +66,6 @@ __all__ = [
 
 _T = TypeVar("_T")
 
-#: SDK loggers that print raw peer bytes (unparsable lines, failed responses).
-_SDK_LOGGERS = (
-    "client",  # the logger of mcp.client.session: its message handler failures
-    "mcp.client.stdio",
-    "mcp.client.streamable_http",
-    "mcp.client.session",
-    "mcp.client.client",
-    "mcp.client.caching",
-    "mcp.shared.dispatcher",
-    "mcp.shared.jsonrpc_dispatcher",
-    "mcp.shared.tool_name_validation",
-)
-_TAIL_BYTES = 16384
-_MESSAGE_CHARS = 300
 #: The handshake (spawn, negotiation, ``tools/list``) gets the request timeout plus
 #: this much for process start-up, and never less than ``_HANDSHAKE_FLOOR`` seconds.
 _HANDSHAKE_STARTUP = 0.5
@@ -102,465 +83,10 @@ _DELETE_BOUND = 2.0
 _MAX_PAGES = 100
 _MAX_TOOLS = 5000
 
-#: Where the event loop records the server processes the current session task spawns.
-_SPAWNED: contextvars.ContextVar[list[_Spawned] | None] = contextvars.ContextVar(
-    "fidelity_mcp_spawned", default=None
-)
-#: The reply limit of the session whose task is running (read where transports start).
-_LIMIT: contextvars.ContextVar[ReplyLimit | None] = contextvars.ContextVar(
-    "fidelity_mcp_reply_limit", default=None
-)
-
 
 def handshake_bound(timeout: float) -> float:
     """Seconds allowed to spawn or reach a server and complete the MCP handshake."""
     return max(timeout + _HANDSHAKE_STARTUP, _HANDSHAKE_FLOOR)
-
-
-class _RecordingLoop(asyncio.SelectorEventLoop):
-    """The default POSIX event loop, noting each subprocess a session task spawns.
-
-    The SDK's stdio client spawns the server through ``loop.subprocess_exec`` (via
-    anyio) and keeps the process to itself; noted here, in the spawning task's
-    context, the session can kill the very process it started when it lets it go.
-    (On Windows the SDK spawns in a Job Object of its own; nothing is noted there and
-    the SDK's shutdown applies.)
-    """
-
-    async def subprocess_exec(self, protocol_factory: Any, *args: Any, **kwargs: Any) -> Any:
-        limit = _LIMIT.get()
-        if limit is not None:
-            protocol_factory = _bounded_stdout(protocol_factory, limit.lines())
-        transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
-        sink = _SPAWNED.get()
-        if sink is not None:
-            sink.append(_Spawned(transport))
-        return transport, protocol
-
-
-def _bounded_stdout(
-    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes]
-) -> Callable[[], Any]:
-    """``protocol_factory``, its protocols passing the child's stdout through ``admit``."""
-
-    def make() -> Any:
-        protocol = protocol_factory()
-        received = protocol.pipe_data_received
-
-        def pipe_data_received(fd: int, data: bytes) -> None:
-            if fd == 1:
-                data = admit(data)
-                if not data:
-                    return
-            received(fd, data)
-
-        protocol.pipe_data_received = pipe_data_received
-        return protocol
-
-    return make
-
-
-@contextlib.asynccontextmanager
-async def streamable_http(url: str) -> AsyncIterator[Any]:
-    """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
-
-    Entered in the session's task (where the limit is known); without a limit it is
-    the SDK's transport as it comes.
-    """
-    from mcp.client.streamable_http import streamable_http_client
-
-    from probes._mcp.reply_limit import bounded_http_client
-
-    limit = _LIMIT.get()
-    async with contextlib.AsyncExitStack() as stack:
-        if limit is None:
-            streams = await stack.enter_async_context(streamable_http_client(url))
-        else:
-            client = await stack.enter_async_context(bounded_http_client(limit))
-            streams = await stack.enter_async_context(
-                streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
-            )
-        yield streams
-
-
-class _Spawned:
-    """A server process a session started, and whether it leads its own process group.
-
-    The SDK starts a stdio server in a new session, so the server's children (``npx``
-    runs ``node``) share its group and are signalled with it, even after the leader
-    itself exited (a child holding its stdout open keeps the session waiting).
-    """
-
-    def __init__(self, transport: asyncio.SubprocessTransport) -> None:
-        self.transport = transport
-        self.pid = transport.get_pid()
-        try:
-            self.group = os.getpgid(self.pid) == self.pid and self.pid != os.getpgrp()
-        except (OSError, AttributeError):  # gone already, or no process groups here
-            self.group = False
-
-    @property
-    def returncode(self) -> int | None:
-        """The leader's exit status once it exited, else ``None``."""
-        return self.transport.get_returncode()
-
-    def running(self) -> bool:
-        """True while the leader, or any member of its group but a zombie, runs.
-
-        Orphaned members that died wait as zombies until the system reaps them; on
-        Linux ``/proc`` tells them apart, elsewhere a zombie counts as running.
-        """
-        if not self.signal(0):
-            return False
-        if not self.group or not os.path.isdir("/proc/self"):
-            return True
-        pgid = str(self.pid)
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                    fields = f.read().rpartition(")")[2].split()
-            except OSError:
-                continue
-            if len(fields) > 2 and fields[2] == pgid and fields[0] not in ("Z", "X"):
-                return True
-        return False
-
-    def signal(self, signum: int) -> bool:
-        """Send ``signum`` to the group (or the lone process); False when nothing is left."""
-        try:
-            if self.group:
-                os.killpg(self.pid, signum)
-            elif self.returncode is None:
-                os.kill(self.pid, signum)
-            else:
-                return False
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass  # a member we may not signal; the rest got it
-        return True
-
-
-class EventLoopThread:
-    """An asyncio event loop running in a daemon thread; coroutines are submitted to it."""
-
-    def __init__(self, name: str = "fidelity-mcp") -> None:
-        self.loop: asyncio.AbstractEventLoop = (
-            asyncio.new_event_loop() if sys.platform == "win32" else _RecordingLoop()
-        )
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
-        """Schedule ``coro`` on the loop; return its future."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def run(self, coro: Coroutine[Any, Any, _T], timeout: float) -> _T:
-        """Run ``coro`` on the loop and wait at most ``timeout`` seconds.
-
-        Raises ``TimeoutError`` (after cancelling the coroutine) when the bound runs out.
-        """
-        future = self.submit(coro)
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise TimeoutError(f"no answer within {timeout:g}s") from None
-
-    def stop(self) -> None:
-        """Stop the loop and join its thread (bounded)."""
-        if self.loop.is_closed():
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5.0)
-        if not self._thread.is_alive():
-            self.loop.close()
-
-
-class StderrTail:
-    """A pipe whose write end is a server's stderr; keeps only the last bytes written."""
-
-    def __init__(self, limit: int = _TAIL_BYTES) -> None:
-        read_fd, write_fd = os.pipe()
-        self.file = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
-        self._read = read_fd
-        self._buffer = bytearray()
-        self._written = 0
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, name="mcp-stderr", daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self._read, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            with self._lock:
-                self._written += len(chunk)
-                self._buffer += chunk
-                del self._buffer[: -self._limit]
-        with contextlib.suppress(OSError):
-            os.close(self._read)
-
-    def settle(self, quiet: float = 0.05, bound: float = 0.5) -> None:
-        """Wait (at most ``bound`` seconds) until nothing new arrived for ``quiet`` seconds."""
-        deadline = time.monotonic() + bound
-        last = -1
-        while time.monotonic() < deadline:
-            with self._lock:
-                size = self._written
-            if size == last:
-                return
-            last = size
-            time.sleep(quiet)
-
-    def text(self, chars: int = 400) -> str:
-        """The last ``chars`` characters written, terminal-safe, on one line (``...``
-        before them when there was more)."""
-        with self._lock:
-            data = bytes(self._buffer)
-        text = data.decode("utf-8", "replace").strip()
-        tail = text[-chars:]
-        shown = safe(" | ".join(line.strip() for line in tail.splitlines() if line.strip()))
-        return "..." + shown if len(text) > chars else shown
-
-    def close(self) -> None:
-        """Close our write end; the drain thread ends when the servers' copies close."""
-        with contextlib.suppress(OSError):
-            self.file.close()
-
-
-class SdkLogSink:
-    """Swallow the SDK's warning and error records while a probe is open; keep them.
-
-    The SDK logs a full traceback, raw line included, for every stdout line it cannot
-    parse. While any sink is installed those records are not printed; each installed
-    sink counts them and keeps the last few messages, bounded and terminal-safe, as
-    evidence for a ``broken`` or ``lost`` report.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.messages: collections.deque[str] = collections.deque(maxlen=5)
-
-    def keep(self, record: logging.LogRecord) -> None:
-        """Record one swallowed SDK message."""
-        self.count += 1
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed record must not break the probe
-            message = str(record.msg)
-        if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
-            message = f"{message}: {type(exc).__name__}: {exc}"
-        self.messages.append(safe(message[:_MESSAGE_CHARS]))
-
-    def install(self) -> None:
-        """Start swallowing the SDK's records (shared by all open probes)."""
-        _FORWARD.add(self)
-
-    def uninstall(self) -> None:
-        """Stop, once no open probe needs it."""
-        _FORWARD.remove(self)
-
-
-class _Forward(logging.Filter):
-    """The one filter on the SDK loggers: hands records to every installed sink."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._lock = threading.Lock()
-        self._sinks: list[SdkLogSink] = []
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING:
-            return True
-        for sink in list(self._sinks):
-            sink.keep(record)
-        return False
-
-    def add(self, sink: SdkLogSink) -> None:
-        with self._lock:
-            self._sinks.append(sink)
-            if len(self._sinks) == 1:
-                for name in _SDK_LOGGERS:
-                    logging.getLogger(name).addFilter(self)
-
-    def remove(self, sink: SdkLogSink) -> None:
-        with self._lock:
-            if sink in self._sinks:
-                self._sinks.remove(sink)
-            if not self._sinks:
-                for name in _SDK_LOGGERS:
-                    logging.getLogger(name).removeFilter(self)
-
-
-_FORWARD = _Forward()
-
-
-class _GuardedWriteStream:
-    """The transport's write stream, behind a check that the SDK can serialize each message.
-
-    The SDK's transports serialize a message in their own writer task (stdio writes
-    ``model_dump_json(by_alias=True, exclude_unset=True)``, the very call made here;
-    Streamable HTTP encodes the same model as UTF-8 JSON, which fails on the same
-    values). A failure there ends the transport's task group and so the session. Run
-    first in the sender's task, the same serializer fails only the call that sent the
-    message, as ``UnencodableRequest``, and the session stays up.
-    """
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    async def send(self, item: Any, /) -> None:
-        try:
-            item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        except Exception as exc:  # pydantic's serialization error; nothing is sent
-            raise UnencodableRequest(exc) from None
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _GuardedWriteStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-        return result
-
-
-@contextlib.asynccontextmanager
-async def guard_transport(
-    transport: AbstractAsyncContextManager[tuple[Any, Any]],
-    close_within: Callable[[], float] | None = None,
-) -> AsyncIterator[tuple[Any, Any]]:
-    """Wrap an SDK transport so an unserializable request fails its call, not the session.
-
-    ``close_within()``, asked when the session ends, bounds in seconds what the
-    transport may still do on its way out (Streamable HTTP sends a ``DELETE``, which a
-    server that stopped answering would hold for the HTTP client's 30 s); 0 skips it.
-    The stdio transport's own shutdown is shielded from this bound: the session kills
-    the server it abandons instead.
-    """
-    import anyio
-
-    with anyio.CancelScope() as scope:
-        async with transport as (read_stream, write_stream):
-            try:
-                yield read_stream, _GuardedWriteStream(write_stream)
-            finally:
-                if close_within is not None:
-                    scope.deadline = anyio.current_time() + max(0.0, close_within())
-
-
-def _raw_input(exc: Exception) -> tuple[str | None, str]:
-    """The raw line inside the SDK's parse error, and the parser's reason."""
-    errors = getattr(exc, "errors", None)
-    if not callable(errors):
-        return None, ""
-    try:
-        first = errors()[0]
-    except Exception:  # not a pydantic ValidationError after all
-        return None, ""
-    raw = first.get("input") if isinstance(first, dict) else None
-    reason = str(first.get("msg", "")) if isinstance(first, dict) else ""
-    return (raw if isinstance(raw, str) else None), reason
-
-
-#: A string (one left open runs to the end of the text: matching it costs one pass, where
-#: backtracking to every later quote would cost the square of a hostile line's length),
-#: or a run of brackets.
-_JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)\s*(:)?|([{\[]+)|([}\]]+)', re.DOTALL)
-
-
-def _top_level_keys(raw: str) -> set[str]:
-    """The keys of the outermost JSON object in ``raw``, found without recursion.
-
-    For a text too deeply nested to be parsed: tells a JSON-RPC reply (``id`` with
-    ``result`` or ``error``) from any other message. Escapes in keys are not decoded.
-    """
-    keys: set[str] = set()
-    depth = 0
-    for token in _JSON_TOKEN.finditer(raw):
-        key, colon, opening, closing = token.groups()
-        if opening:
-            depth += len(opening)
-        elif closing:
-            depth -= len(closing)
-        elif depth == 1 and colon:
-            keys.add(key)
-    return keys
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside ``exc``: groups flattened, causes and contexts followed."""
-    out: list[BaseException] = []
-    stack = [exc]
-    seen: set[int] = set()
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, BaseExceptionGroup):
-            stack.extend(item.exceptions)
-            continue
-        out.append(item)
-        for linked in (item.__cause__, item.__context__):
-            if linked is not None:
-                stack.append(linked)
-    return out
-
-
-def _is_cancel(exc: BaseException) -> bool:
-    return isinstance(exc, asyncio.CancelledError) or type(exc).__name__ == "Cancelled"
-
-
-def describe_failure(exc: BaseException) -> tuple[str, str, bool]:
-    """Name what killed a session: ``(error_type, message, client_side)``.
-
-    ``client_side`` is true when the SDK in this process failed to encode the value
-    (a lone surrogate cannot be written as UTF-8 JSON), i.e. before anything was sent.
-    """
-    leaves = [e for e in _leaves(exc) if not _is_cancel(e)] or [exc]
-    for leaf in leaves:
-        text = str(leaf)
-        if isinstance(leaf, UnicodeEncodeError) or (
-            type(leaf).__name__ == "PydanticSerializationError" and "UnicodeEncodeError" in text
-        ):
-            return (
-                type(leaf).__name__,
-                "the MCP client library could not encode the value "
-                f"({safe(text[:_MESSAGE_CHARS])}); the session died before it was sent",
-                True,
-            )
-    for leaf in leaves:
-        if isinstance(leaf, UnicodeDecodeError):
-            return (
-                "UnicodeDecodeError",
-                f"the server wrote bytes that are not UTF-8 ({safe(str(leaf)[:_MESSAGE_CHARS])}); "
-                "the session died",
-                False,
-            )
-    leaf = leaves[0]
-    return type(leaf).__name__, safe(str(leaf)[:_MESSAGE_CHARS]) or type(leaf).__name__, False
 
 
 class McpSession:
@@ -596,7 +122,7 @@ class McpSession:
         self._host: concurrent.futures.Future[None] | None = None
         self._current: asyncio.Task[Any] | None = None
         self._interrupted: UnparsableReply | ReplyTooLarge | None = None
-        self._spawned: list[_Spawned] = []
+        self._spawned: list[Spawned] = []
         self._abandoned = False
         self._abandoned_at: float | None = None
         self._limit = ReplyLimit(max_reply, self._reply_too_large)
@@ -636,8 +162,8 @@ class McpSession:
 
     async def _hold(self, ready: concurrent.futures.Future[None]) -> None:
         self._stop = asyncio.Event()
-        _SPAWNED.set(self._spawned)  # this task's own context: see _RecordingLoop
-        _LIMIT.set(self._limit)  # read where the transport starts (stdio and HTTP)
+        SPAWNED.set(self._spawned)  # this task's own context: see _RecordingLoop
+        REPLY_LIMIT.set(self._limit)  # read where the transport starts (stdio and HTTP)
         try:
             async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
@@ -685,7 +211,7 @@ class McpSession:
         """
         if not isinstance(message, Exception):
             return
-        raw, reason = _raw_input(message)
+        raw, reason = raw_input(message)
         if raw is None:
             return
         try:
@@ -693,7 +219,7 @@ class McpSession:
         except ValueError:
             parsed = None
         except RecursionError:  # nested deeper than any parser here goes
-            parsed = dict.fromkeys(_top_level_keys(raw))
+            parsed = dict.fromkeys(top_level_keys(raw))
             reason = "the JSON is nested too deeply to be read"
         if not isinstance(parsed, dict) or "jsonrpc" not in parsed:
             if self._on_noise is not None and raw.strip():

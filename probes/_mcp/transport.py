@@ -1,0 +1,101 @@
+"""The SDK's transports as a session uses them: Streamable HTTP bounded by the reply
+limit, and every transport behind a check that the SDK can serialize each request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import Any
+
+from probes._mcp.failures import UnencodableRequest
+from probes._mcp.loop import REPLY_LIMIT
+
+__all__ = ["guard_transport", "streamable_http"]
+
+
+@contextlib.asynccontextmanager
+async def streamable_http(url: str) -> AsyncIterator[Any]:
+    """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
+
+    Entered in the session's task (where the limit is known); without a limit it is
+    the SDK's transport as it comes.
+    """
+    from mcp.client.streamable_http import streamable_http_client
+
+    from probes._mcp.reply_limit import bounded_http_client
+
+    limit = REPLY_LIMIT.get()
+    async with contextlib.AsyncExitStack() as stack:
+        if limit is None:
+            streams = await stack.enter_async_context(streamable_http_client(url))
+        else:
+            client = await stack.enter_async_context(bounded_http_client(limit))
+            streams = await stack.enter_async_context(
+                streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
+            )
+        yield streams
+
+
+class _GuardedWriteStream:
+    """The transport's write stream, behind a check that the SDK can serialize each message.
+
+    The SDK's transports serialize a message in their own writer task (stdio writes
+    ``model_dump_json(by_alias=True, exclude_unset=True)``, the very call made here;
+    Streamable HTTP encodes the same model as UTF-8 JSON, which fails on the same
+    values). A failure there ends the transport's task group and so the session. Run
+    first in the sender's task, the same serializer fails only the call that sent the
+    message, as ``UnencodableRequest``, and the session stays up.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: Any, /) -> None:
+        try:
+            item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception as exc:  # pydantic's serialization error; nothing is sent
+            raise UnencodableRequest(exc) from None
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _GuardedWriteStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+        return result
+
+
+@contextlib.asynccontextmanager
+async def guard_transport(
+    transport: AbstractAsyncContextManager[tuple[Any, Any]],
+    close_within: Callable[[], float] | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Wrap an SDK transport so an unserializable request fails its call, not the session.
+
+    ``close_within()``, asked when the session ends, bounds in seconds what the
+    transport may still do on its way out (Streamable HTTP sends a ``DELETE``, which a
+    server that stopped answering would hold for the HTTP client's 30 s); 0 skips it.
+    The stdio transport's own shutdown is shielded from this bound: the session kills
+    the server it abandons instead.
+    """
+    import anyio
+
+    with anyio.CancelScope() as scope:
+        async with transport as (read_stream, write_stream):
+            try:
+                yield read_stream, _GuardedWriteStream(write_stream)
+            finally:
+                if close_within is not None:
+                    scope.deadline = anyio.current_time() + max(0.0, close_within())
