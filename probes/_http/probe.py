@@ -85,6 +85,10 @@ def _check_url(name: str, url: object) -> str:
     return url
 
 
+#: What a lost observation quotes of the response, in code points.
+_EXCERPT = 160
+
+
 class HttpProbe(Probe):
     """The HTTP probe built by :func:`http`; a context manager holding one client."""
 
@@ -483,7 +487,8 @@ class HttpProbe(Probe):
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
-        return self._read_observation(text, reply, wire=wire)
+        values = Filled(payload=text, n=n, run=self.run_id)
+        return self._read_observation(text, reply, wire=wire, values=values)
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
@@ -562,50 +567,33 @@ class HttpProbe(Probe):
         reply: Reply,
         *,
         direction: Direction = Direction.ROUND_TRIP,
+        values: Filled | None = None,
         **fields: Any,
     ) -> Observation:
-        """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
-        where, name = self.read.where, self.read.name
-        response = reply.response
-        missing = ""
-        value: object = None
-        if where == "json":
-            try:
-                document = reply.json()
-            except ValueError as exc:
-                # The endpoint answered, but not in the form the chain promises: a
-                # failure of the protocol, not the endpoint's refusal of this value.
-                return Observation(
-                    sent=text,
-                    status=Status.BROKEN,
-                    error_type="UnparsableReply",
-                    error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
-                    direction=direction,
-                    **fields,
-                )
-            found, value = get_path(document, name)
-            if not found:
-                missing = f"the response has no value at json:{name}."
-        elif where == "body":
-            value = response.text
-        elif where == "header":
-            value = response.headers.get(name)
-            if value is None:
-                missing = f"the response has no {name} header."
-        else:
-            match = self.read.pattern.search(response.text)
-            if match is None:
-                missing = f"the pattern of read=regex:{name} does not match the response."
-            else:
-                value = match.group(1)
+        """Find the value at ``read`` in ``reply`` and compare it with ``text``;
+        ``values`` fill the placeholders of a ``json:`` path."""
+        try:
+            _, value, missing = reply.read(self.read, values)
+        except ValueError as exc:
+            # The endpoint answered, but not in the form the chain promises: a
+            # failure of the protocol, not the endpoint's refusal of this value.
+            return Observation(
+                sent=text,
+                status=Status.BROKEN,
+                error_type="UnparsableReply",
+                error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
+                direction=direction,
+                **fields,
+            )
         if is_marker(value) and not is_marker(text):
             missing = STALE_READ + "."
         if missing:
+            answered = reply.excerpt()[:_EXCERPT] or "an empty body"
             return Observation(
                 sent=text,
                 status=Status.LOST,
                 error_type="Missing",
-                error=missing,
+                error=f"{missing.rstrip('.')}; it answered (HTTP {reply.status}): {answered}",
                 direction=direction,
                 **fields,
             )

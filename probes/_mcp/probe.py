@@ -42,7 +42,7 @@ from fidelity._core.render import safe
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup, SetupStep
-from probes._mcp.calibrate import CalibrationFailed, calibrate
+from probes._mcp.calibrate import CalibrationFailed, calibrate, no_text
 from probes._mcp.calls import ArgumentFiller, CallPlan, check_consent, plan_calls
 from probes._mcp.clients import CLIENTS, PYTHON_MODES, ClientInfo
 from probes._mcp.failures import (
@@ -86,6 +86,8 @@ _MAX_RESTART_FAILURES = 3
 _NOISE_CHARS = 200
 #: The end of a server's stderr quoted in a failure: what fits in a one-line message.
 _STDERR_CHARS = 160
+#: What a lost observation quotes of the tool's answer, in code points.
+_EXCERPT = 160
 #: How the SDK's Streamable HTTP client words a reply it could not parse (as a
 #: JSON-RPC parse error of its own making).
 _CLIENT_PARSE_ERRORS = ("Failed to parse JSON response", "Failed to parse SSE message")
@@ -710,7 +712,7 @@ class McpProbe(Probe):
             elif result.is_error:
                 why = f"the read tool answered an error: {result_text(result, 120)}"
             else:
-                found, value, _ = self.reader.read(result)
+                found, value, _ = self.reader.read(result, values)
                 seen = observe_value(text, value) if found else None
                 if (
                     seen is not None
@@ -759,17 +761,16 @@ class McpProbe(Probe):
             return result
         assert self.reader is not None
         direction = self.reader.direction
-        found, value, why = self.reader.read(result)
-        if not found:
-            return Observation(
-                sent=text, status=Status.LOST, error_type="lost", error=why, direction=direction
-            )
+        found, value, why = self.reader.read(result, values)
         if is_marker(value) and not is_marker(text):
+            found, why = False, STALE_READ
+        if not found:
+            answered = result_text(result, _EXCERPT) or no_text(result)
             return Observation(
                 sent=text,
                 status=Status.LOST,
                 error_type="lost",
-                error=STALE_READ + ".",
+                error=f"{why.rstrip('.')}; it answered: {answered}",
                 direction=direction,
             )
         return observe_value(text, value, direction=direction)
