@@ -29,6 +29,7 @@ from probes._payload.paths import WILD, KeyTemplate, ParamPath, get
 from probes._payload.placeholders import Filled, TextTemplate
 
 __all__ = [
+    "CALIBRATION_CALLS",
     "MARKER_SHAPES",
     "STALE_READ",
     "is_marker",
@@ -43,6 +44,8 @@ __all__ = [
 ]
 
 _MARKER = re.compile(r"fidelity-marker-[0-9a-f]{8}(?:-[qn][\s\S]*)?")
+#: How many times a calibration sends the chain a value (one per marker).
+CALIBRATION_CALLS = 3
 #: What each calibration marker is, in the order they are sent (for sentences).
 MARKER_SHAPES = ("plain ASCII text", "a quote and a backslash", "a line break")
 #: Why a payload whose read-back returned a calibration marker is ``lost``.

@@ -16,7 +16,8 @@ __all__ = ["register", "run"]
 _EPILOG = """\
 placeholders (in --args, --read-args, --before, --read-url):
   "{payload}"  a string value that is exactly this becomes the payload
-  {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
+  {n}          a number unique to the payload: 1, 2, 3... (0, 1, 2 for the calibration
+               calls when the read-back is located; the payloads then count from 3)
   {run}        an id unique to the run;  {{ and }} are literal braces
 
 tools are called without --yes only when the server annotates them readOnlyHint: true;

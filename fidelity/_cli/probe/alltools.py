@@ -47,6 +47,7 @@ from fidelity._cli.probe.verdict import broke, judge
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
+from probes._payload.locate import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -57,8 +58,8 @@ if TYPE_CHECKING:
 
 __all__ = ["execute_all"]
 
-#: What one parameter costs at least: its calibration call and one payload.
-_LEAST = 2
+#: What one parameter costs at least: its calibration calls and one payload.
+_LEAST = CALIBRATION_CALLS + 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,6 +30,7 @@ from fidelity._core.errors import TargetError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
+from probes._payload.locate import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -247,7 +248,7 @@ def execute_clients(plan: ProbePlan) -> int:
         check_outputs(plan, card_name(plan, probe))
         per_payload = calls_per_payload(plan, probe)
         calibrating = probe.needs_calibration
-        spent = per_payload if calibrating else 0
+        spent = CALIBRATION_CALLS * per_payload if calibrating else 0
         within_budget(plan, payloads, per_payload * count, probe, spent=spent)
         resolved = resolve(plan, probe)
         announce(plan, resolved, probe)

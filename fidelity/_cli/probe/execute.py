@@ -316,6 +316,7 @@ def with_seed(plan: ProbePlan) -> ProbePlan:
 
 def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     from fidelity._report.results import ResultWriter
+    from probes._payload.locate import CALIBRATION_CALLS
 
     plan = with_seed(plan)
     per_payload = calls_per_payload(plan, probe)
@@ -324,8 +325,9 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
     calibrating = probe.needs_calibration
-    # Checked before anything is sent: the calibration call costs what a payload does.
-    within_budget(plan, payloads, per_payload, probe, spent=per_payload if calibrating else 0)
+    # Checked before anything is sent: each calibration call costs what a payload does.
+    spent = CALIBRATION_CALLS * per_payload if calibrating else 0
+    within_budget(plan, payloads, per_payload, probe, spent=spent)
     resolved = resolve(plan, probe)
     announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)

@@ -69,8 +69,8 @@ def check_mcp_options(
     read_args: dict[str, Any] | None,
 ) -> None:
     """Check ``--param`` and the placeholders of the JSON options, as the probe will."""
-    from probes._payload.paths import ParamPath
     from probes._mcp.template import ArgumentTemplate
+    from probes._payload.paths import ParamPath
 
     if param is not None:
         try:
