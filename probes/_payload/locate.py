@@ -296,7 +296,11 @@ def text_patterns(texts: Sequence[str], markers: Sequence[str]) -> list[str]:
         for text, marker, at in zip(texts, markers, (s[-back] for s in spots), strict=True):
             befores.append(_after_last(text[:at], (marker, run)))
             afters.append(_before_first(text[at + len(marker) :], (marker, run)))
-        pattern = _pattern(texts, markers, befores, afters)
+        ends = (
+            all(b == t[: len(b)] for b, t in zip(befores, texts, strict=True)),
+            all(a == t[len(t) - len(a) :] for a, t in zip(afters, texts, strict=True)),
+        )
+        pattern = _pattern(texts, markers, befores, afters, ends)
         if pattern is not None:
             after = afters[0]
             order = 0 if not after else 1 if after.startswith(("\n", "\r")) else 2
@@ -314,21 +318,22 @@ def _before_first(text: str, needles: Sequence[str]) -> str:
     return text[:cut]
 
 
-def _pieces(parts: Sequence[str], *, from_end: bool) -> tuple[list[str], bool]:
+def _pieces(parts: Sequence[str], *, from_end: bool) -> tuple[list[tuple[str, bool]], bool]:
     """Patterns for the tokens next to the value in all ``parts`` (nearest first): a
     token they share, literally; one that looks like it varies (it holds a digit, or it
     is an upper-case status word) or that differs between them, as a pattern of its
-    kind. Stops where the parts differ in kind. Also whether they are all of every part.
+    kind, each with whether it holds a word. Stops where the parts differ in kind.
+    Also whether they are all of every part.
     """
     token_lists = [_TOKENS.findall(p) for p in parts]
     if from_end:
         token_lists = [list(reversed(t)) for t in token_lists]
-    pieces: list[str] = []
+    pieces: list[tuple[str, bool]] = []
     for column in zip(*token_lists, strict=False):
         piece = _piece(column)
         if piece is None or len(pieces) >= _MAX_ANCHOR_TOKENS:
             break
-        pieces.append(piece)
+        pieces.append((piece, any(_WORDY.search(t) for t in column)))
     whole = all(len(t) == len(pieces) for t in token_lists)
     return pieces, whole
 
@@ -348,21 +353,28 @@ def _piece(column: Sequence[str]) -> str | None:
 
 
 def _pattern(
-    texts: Sequence[str], markers: Sequence[str], befores: list[str], afters: list[str]
+    texts: Sequence[str],
+    markers: Sequence[str],
+    befores: list[str],
+    afters: list[str],
+    ends: tuple[bool, bool],
 ) -> str | None:
     """The first pattern that reads every marker back: a value up to the end of the
     text (its whole tail, as a pattern) before one up to the shortest anchor after
-    it; the shortest anchor before it."""
+    it; the shortest anchor before it. ``ends``: whether the text before the value
+    reaches the start of each text, and the text after it the end (no marker cut it)."""
     heads, head_whole = _pieces(befores, from_end=True)
     tails, tail_whole = _pieces(afters, from_end=False)
+    head_whole, tail_whole = head_whole and ends[0], tail_whole and ends[1]
     head_options = [
-        (r"\A" if head_whole and i == len(heads) else "") + "".join(reversed(heads[:i]))
+        (r"\A" if head_whole and i == len(heads) else "")
+        + "".join(p for p, _ in reversed(heads[:i]))
         for i in _word_ends(heads)
     ]
     if head_whole and not heads:
         head_options = [r"\A"]
-    tail_options = [(True, "".join(tails) + r"\Z")] if tail_whole else []
-    tail_options += [(False, "".join(tails[:i])) for i in _word_ends(tails)]
+    tail_options = [(True, "".join(p for p, _ in tails) + r"\Z")] if tail_whole else []
+    tail_options += [(False, "".join(p for p, _ in tails[:i])) for i in _word_ends(tails)]
     for greedy, tail in tail_options:
         for head in head_options:
             pattern = f"(?s){head}{'(.*)' if greedy else '(.*?)'}{tail}"
@@ -371,10 +383,10 @@ def _pattern(
     return None
 
 
-def _word_ends(pieces: Sequence[str]) -> list[int]:
+def _word_ends(pieces: Sequence[tuple[str, bool]]) -> list[int]:
     """How many pieces an anchor may take: enough to hold a word (``: `` alone is too
     easily found elsewhere), or all there are."""
-    ends = [i for i in range(1, len(pieces) + 1) if _WORDY.search("".join(pieces[:i]))]
+    ends = [i for i in range(1, len(pieces) + 1) if any(w for _, w in pieces[:i])]
     return ends if ends else list(range(1, len(pieces) + 1))[-1:]
 
 

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.budget import (
@@ -328,7 +328,12 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     # Checked before anything is sent: each calibration call costs what a payload does.
     spent = CALIBRATION_CALLS * per_payload if calibrating else 0
     within_budget(plan, payloads, per_payload, probe, spent=spent)
-    resolved = resolve(plan, probe)
+    try:
+        resolved = resolve(plan, probe)
+    except (UsageError, TargetError) as exc:
+        if not probe.requests:
+            raise  # nothing was sent: the arguments are at fault
+        calibration_failed(plan, probe, str(exc))
     announce(plan, resolved, probe)
     todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
     drawn = len(generated(plan, todo, examples))
@@ -407,6 +412,22 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
 
         return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
     return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+
+
+def calibration_failed(plan: ProbePlan, probe: Any, sentence: str) -> NoReturn:
+    """A calibration that failed after sending requests is a result: the outputs are
+    written with no observations and the failure sentence as their warning, and the
+    run ends as one the target failed (exit 3)."""
+    empty = survey_of(plan, probe.name, [], plan.examples, name=card_name(plan, probe))
+    card = run_card(empty, probe.setup, complete=False).with_warnings((sentence,))
+    writer = None
+    if plan.json is not None:
+        from fidelity._report.results import ResultWriter
+
+        writer = ResultWriter(plan.json, lambda _seen: card.to_json())
+        writer.start()
+    write_reports(plan, card, writer)
+    raise TargetError(sentence)
 
 
 def run_warnings(
