@@ -248,7 +248,9 @@ class Card:
         paste into the tool's description): the rewrites it goes through and the
         families it refuses, at most 299 characters with its name; ``""`` when the
         parameter is faithful, or when no value came back (nothing was measured). The
-        name is the probed parameter, else the card's."""
+        name is the probed parameter, else the card's; with a read tool or a read URL,
+        the chain from the parameter to it (``between write_file.content and
+        read_file``): a rewrite there may be the reader's."""
         from fidelity._report.rewrites import from_card
 
         return self._describe(from_card(self.observations))
@@ -259,6 +261,11 @@ class Card:
 
         setup = self.facts.setup
         name = setup.param if setup is not None and setup.param else self.name
+        if setup is not None and setup.read_tool:
+            # The value was read back by another tool: a rewrite may be either's doing.
+            name = f"between {setup.tool}.{name} and {setup.read_tool}"
+        elif setup is not None and setup.read_url:
+            name = f"between {setup.send or name} and GET {setup.read_url}"
         refused = refused_families((o.families, o.status) for o in self.observations)
         return describe(name, found, sorted(refused, key=family_key))
 
