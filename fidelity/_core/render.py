@@ -8,7 +8,9 @@ Grapheme clusters are kept whole: a combining mark stays with its base character
 only marks with nothing to attach to become badges. Letters and symbols that print
 as nothing (the Hangul fillers, the blank braille pattern) are badges too, and so is a
 stack of more than ``MAX_MARKS`` combining marks on one base (it would spill over the
-lines around it): the base is kept, each mark shown as a badge.
+lines around it): the base is kept, each mark shown as a badge. A variation selector
+is raw only where it forms a variation sequence (:func:`selects`): one after each
+letter of a word would otherwise hide bytes no reader sees.
 """
 
 from __future__ import annotations
@@ -20,7 +22,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["INVISIBLE", "MAX_MARKS", "badge", "codepoints", "grapheme_pattern", "is_unsafe", "safe"]
+__all__ = [
+    "INVISIBLE",
+    "MAX_MARKS",
+    "badge",
+    "codepoints",
+    "grapheme_pattern",
+    "is_unsafe",
+    "safe",
+    "selects",
+]
 
 
 @functools.cache
@@ -66,12 +77,58 @@ INVISIBLE = frozenset({
 #: Combining marks kept on one base; a longer stack is spelled out as badges.
 MAX_MARKS = 4
 
-#: Variation selectors: raw only right after the visible character whose form they
-#: choose (one each); after a space, a mark or another selector they choose nothing
-#: and print as nothing, so a run of them could hide data.
+#: Variation selectors: raw only right after a visible character whose form they can
+#: choose (see :func:`selects`); anywhere else they choose nothing and print as
+#: nothing, so one after each letter could hide data.
 _SELECTORS = frozenset(
     {*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x180B, 0x180C, 0x180D, 0x180F}
 )
+#: The bases of FE00 in Unicode's StandardizedVariants.txt outside the scripts
+#: :func:`selects` names whole: DIGIT ZERO (short diagonal stroke), EMPTY SET (zero
+#: form), and the mathematical operators drawn with a slanted or vertical stroke.
+_FE00_BASES = frozenset({
+    0x0030, 0x2205, 0x2229, 0x222A, 0x2268, 0x2269, 0x2272, 0x2273, 0x228A, 0x228B,
+    0x2293, 0x2294, 0x2295, 0x2297, 0x229C, 0x22DA, 0x22DB, 0x2A3C, 0x2A3D, 0x2A9D,
+    0x2A9E, 0x2AAC, 0x2AAD, 0x2ACB, 0x2ACC,
+})  # fmt: skip
+
+
+@functools.cache
+def _property(name: str) -> regex.Pattern[str]:
+    import regex
+
+    return regex.compile(rf"\p{{{name}}}")
+
+
+def selects(base: str, selector: str) -> bool:
+    """True when the variation selector ``selector`` right after ``base`` forms a
+    variation sequence Unicode defines (or may define), so both are shown raw.
+
+    The rule stands in for StandardizedVariants.txt, emoji-variation-sequences.txt and
+    the Ideographic Variation Database, and errs towards a badge: U+FE0E and U+FE0F
+    after a character with the Emoji property (the emoji sequences' bases are such
+    characters: digits, ``#`` and ``*`` included, for keycaps); U+FE00 to U+FE02 and
+    U+E0100 to U+E01EF after a CJK unified ideograph (the CJK compatibility variants,
+    the registered ideographic sequences); U+FE00 after a letter of Myanmar, Phags-pa
+    or Manichaean, or one of the few symbols of ``_FE00_BASES``; the Mongolian free
+    variation selectors after a Mongolian letter. Any other pair (a selector after a
+    Latin letter, a space, a mark or another selector) is a badge.
+    """
+    cp = ord(selector)
+    if cp in (0xFE0E, 0xFE0F):
+        return bool(_property("Emoji").match(base))
+    ideographic = 0xE0100 <= cp <= 0xE01EF or 0xFE00 <= cp <= 0xFE02
+    if ideographic and _property("Unified_Ideograph").match(base):
+        return True
+    if cp == 0xFE00:
+        return ord(base) in _FE00_BASES or bool(
+            _property("Script=Myanmar").match(base)
+            or _property("Script=Phags_Pa").match(base)
+            or _property("Script=Manichaean").match(base)
+        )
+    if cp in (0x180B, 0x180C, 0x180D, 0x180F):
+        return bool(_property("Script=Mongolian").match(base))
+    return False
 
 
 def _name(cp: int) -> str:
@@ -126,13 +183,12 @@ def safe(text: str) -> str:
     """Return ``text`` with every unsafe code point shown as a badge.
 
     Printable graphemes are kept whole; a grapheme whose base is unsafe, or that
-    consists only of combining marks, is spelled out badge by badge. Variation
-    selectors are raw only right after the visible character they select (not after a
-    space, a mark or another selector); marks that follow an unsafe base are badges
-    too, and so are
-    the marks of a base that carries more than ``MAX_MARKS`` of them, and a zero width
-    joiner that joins nothing. The result contains only printable characters and
-    U+0020.
+    consists only of combining marks, is spelled out badge by badge. A variation
+    selector is raw only right after a visible character it can select (:func:`selects`:
+    an emoji before U+FE0F, an ideograph before an ideographic selector...); marks that
+    follow an unsafe base are badges too, and so are the marks of a base that carries
+    more than ``MAX_MARKS`` of them, and a zero width joiner that joins nothing. The
+    result contains only printable characters and U+0020.
     """
     if text.isascii() and text.isprintable():
         return text
@@ -154,8 +210,7 @@ def safe(text: str) -> str:
             after = cluster[i + 1] if i + 1 < len(cluster) else "\x00"
             joins = c == "\u200d" and shown and not (is_unsafe(after) or _is_mark(after))
             if ord(c) in _SELECTORS:
-                before = cluster[i - 1]
-                shown = shown and before != " " and not _is_mark(before)
+                shown = shown and selects(cluster[i - 1], c)
             else:
                 shown = joins or not (is_unsafe(c) or (_is_mark(c) and not shown))
             out.append(c if shown else badge(c))

@@ -28,7 +28,6 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
@@ -53,7 +52,7 @@ from probes._http.places import (
 )
 from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
 from probes._payload.locate import STALE_READ, is_marker
-from probes._payload.placeholders import Filled, TextTemplate, new_run_id
+from probes._payload.placeholders import Filled, TextTemplate, new_run_id, path_segment
 
 __all__ = ["HttpProbe", "http"]
 
@@ -372,7 +371,7 @@ class HttpProbe(Probe):
         elif where == "query":
             kwargs["params"] = {name: text}
         elif where == "path":
-            url = url.replace(_PLACEHOLDER, quote(text, safe=""))
+            url = url.replace(_PLACEHOLDER, path_segment(text))
         elif where == "url":
             url = url.replace(_PLACEHOLDER, text)
         elif where == "header":
@@ -504,7 +503,7 @@ class HttpProbe(Probe):
                     "NoId",
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
-            ident = quote(ident, safe="")
+            ident = path_segment(ident)
         values = Filled(payload="", n=n, run=self.run_id, id=ident)
         return self._exchange(self._client.build_request("GET", self._read_url.fill(values)))
 

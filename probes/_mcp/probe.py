@@ -355,6 +355,7 @@ class McpProbe(Probe):
             stderr=self._stderr.file,
             client_info={"name": "param-fidelity", "version": __version__},
             max_reply=self.max_reply,
+            on_noise=self._noise,
         )
 
     @staticmethod
@@ -430,10 +431,11 @@ class McpProbe(Probe):
             message_handler=on_message,  # type: ignore[arg-type]
         )
 
-    def _noise(self, line: str) -> None:
-        """(On the event loop.) Count one stdout line of the server that is not JSON-RPC."""
-        self._noise_lines += 1
-        if self._noise_lines == 1:
+    def _noise(self, line: str, count: int = 1) -> None:
+        """(On the event loop, or the TypeScript session's reader.) Count ``count`` stdout
+        lines of the server that are not JSON-RPC, ``line`` the first of them."""
+        self._noise_lines += count
+        if self._noise_lines == count:
             self._noise_first = line[:_NOISE_CHARS]
 
     @property

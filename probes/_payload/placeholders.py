@@ -18,11 +18,12 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
-__all__ = ["PAYLOAD", "Filled", "TextTemplate", "new_run_id"]
+__all__ = ["PAYLOAD", "Filled", "TextTemplate", "new_run_id", "path_segment"]
 
 #: The string value that is replaced by the payload in a JSON template.
 PAYLOAD = "{payload}"
@@ -111,3 +112,11 @@ class TextTemplate:
         """The text with every placeholder replaced."""
         get = values.value if isinstance(values, Filled) else values.__getitem__
         return "".join(value if kind == "text" else get(value) for kind, value in self.parts)
+
+
+def path_segment(value: str) -> str:
+    """``value`` percent-encoded as one URL path segment: every reserved character
+    encoded (``/`` too), and the dots of ``.`` and ``..`` as ``%2E``, which would
+    otherwise be dot segments that climb the path (``/items/../view`` is ``/view``)."""
+    encoded = quote(value, safe="")
+    return encoded.replace(".", "%2E") if encoded in (".", "..") else encoded

@@ -8,8 +8,9 @@ documentation, not computed.
 Two kinds of code points are allowed in one context only, because ``safe`` keeps
 printable grapheme clusters whole: a zero width joiner between two visible characters
 (inside an emoji ZWJ sequence) and a variation selector right after a character that
-is allowed raw (an emoji or text presentation selector). Anywhere else they are
-forbidden too.
+is allowed raw (an emoji or text presentation selector), but never after a letter of a
+script that has no variation sequences (one selector after each Latin letter hides
+bytes). Anywhere else they are forbidden too.
 """
 
 from __future__ import annotations
@@ -92,6 +93,21 @@ def _visible(char: str) -> bool:
     return _base(char) and char != " "
 
 
+#: The scripts whose letters have variation sequences (by character name): the CJK
+#: ideographs (compatibility variants, the Ideographic Variation Database), Myanmar,
+#: Phags-pa, Manichaean (StandardizedVariants.txt), Mongolian (free variation
+#: selectors); and the one letter that is an emoji (U+2139 INFORMATION SOURCE).
+_SELECTED_LETTERS = ("CJK UNIFIED IDEOGRAPH", "MYANMAR", "PHAGS-PA", "MANICHAEAN", "MONGOLIAN")
+
+
+def _selectable(char: str) -> bool:
+    """False for a letter no variation sequence starts with (Latin, Greek, Cyrillic...)."""
+    if not unicodedata.category(char).startswith("L"):
+        return True
+    name = unicodedata.name(char, "")
+    return name == "INFORMATION SOURCE" or name.startswith(_SELECTED_LETTERS)
+
+
 def raw_forbidden(text: str) -> list[str]:
     """The code points of ``text`` that must not be there, as ``U+XXXX`` (empty: safe).
 
@@ -114,6 +130,7 @@ def raw_forbidden(text: str) -> list[str]:
             else:  # one selector, right after the visible character it selects
                 attached = j == i - 1 and j >= 0 and _visible(text[j])
                 attached = attached and not unicodedata.category(text[j]).startswith("M")
+                attached = attached and _selectable(text[j])
             if not attached:
                 bad.append(f"U+{cp:04X}")
     return bad

@@ -81,6 +81,21 @@ def test_self_contained(page: str) -> None:
     assert "@import" not in page
 
 
+def test_only_the_pages_own_script_may_run(page: str) -> None:
+    # The policy names the one inline script by its hash: markup that slipped past
+    # escaping (a payload's <script>, an onerror= attribute) would not run.
+    import base64
+    import hashlib
+
+    (policy,) = re.findall(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert "unsafe-inline" not in policy.split("script-src", 1)[1]
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.DOTALL)
+    assert "\r" not in script  # the browser hashes the text unchanged
+    assert "\x00" not in script
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy
+
+
 def _chromium(url: str, *extra: str) -> subprocess.CompletedProcess[bytes]:
     binary = need_executable("chromium")
     with tempfile.TemporaryDirectory() as profile:

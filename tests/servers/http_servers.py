@@ -22,7 +22,10 @@ with the id in the ``x-item-id`` header too, ``GET /items/N`` answers ``{"text":
 ``GET /items/N.txt`` answers ``item N: TEXT`` as text/plain; in memory), ``counted``
 (``quotes`` that also counts the requests it gets; ``GET /_count`` answers
 ``{"count": N, "arrivals": [...]}``, when each arrived by this process's
-``time.monotonic()``, and is not counted).
+``time.monotonic()``, and is not counted), ``dots`` (write-then-read whose ids are dot
+segments: ``POST /items`` answers ``{"id": ".."}`` then ``{"id": "."}`` in turn,
+``GET /items/ID/view`` answers ``{"text": ...}`` for that id, and any other ``GET``
+(``/view``, where ``/items/../view`` leads) answers ``{"text": "the wrong path"}``).
 """
 
 from __future__ import annotations
@@ -251,6 +254,38 @@ def _truth_app() -> Any:
     )
 
 
+def _dots_app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    items: dict[str, str] = {}
+    ids = ("..", ".")
+
+    async def create(request: Request) -> JSONResponse:
+        ident = ids[len(items) % 2]
+        items[ident] = (await request.json())["text"]
+        return JSONResponse({"id": ident}, status_code=201)
+
+    async def fetch(request: Request) -> JSONResponse:
+        ident = request.path_params["ident"]
+        if ident not in items:
+            return JSONResponse({"error": "no such item"}, status_code=404)
+        return JSONResponse({"text": items.pop(ident)})
+
+    async def elsewhere(request: Request) -> JSONResponse:
+        return JSONResponse({"text": "the wrong path"})
+
+    return Starlette(
+        routes=[
+            Route("/items", create, methods=["POST"]),
+            Route("/items/{ident}/view", fetch, methods=["GET"]),
+            Route("/{rest:path}", elsewhere, methods=["GET"]),
+        ]
+    )
+
+
 def _asgi(app: Any) -> None:
     import uvicorn
 
@@ -277,6 +312,7 @@ _APPS = {
     "store": "_store_app",
     "counted": "_counted_app",
     "truth": "_truth_app",
+    "dots": "_dots_app",
 }
 _RAW = (
     "silent",

@@ -59,6 +59,8 @@ How it misbehaves:
   pieces so the server never holds it whole;
 - ``--deep-reply N``: answer every call with a result whose ``structuredContent``
   nests N arrays deep;
+- ``--flood N``: before each answer, write N lines on stdout that are not JSON (a
+  noisy server, to bound what a client holds while it skips them);
 - ``--delay S``: answer every call S seconds late (a slow server, to interrupt a run in
   the middle).
 """
@@ -185,6 +187,16 @@ def _freeze() -> None:
         time.sleep(3600)
 
 
+def _flood(out: Any, lines: int) -> None:
+    """Write ``lines`` lines that are not JSON, in pieces."""
+    piece = b"noise: not a JSON-RPC message\n" * 4096
+    while lines > 0:
+        count = min(lines, 4096)
+        out.write(piece if count == 4096 else piece[: count * 30])
+        lines -= count
+    out.flush()
+
+
 def _matches(word: str | None, text: str) -> bool:
     return word is not None and word in text
 
@@ -193,6 +205,7 @@ def main(argv: list[str]) -> int:
     crash_after = int(option(argv, "--crash-after") or -1)
     calls_file, arrivals = option(argv, "--calls"), option(argv, "--arrivals")
     noise = "--noise" in argv
+    flood = int(option(argv, "--flood") or 0)
     log_stderr = "--log-stderr" in argv
     surrogate, surrogate_on = "--surrogate-reply" in argv, option(argv, "--surrogate-on")
     reject = "--reject" in argv
@@ -279,6 +292,8 @@ def main(argv: list[str]) -> int:
             out.write(b"\x1b[2J\x1b[31mred \xe2\x80\xae override\n")
             out.write(b"\xff\xfe invalid utf-8 \xc3\x28\n")
             out.flush()
+        if flood:
+            _flood(out, flood)
         if big >= 0:
             out.writelines(big_reply(mid, big))
             out.write(b"\n")

@@ -35,6 +35,7 @@ from fidelity._cli.probe.execute import (
     card_name,
     catalogue_payloads,
     open_target,
+    readable_name,
     run_card,
     run_warnings,
     survey_of,
@@ -294,7 +295,7 @@ def execute_all(plan: ProbePlan) -> int:
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document before the first call.
     for param in inv.surveyed:
-        check_outputs(plan, f"{param.tool.name}.{param.path.block_name}")
+        check_outputs(plan, readable_name(f"{param.tool.name}.{param.path.block_name}"))
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     surveyed = inv.surveyed

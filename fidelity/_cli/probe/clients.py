@@ -52,6 +52,8 @@ class _Run:
         self.protocol_version = ""
         self.complete = False
         self.error = ""
+        #: Stdout lines of a stdio server that were not JSON-RPC, and the first.
+        self.noise: tuple[int, str] = (0, "")
 
     def result(self) -> ClientResult:
         from fidelity._report.clients import ClientResult
@@ -158,6 +160,7 @@ def _survey_one(
         run.complete = not swept.stopped
         run.error = swept.stopped
     finally:
+        run.noise = getattr(probe, "stdout_noise", (0, ""))
         info = probe.client_info
         run.library = info.library if info is not None else ""
         run.protocol_version = info.protocol_version if info is not None else ""
@@ -185,12 +188,14 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         if not run.complete:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
+    from fidelity._cli.probe.execute import noise_warning
     from fidelity._cli.probe.verdict import judge
 
     for run in matrix.runs:
         judged = judge(run.observations, read=plan.read, read_found=plan.read is None)
         # A failure is the exit's sentence (see _exit_code); the warnings are said here.
-        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in judged.warnings)
+        warnings = [*judged.warnings, *([noise_warning(*run.noise)] if run.noise[0] else [])]
+        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
     beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
     if len(matrix.runs) > 1:
         stream.write(

@@ -9,6 +9,7 @@ and the command exits 3 with one sentence.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -208,8 +209,29 @@ def card_name(plan: ProbePlan, probe: Any) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
     if plan.is_mcp:
-        return f"{plan.tool}.{probe.plan.block_label}"
+        return readable_name(f"{plan.tool}.{probe.plan.block_label}")
     return plan.name
+
+
+#: The longest card name a card document takes (``fidelity card`` reads it back).
+_NAME_CHARS = 1000
+
+
+_BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+
+
+def readable_name(name: str) -> str:
+    """``name`` as a card may be named: a tool name holding ESC, BEL or a bidi override
+    is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
+    in the characters a card block's marker allows), cut to 1000 characters, so that
+    ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    shown = _BADGE.sub(r"U+\1", safe(name))
+    if len(shown) <= _NAME_CHARS:
+        return shown
+    cut = shown[:_NAME_CHARS]
+    while cut and safe(cut) != cut:  # a cut inside a grapheme (a ZWJ left at the end)
+        cut = cut[:-1]
+    return cut
 
 
 # -- outputs ----------------------------------------------------------------------
@@ -442,13 +464,18 @@ def run_warnings(
 
     lines, first = probe.stdout_noise if isinstance(probe, McpProbe) else (0, "")
     if lines:
-        shown = one_line(safe(first), limit=120)
-        warnings.append(
-            f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
-            f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
-            "skips them, stricter clients fail on them: a stdio server should log to stderr."
-        )
+        warnings.append(noise_warning(lines, first))
     return tuple(warnings)
+
+
+def noise_warning(lines: int, first: str) -> str:
+    """The warning for ``lines`` stdout lines of a stdio server that are not JSON-RPC."""
+    shown = one_line(safe(first), limit=120)
+    return (
+        f"the server wrote {lines} line{'s' if lines != 1 else ''} to stdout that "
+        f"{'are' if lines != 1 else 'is'} not JSON-RPC (first: {shown!r}); this client "
+        "skips them, stricter clients fail on them: a stdio server should log to stderr."
+    )
 
 
 def _unsent(plan: ProbePlan, planned: int, sent: int) -> str:

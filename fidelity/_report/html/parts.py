@@ -12,6 +12,8 @@ highlighted, and lists the changes with their offsets.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -34,12 +36,25 @@ __all__ = [
     "esc",
     "pair",
     "points",
+    "policy",
     "side",
     "value",
 ]
 
-#: No network at all: inline style and script only.
-CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+#: No network at all: inline style, and the page's one script by its hash (see
+#: :func:`policy`); style attributes stay allowed (the survey colours its cells with
+#: them; under ``default-src 'none'`` a style can load nothing).
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+
+
+def policy(script: str) -> str:
+    """The page's Content-Security-Policy: only the inline script whose text is
+    ``script`` may run. A script that escaped escaping (a payload's ``<script>``, an
+    ``onerror=`` attribute) is not that script, so it is refused: escaping is not the
+    only defence. A hash, not a nonce, so that one card always makes the same page."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return CSP.format(digest=digest)
+
 
 #: Transformations listed per payload before the rest are counted.
 MAX_LISTED = 12
@@ -188,7 +203,7 @@ def document(*, title: str, version: str, style: str, body: str, script: str) ->
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta http-equiv="Content-Security-Policy" content="{policy(script)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="param-fidelity {html.escape(version)}">
 <title>{esc(title)}</title>

@@ -7,8 +7,9 @@
 //
 //   {"op": "connect", "sdk_dir": DIR, "target": TARGET, "client_info": {...},
 //    "timeout_ms": N, "max_reply": N}
-//        TARGET is {"command", "args", "env", "cwd"} (stdio) or {"url"} (Streamable
-//        HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
+//        TARGET is {"command", "args", "env", "cwd", "stderr_fd"} (stdio; the server's
+//        stderr goes to the descriptor stderr_fd, which the caller passed, or nowhere
+//        without it: never to the driver's own stderr) or {"url"} (Streamable HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
 //        message from the server in bytes: a stdio line (the SDK's own buffer limit),
 //        an HTTP JSON body or one server-sent event (as decoded); past it the message
 //        is not read further and {"type": "reply_too_large"} is reported.
@@ -23,8 +24,13 @@
 //
 // Events may come in between: {"type": "transport_closed"} (the connection ended
 // without being asked to), {"type": "transport_error", "error"},
-// {"type": "server_exit", "code", "signal"} when a stdio server process exits, and
-// {"type": "reply_too_large"}.
+// {"type": "server_exit", "code", "signal"} when a stdio server process exits,
+// {"type": "reply_too_large"}, and {"type": "noise", "count", "first"}: how many stdout
+// lines of a stdio server were not JSON-RPC so far, and the first (see watchNoise).
+// Whatever escapes the driver (a bug, a value too deep for the stack) is one record,
+// {"type": "fatal", "error"}, never a stack on stderr; then the driver exits 70. A
+// result the driver cannot write (nested too deep) is an error of class
+// "UnparsableReply" for its request.
 // An error is {"class", "name", "message", "code"?, "data"?, "cause"?}.
 //
 // Byte-exactness is the point:
@@ -54,6 +60,9 @@ const MAX_TOOL_PAGES = 100;
 // waits up to 2 s for the server, then 2 s after SIGTERM).
 const CLOSE_BOUND_MS = 5000;
 
+// No stack is ever shown, and a server's non-JSON line costs no stack capture.
+Error.stackTraceLimit = 0;
+
 console.log = console.info = console.debug = (...args) => console.error(...args);
 
 // ---------------------------------------------------------------------------
@@ -69,10 +78,33 @@ function asciiJson(value) {
 
 let stdoutGone = false;
 
+/**
+ * A record as one line. A value JSON.stringify cannot write (nested deeper than its
+ * stack: a reply 200,000 arrays deep, which the SDK's parser took) is an unparsable
+ * reply for the request in flight, never a crash.
+ */
+function recordLine(record) {
+  try {
+    return asciiJson(record) + '\n';
+  } catch (error) {
+    const why = { class: 'UnparsableReply', name: String(error?.name ?? ''), message: tooDeep(error) };
+    if (record.type === 'result') return asciiJson({ type: 'result', id: record.id, ok: false, error: why }) + '\n';
+    if (record.type === 'connected') return asciiJson({ type: 'connect_error', error: why }) + '\n';
+    return asciiJson({ type: 'transport_error', error: why }) + '\n';
+  }
+}
+
+function tooDeep(error) {
+  return error instanceof RangeError
+    ? 'the reply is nested too deeply to be read'
+    : `the reply could not be written on (${String(error?.message ?? error).slice(0, 200)})`;
+}
+
 /** Write one record; resolves once it is handed to the OS. */
 function emit(record) {
   if (stdoutGone) return Promise.resolve();
-  return new Promise((done) => process.stdout.write(asciiJson(record) + '\n', () => done()));
+  const text = recordLine(record);
+  return new Promise((done) => process.stdout.write(text, () => done()));
 }
 
 /** Any thrown value as plain JSON. */
@@ -172,6 +204,62 @@ function boundedFetch(limit, onExceeded) {
   };
 }
 
+// ---------------------------------------------------------------------------
+// Noise: stdout lines of a stdio server that are not JSON-RPC. The SDK reports each
+// one as an error; one record per line would let a server that writes millions of
+// them grow this process without bound (records queue up faster than a pipe takes
+// them). They are counted instead, and the count goes out as one {"type": "noise",
+// "count", "first"} record (the total so far and the first line, cut), at most every
+// NOISE_EVERY_MS and before each result.
+
+const NOISE_EVERY_MS = 250;
+const NOISE_FIRST_CHARS = 600;
+/** Other transport errors are dropped while this much output waits for the pipe. */
+const BACKLOG_BYTES = 1 << 20;
+const noise = { count: 0, sent: 0, first: null, timer: null };
+
+function noteNoise() {
+  noise.count += 1;
+  if (noise.timer === null) noise.timer = setTimeout(flushNoise, NOISE_EVERY_MS);
+}
+
+/** Send the noise count if it grew; resolves once written. */
+function flushNoise() {
+  if (noise.timer !== null) {
+    clearTimeout(noise.timer);
+    noise.timer = null;
+  }
+  if (noise.count === noise.sent) return Promise.resolve();
+  noise.sent = noise.count;
+  return emit({ type: 'noise', count: noise.count, first: noise.first ?? '' });
+}
+
+/**
+ * Count the lines the SDK's stdio read buffer cannot parse, keeping the first one. The
+ * buffer is the transport's own (no public hook sees the line): when it is not there,
+ * the errors are still counted through the client's onerror, without the line.
+ */
+function watchNoise(transport) {
+  const buffer = transport._readBuffer;
+  if (typeof buffer?.readMessage !== 'function') return false;
+  const read = buffer.readMessage.bind(buffer);
+  buffer.readMessage = () => {
+    const before = buffer._buffer;
+    try {
+      return read();
+    } catch (error) {
+      if (noise.first === null && Buffer.isBuffer(before)) {
+        const end = before.indexOf(0x0a);
+        noise.first = before.toString('utf8', 0, Math.min(end < 0 ? before.length : end, NOISE_FIRST_CHARS)).replace(/\r$/, '');
+      }
+      noteNoise();
+      if (error !== null && typeof error === 'object') error.paramFidelityNoise = true;
+      throw error;
+    }
+  };
+  return true;
+}
+
 let tooLarge = false;
 function replyTooLarge() {
   if (!tooLarge) {
@@ -194,12 +282,15 @@ async function connect(command) {
       args: target.args ?? [],
       env: target.env ?? undefined, // merged over the SDK's default environment
       cwd: target.cwd ?? undefined,
-      stderr: 'inherit', // the driver's stderr: a bounded tail kept by the caller
+      // The server's stderr: a descriptor the caller passed (a bounded tail of its own),
+      // or nowhere; never the driver's own stderr.
+      stderr: Number.isInteger(target.stderr_fd) ? target.stderr_fd : 'ignore',
       maxBufferSize: limit, // the SDK drops the connection past it
     });
   } else {
     throw new Error('the target needs "command" (stdio) or "url" (Streamable HTTP)');
   }
+  const watched = target.command ? watchNoise(transport) : false;
   // The negotiated version is in the initialize response; the SDK does not expose it.
   let negotiated = null;
   const start = transport.start.bind(transport);
@@ -215,8 +306,15 @@ async function connect(command) {
   };
   client = new sdk.Client(command.client_info ?? { name: 'param-fidelity', version: DRIVER_VERSION });
   client.onerror = (error) => {
+    if (error?.paramFidelityNoise) return; // counted
+    if (!watched && target.command && (error instanceof SyntaxError || error?.name === 'ZodError')) {
+      noteNoise();
+      return;
+    }
     if (String(error?.message ?? '').startsWith('ReadBuffer exceeded maximum size')) replyTooLarge();
-    if (!closing) emit({ type: 'transport_error', error: describeError(error) });
+    if (!closing && process.stdout.writableLength < BACKLOG_BYTES) {
+      emit({ type: 'transport_error', error: describeError(error) });
+    }
   };
   client.onclose = () => {
     if (!closing) emit({ type: 'transport_closed' });
@@ -264,6 +362,7 @@ async function run(command) {
     record.ok = false;
     record.error = describeError(error);
   }
+  await flushNoise();
   await emit(record);
 }
 
@@ -305,6 +404,19 @@ process.stdout.on('error', () => {
   stdoutGone = true;
   abandon(4);
 });
+// Whatever escapes is one record, with no stack (a stack is not for the user's
+// terminal), and the driver leaves with its server.
+let failing = false;
+function crash(error) {
+  if (failing) return;
+  failing = true;
+  const leave = () => abandon(70);
+  setTimeout(leave, 1000).unref();
+  if (stdoutGone) return leave();
+  process.stdout.write(recordLine({ type: 'fatal', error: describeError(error) }), leave);
+}
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 process.on('SIGTERM', () => abandon(143));
 process.on('SIGINT', () => abandon(130));
 
@@ -331,6 +443,7 @@ async function handle(line) {
     }
   } else if (command.op === 'close') {
     await shutdown();
+    await flushNoise();
     await emit({ type: 'closed' });
     process.exit(0);
   } else {

@@ -23,12 +23,13 @@ import contextlib
 import json
 import os
 import queue
+import re
 import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -37,7 +38,7 @@ from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError, UnparsableReply
 from probes._mcp.node.setup import NodeClient
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyTooLarge
-from probes._mcp.session import handshake_bound
+from probes._mcp.session import StderrTail, handshake_bound
 
 __all__ = ["ContentBlock", "NodeSession", "ToolResult"]
 
@@ -56,6 +57,12 @@ _TOO_LARGE = object()
 #: A record too deeply nested for Python's json (Node's parser took it): the reply in
 #: flight arrived, but this side cannot read it.
 _TOO_DEEP = object()
+#: How much of the driver's own stderr is kept (apart from the server's): enough for
+#: the line that names an error, never quoted whole.
+_DRIVER_TAIL = 8192
+#: The line of the driver's stderr that names what went wrong ("RangeError: ..."),
+#: as Node prints it above the stack frames, which are never quoted.
+_ERROR_LINE = re.compile(r"\A\s*(?:Uncaught )?([A-Za-z]*(?:Error|Exception)\b.*)\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +115,9 @@ def _failure(error: object) -> Exception:
         # "MCP error -32001: Request timed out" -> "Request timed out", as the Python SDK says it.
         prefix = f"MCP error {code}: "
         return RpcError(code, message.removeprefix(prefix))
+    if cls == "UnparsableReply" or (cls == "RangeError" and "call stack" in message):
+        # The SDK parsed a reply that is nested deeper than the driver can handle.
+        return UnparsableReply("the reply is nested too deeply to be read", "")
     if message == "Not connected":
         return ConnectionError("the MCP session is closed")
     cause = error.get("cause")
@@ -155,8 +165,12 @@ class NodeSession:
         stderr: IO[str] | None,
         client_info: Mapping[str, str],
         max_reply: int = DEFAULT_MAX_REPLY,
+        on_noise: Callable[[str, int], None] | None = None,
     ) -> None:
         self._setup = setup
+        self._on_noise = on_noise
+        self._noise_seen = 0
+        self._driver_err: StderrTail | None = None
         self._max_reply = max_reply
         self._max_line = _LINE_FACTOR * max_reply + _LINE_ROOM
         self._target = dict(target)
@@ -196,18 +210,30 @@ class NodeSession:
 
     def start(self) -> None:
         """Spawn the driver, connect, list the tools; ``TargetError`` when that fails."""
+        # The server's stderr (stdio) reaches its tail through a descriptor the driver
+        # hands on; the driver's own stderr (Node's complaints) is kept apart.
+        passed: tuple[int, ...] = ()
+        if "command" in self._target:
+            fd = self._stderr.fileno() if self._stderr is not None else -1
+            if fd >= 0:
+                passed = (fd,)
+                self._target["stderr_fd"] = fd
+        self._driver_err = StderrTail(_DRIVER_TAIL)
         try:
             self._proc = subprocess.Popen(
                 [self._setup.node, self._setup.driver],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr if self._stderr is not None else subprocess.DEVNULL,
+                stderr=self._driver_err.file,
+                pass_fds=passed,
                 start_new_session=True,
             )
         except OSError as exc:
+            self._driver_err.close()
             raise TargetError(
                 f"could not start the TypeScript client (node: {safe(str(exc))})."
             ) from None
+        self._driver_err.close()  # the driver holds its copy; the tail ends with it
         assert self._proc.stdin is not None
         os.set_blocking(self._proc.stdin.fileno(), False)
         threading.Thread(target=self._read, name="mcp-node-reader", daemon=True).start()
@@ -292,15 +318,40 @@ class NodeSession:
             pass
         finally:
             if not self._closing and self.failure is None:
-                self.failure = ConnectionError(self._why(why))
+                self.failure = ConnectionError(self._why(why + self._driver_trouble()))
             self._dead.set()
             self._records.put(_EOF)
             with contextlib.suppress(OSError):
                 stream.close()
 
+    def _driver_trouble(self) -> str:
+        """What the driver said on its stderr when it ended unasked: the line naming the
+        error (cut, terminal-safe), never the stack frames below it; empty if none."""
+        tail = self._driver_err
+        if tail is None or self._proc is None:
+            return ""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(0.5)
+        tail.settle()
+        for line in tail.text(_DRIVER_TAIL).removeprefix("...").split(" | "):
+            found = _ERROR_LINE.match(line)
+            if found:  # already terminal-safe
+                return f" ({found.group(1).strip()[:_MESSAGE_CHARS]})"
+        return ""
+
     def _note(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
-        if kind == "reply_too_large":
+        if kind == "noise":
+            self._noted_noise(record)
+        elif kind == "fatal":
+            error = record.get("error")
+            what = _message(error) if isinstance(error, dict) else "unknown error"
+            cls = safe(str(error.get("class", "Error"))) if isinstance(error, dict) else "Error"
+            if not self._closing and self.failure is None:
+                self.failure = ConnectionError(f"the TypeScript client failed ({cls}: {what})")
+            self._dead.set()
+            self._records.put(_EOF)
+        elif kind == "reply_too_large":
             self._records.put(_TOO_LARGE)
         elif kind == "server_exit":
             code, sig = record.get("code"), record.get("signal")
@@ -316,6 +367,14 @@ class NodeSession:
             self._records.put(_EOF)
         else:
             self._records.put(record)
+
+    def _noted_noise(self, record: dict[str, Any]) -> None:
+        count, first = record.get("count"), record.get("first")
+        if not isinstance(count, int) or isinstance(count, bool) or count <= self._noise_seen:
+            return
+        added, self._noise_seen = count - self._noise_seen, count
+        if self._on_noise is not None:
+            self._on_noise(first if isinstance(first, str) else "", added)
 
     def _why(self, what: str) -> str:
         if self._errors:

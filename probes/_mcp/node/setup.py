@@ -7,7 +7,16 @@ the lock file's hash, ``$XDG_CACHE_HOME/param-fidelity/typescript-client-HASH`` 
 default under ``~/.cache``): in a temporary directory first, renamed into place once
 complete, so a run that is interrupted, or two runs at once, never leave a half
 installed copy behind. The install is bounded in time; older copies (another lock)
-are removed. ``FIDELITY_NODE_MODULES`` may name an existing ``node_modules`` that
+are removed.
+
+The cache holds code that runs with the user's rights, so it is trusted by more than
+its SDK version: the cache root is made readable and writable by its owner alone
+(0700), and every use checks that the install and everything in it belongs to the
+user and can be written by no one else, and that npm's record of what it installed
+(``node_modules/.package-lock.json``: each package's version and the integrity hash
+of its tarball, which ``npm ci`` checked on download) is the shipped lock's. An install
+that fails either check is refused in one sentence that names it (remove it: the next
+use installs it again). ``FIDELITY_NODE_MODULES`` may name an existing ``node_modules`` that
 holds the SDK (the test suite's ``tests/servers/node_modules``): nothing is
 installed then.
 
@@ -22,6 +31,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -92,6 +102,49 @@ def _sdk_version(base: Path) -> str | None:
         return None
     version = meta.get("version") if isinstance(meta, dict) else None
     return version if isinstance(version, str) else None
+
+
+def _writable_by_others(path: Path) -> str:
+    """Why ``path`` (not followed if a link) is not the user's own, or ``""``."""
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        return f"{safe(str(path))} cannot be read ({safe(exc.strerror or str(exc))})"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"{safe(str(path))} belongs to another user"
+    if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o022:
+        return f"{safe(str(path))} can be written by other users"
+    return ""
+
+
+def _untrusted(root: Path, base: Path) -> str:
+    """Why the install at ``base`` is not to be run, or ``""``: see the module doc."""
+    import json
+
+    for path in (root, base):
+        why = _writable_by_others(path)
+        if why:
+            return why
+    for folder, dirs, files in os.walk(base):
+        for name in (*dirs, *files):
+            why = _writable_by_others(Path(folder, name))
+            if why:
+                return why
+    try:
+        record = json.loads((base / "node_modules" / ".package-lock.json").read_text("utf-8"))
+        installed = record["packages"]
+        lock = json.loads((_HERE / "package-lock.json").read_text("utf-8"))["packages"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "npm's record of the install (node_modules/.package-lock.json) is missing"
+    for name, pinned in lock.items():
+        if not name or pinned.get("dev"):
+            continue
+        got = installed.get(name) if isinstance(installed, dict) else None
+        got = got if isinstance(got, dict) else {}
+        for key in ("version", "integrity"):
+            if got.get(key) != pinned.get(key):
+                return f"{safe(name.removeprefix('node_modules/'))} is not the locked one ({key})"
+    return ""
 
 
 def _node() -> str:
@@ -174,7 +227,10 @@ def _install(root: Path, final: Path) -> None:
             f"{ENV_NODE_MODULES} to a node_modules that holds the SDK."
         )
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if _writable_by_others(root):
+            with contextlib.suppress(OSError):
+                root.chmod(0o700)  # ours: made private; another user's: refused below
         work = Path(tempfile.mkdtemp(prefix=".install-", dir=root))
     except OSError as exc:
         raise UsageError(
@@ -195,6 +251,7 @@ def _install(root: Path, final: Path) -> None:
                     stderr=subprocess.STDOUT,
                     timeout=_INSTALL_TIMEOUT,
                     check=False,
+                    umask=0o077,  # the install is the user's alone, whatever their umask
                 ).returncode
             except subprocess.TimeoutExpired:
                 code = None
@@ -263,6 +320,14 @@ def typescript_client() -> NodeClient:
             if _sdk_version(base) != _pinned_version():
                 _install(root, base)
                 _prune(root, base)
+            why = _untrusted(root, base)
+            if why:
+                raise UsageError(
+                    f"the typescript client will not run the SDK installed at "
+                    f"{safe(str(base))}: {why}; remove that folder (the next use installs "
+                    f"it again), or set {ENV_NODE_MODULES} to a node_modules that holds "
+                    "the SDK."
+                )
         found = NodeClient(node=node, driver=str(_HERE / "driver.mjs"), sdk_dir=str(base))
         _FOUND[given] = found
         return found
