@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.kinds import Status
@@ -27,7 +27,40 @@ from probes._payload.paths import ParamPath
 from probes._payload.placeholders import Filled
 
 if TYPE_CHECKING:
-    from probes._http.probe import HttpProbe
+    import httpx
+
+    from probes._http.places import ReadSpec, SendSpec
+    from probes._payload.placeholders import TextTemplate
+
+
+class HttpProbe(Protocol):
+    """What calibration needs of the HTTP probe it calibrates."""
+
+    read: ReadSpec
+    read_found: bool
+    run_id: str
+    name: str
+    reflector: bool | None
+    _calibrated: bool
+    _seen_reflector: bool
+    _decided: bool
+    _plain: bool
+    _read_url: TextTemplate | None
+    _numbers: itertools.count[int]
+    place: SendSpec
+
+    def _start(self) -> httpx.Client: ...
+
+    def _build(self, text: str, *, echo: bool) -> httpx.Request: ...
+
+    def _exchange(self, request: httpx.Request) -> Reply: ...
+
+    def _is_reflection(self, reply: Reply) -> bool: ...
+
+    def _read_back(self, reply: Reply, n: int) -> Reply: ...
+
+    def _name(self) -> str: ...
+
 
 __all__ = ["calibrate", "locate_read"]
 

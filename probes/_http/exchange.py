@@ -21,6 +21,7 @@ import httpx
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from probes._http.deadline import deadline
+from probes._http.decoding import BodyDecoder, BodyTooLarge, CodingRefused, DecodeFailed
 from probes._http.places import ReadSpec, get_path
 from probes._payload.placeholders import Filled
 
@@ -156,6 +157,39 @@ def _fits(response: httpx.Response, max_body: int) -> bool:
     )
 
 
+def _decoded(response: httpx.Response, origin: str, max_body: int, ends: float) -> list[bytes]:
+    """The body of ``response``, its content coding undone, read raw in chunks: at most
+    ``max_body`` bytes decoded (see :mod:`probes._http.decoding`), and the deadline
+    ``ends`` (a ``time.monotonic()`` value) kept over the decoding too."""
+    try:
+        decoder = BodyDecoder(response.headers.get("content-encoding"), max_body)
+    except CodingRefused as exc:
+        raise ExchangeFailure(
+            Status.BROKEN, "ContentEncoding", f"the response from {origin} was not read: {exc}."
+        ) from None
+    chunks: list[bytes] = []
+    try:
+        for raw in response.iter_raw():
+            chunks.append(decoder.feed(raw))
+            if time.monotonic() > ends:
+                raise httpx.ReadTimeout("the exchange's deadline passed while decoding")
+        chunks.append(decoder.finish())
+    except BodyTooLarge:
+        raise ExchangeFailure(
+            Status.BROKEN,
+            "BodyTooLarge",
+            f"the response from {origin} is larger than max_body={max_body} bytes"
+            f"{' once decoded' if decoder.coding else ''}; it was not read further.",
+        ) from None
+    except DecodeFailed as exc:
+        raise ExchangeFailure(
+            Status.BROKEN,
+            "DecodingError",
+            f"the response from {origin} is not valid {decoder.coding} ({safe(str(exc))}).",
+        ) from None
+    return chunks
+
+
 def exchange(
     transport: httpx.BaseTransport,
     request: httpx.Request,
@@ -178,6 +212,7 @@ def exchange(
     """
     pacer.wait()
     origin = _origin(request)
+    ends = time.monotonic() + timeout
     if sent is not None:
         sent()
     try:
@@ -189,18 +224,7 @@ def exchange(
                 if _fits(response, max_body):
                     response.read()  # h11 reads no more than the declared length
                     return Reply(response)
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > max_body:
-                        raise ExchangeFailure(
-                            Status.BROKEN,
-                            "BodyTooLarge",
-                            f"the response from {origin} is larger than max_body="
-                            f"{max_body} bytes; it was not read further.",
-                        )
-                    chunks.append(chunk)
+                chunks = _decoded(response, origin, max_body, ends)
             finally:
                 response.close()
     except httpx.TimeoutException as exc:

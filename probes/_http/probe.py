@@ -18,8 +18,6 @@ server delivered, or Starlette's decoding.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -34,58 +32,26 @@ import httpx
 from fidelity._core.armor import armor
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import Status
-from fidelity._core.text import to_utf8
 from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
 from fidelity._probe.setup import ProbeSetup
 from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
+from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
+from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
 from probes._http.places import (
     ReadSpec,
     SendSpec,
     get_path,
-    parse_read,
-    parse_send,
-    put_path,
-    server_values,
 )
-from probes._http.wire import form_value, json_value, multipart_value, path_value, text_value
-from probes._payload.locate import STALE_READ, is_marker
+from probes._http.readback import read_observation
+from probes._http.request import RequestPlan, build_request
 from probes._payload.placeholders import Filled, TextTemplate, new_run_id, path_segment
 
 __all__ = ["HttpProbe", "http"]
 
 _REFLECTOR_HEADER = "x-fidelity-reflector"
-_PLACEHOLDER = "{value}"
-#: Content of the file part when the value is sent as a multipart filename.
-_FILE_CONTENT = b"param-fidelity"
-_DEFAULT_MAX_BODY = 8 * 1024 * 1024
-#: The placeholders of ``read_url``.
-_READ_URL_NAMES = ("id", "n", "run")
-
-
-def _positive(name: str, value: object, *, integer: bool = False) -> None:
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
-        what = "a positive integer" if integer else "a positive number"
-        raise UsageError(f"{name}={value!r} must be {what}.")
-
-
-def _check_url(name: str, url: object) -> str:
-    if not isinstance(url, str):
-        raise UsageError(f"{name}={url!r} must be a URL string.")
-    try:
-        parsed = httpx.URL(url.replace(_PLACEHOLDER, "v"))
-    except httpx.InvalidURL as exc:
-        raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise UsageError(f"{name}={url!r} must be an absolute http:// or https:// URL.")
-    return url
-
-
-#: What a lost observation quotes of the response, in code points.
-_EXCERPT = 160
 
 
 class HttpProbe(Probe):
@@ -104,24 +70,26 @@ class HttpProbe(Probe):
         id_from: str | None = None,
         concurrency: int = 1,
         rate: float | None = None,
-        max_body: int = _DEFAULT_MAX_BODY,
+        max_body: int = DEFAULT_MAX_BODY,
         reflector: bool | None = None,
         default_encoding: str = "utf-8",
         emit_charset: str | None = "utf-8",
     ) -> None:
-        self.url = _check_url("url", url)
-        self.send: SendSpec = parse_send(send)
+        options = HttpOptions(
+            url, send, read, method=method, headers=headers, timeout=timeout,
+            read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
+            max_body=max_body, reflector=reflector, default_encoding=default_encoding,
+            emit_charset=emit_charset,
+        )  # fmt: skip
+        self.options = options
+        self.url = url
+        self.send: SendSpec = options.send_spec
         # read=None: located by a calibration call (``calibrate``) before the first
         # payload; until then the default place stands in.
-        self.read: ReadSpec = parse_read(read if read is not None else "json:text")
+        self.read: ReadSpec = options.read_spec
         self.read_found = False
         self._calibrated = read is not None
         self.method = str(method).upper()
-        _positive("timeout", timeout)
-        _positive("concurrency", concurrency, integer=True)
-        _positive("max_body", max_body, integer=True)
-        if rate is not None:
-            _positive("rate", rate)
         self.timeout = float(timeout)
         self.concurrency = concurrency
         self.rate = rate
@@ -129,57 +97,13 @@ class HttpProbe(Probe):
         self.headers = dict(headers or {})
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
-        self._check_encoding(default_encoding)
-        count = url.count(_PLACEHOLDER)
-        if self.send.where in ("path", "url") and count != 1:
-            raise UsageError(
-                f"send={send!r} needs the URL to hold {_PLACEHOLDER} exactly once, e.g. "
-                f"'http://host/items/{_PLACEHOLDER}'; url={url!r} holds it {count} times."
-            )
-        if self.send.where not in ("path", "url") and count:
-            raise UsageError(
-                f"url={url!r} holds {_PLACEHOLDER}, which only send='path' or send='url' fills."
-            )
-        self.place = self._evidence_place()
+        self.place = options.place
+        self._evidence = RequestEvidence(self.place, self.url)
         self.read_url = read_url
-        self._read_url: TextTemplate | None = None
-        if read_url is not None:
-            if not isinstance(read_url, str):
-                raise UsageError(f"read_url={read_url!r} must be a URL string.")
-            self._read_url = TextTemplate.parse(
-                read_url, allowed=(*_READ_URL_NAMES, "payload"), where="read_url"
-            )
-            if "payload" in self._read_url.names:
-                raise UsageError(
-                    "read_url holds {payload}; the value is read back by what the write "
-                    "returned ({id}) or by names unique to the payload ({n}, {run})."
-                )
-            _check_url("read_url", self._read_url.fill({"id": "1", "n": "1", "run": "r"}))
-        self.id_from: str | None = None
-        self._id_spec: ReadSpec | None = None
-        if id_from is not None:
-            try:
-                spec = parse_read(id_from)
-            except UsageError:
-                spec = ReadSpec(where="")
-            if spec.where not in ("json", "header", "regex"):
-                raise UsageError(
-                    f"id_from={id_from!r} must say where the write response holds the id: "
-                    "json:PATH, header:NAME or regex:PATTERN (one group)."
-                )
-            self.id_from, self._id_spec = id_from, spec
-        has_id = self._read_url is not None and "id" in self._read_url.names
-        if self._read_url is not None and has_id != (self.id_from is not None):
-            raise UsageError(
-                "read_url with {id} needs id_from (json:PATH, header:NAME or regex:PATTERN: "
-                "where the write response holds the id), and id_from needs a read_url that "
-                "holds {id}."
-            )
-        if read_url is None and id_from is not None:
-            raise UsageError("id_from is only used with read_url.")
-        if reflector and read_url is not None:
-            raise UsageError("reflector=True measures one request; it cannot use read_url.")
-        self.reflector = False if read_url is not None else reflector
+        self._read_url: TextTemplate | None = options.read_template
+        self.id_from: str | None = id_from
+        self._id_spec: ReadSpec | None = options.id_spec
+        self.reflector = options.uses_reflector
         self._seen_reflector = bool(self.reflector)
         self._decided = self.reflector is not None
         # Set once an answer that is not the reflector's arrived (reflector=None):
@@ -187,8 +111,7 @@ class HttpProbe(Probe):
         # is measured the same way and costs one request.
         self._plain = False
         self._detecting = threading.Lock()
-        origin = httpx.URL(url.replace(_PLACEHOLDER, "v"))
-        self.emit_url = str(origin.copy_with(raw_path=b"/_fidelity/emit"))
+        self.emit_url = options.emit_url
         self.run_id = new_run_id()
         self._numbers = itertools.count(1)
         self._numbering = threading.Lock()
@@ -203,27 +126,6 @@ class HttpProbe(Probe):
         self._requests = 0
 
     # --- set-up ---------------------------------------------------------------------
-
-    @staticmethod
-    def _check_encoding(name: str) -> None:
-        import codecs
-
-        try:
-            codecs.lookup(name)
-        except (LookupError, TypeError):
-            raise UsageError(f"default_encoding={name!r} is not a codec Python knows.") from None
-
-    def _evidence_place(self) -> SendSpec:
-        """Where the reflector's evidence holds the value (``url`` resolved)."""
-        if self.send.where != "url":
-            return self.send
-        before = self.url.split(_PLACEHOLDER, 1)[0]
-        if "?" in before and before.endswith("="):
-            query = before.split("?", 1)[1]
-            name = query.rsplit("&", 1)[-1][:-1]
-            if name:
-                return SendSpec(where="query", name=name)
-        return SendSpec(where="path")
 
     def _start(self) -> httpx.Client:
         with self._starting:
@@ -354,40 +256,14 @@ class HttpProbe(Probe):
 
     # --- building the request -------------------------------------------------------
 
-    def _request(self, text: str, *, echo: bool) -> httpx.Request:
-        assert self._client is not None
-        where, name = self.send.where, self.send.name
-        headers = dict(self.headers)
-        kwargs: dict[str, Any] = {}
-        url = self.url
-        if where == "json":
-            kwargs["json"] = put_path(name, text)
-        elif where == "form":
-            kwargs["data"] = {name: text}
-        elif where == "multipart":
-            kwargs["files"] = {name: (None, text)}
-        elif where == "filename":
-            kwargs["files"] = {name: (text, _FILE_CONTENT, "application/octet-stream")}
-        elif where == "query":
-            kwargs["params"] = {name: text}
-        elif where == "path":
-            url = url.replace(_PLACEHOLDER, path_segment(text))
-        elif where == "url":
-            url = url.replace(_PLACEHOLDER, text)
-        elif where == "header":
-            headers[name] = text
-        else:  # body
-            kwargs["content"] = text  # httpx encodes it as UTF-8 (or refuses)
-            headers["content-type"] = "text/plain; charset=utf-8"
-        if echo and self.read.where == "json" and self.place.where != "path":
-            headers["x-fidelity-place"] = str(self.place)
-            headers["x-fidelity-echo"] = self.read.name
-        return self._client.build_request(self.method, url, headers=headers, **kwargs)
-
     def _build(self, text: str, *, echo: bool) -> httpx.Request:
         """Build (and fully encode) the request, or fail as the client's refusal."""
         try:
-            request = self._request(text, echo=echo)
+            assert self._client is not None
+            plan = RequestPlan(
+                self.method, self.url, self.headers, self.send, self.read, self.place
+            )
+            request = build_request(self._client, plan, text, echo=echo)
             request.read()
         except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
             raise ExchangeFailure(
@@ -460,7 +336,7 @@ class HttpProbe(Probe):
         wire: bytes | None = None
         try:
             request = self._build(text, echo=self._seen_reflector)
-            wire = self._wire(request)
+            wire = self._evidence.wire(request)
             reply = self._exchange(request)
         except ExchangeFailure as failure:
             observation = self._failed(text, failure, wire=wire)
@@ -569,34 +445,10 @@ class HttpProbe(Probe):
         values: Filled | None = None,
         **fields: Any,
     ) -> Observation:
-        """Find the value at ``read`` in ``reply`` and compare it with ``text``;
-        ``values`` fill the placeholders of a ``json:`` path."""
-        try:
-            _, value, missing = reply.read(self.read, values)
-        except ValueError as exc:
-            # The endpoint answered, but not in the form the chain promises: a
-            # failure of the protocol, not the endpoint's refusal of this value.
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="UnparsableReply",
-                error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
-                direction=direction,
-                **fields,
-            )
-        if is_marker(value) and not is_marker(text):
-            missing = STALE_READ + "."
-        if missing:
-            answered = reply.excerpt()[:_EXCERPT] or "an empty body"
-            return Observation(
-                sent=text,
-                status=Status.LOST,
-                error_type="Missing",
-                error=f"{missing.rstrip('.')}; it answered (HTTP {reply.status}): {answered}",
-                direction=direction,
-                **fields,
-            )
-        return observe_value(text, value, direction=direction, **fields)
+        """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
+        return read_observation(
+            self.read, text, reply, direction=direction, values=values, **fields
+        )
 
     # --- against the reflector ------------------------------------------------------
 
@@ -622,103 +474,12 @@ class HttpProbe(Probe):
             return self._rejected(sent, reply, direction=direction)
         return self._read_observation(sent, reply, direction=direction)
 
-    def _wire(self, request: httpx.Request) -> bytes:
-        """The bytes httpx put on the wire for the value's place."""
-        where = self.place.where
-        if where == "query":
-            return request.url.query
-        if where == "path":
-            return request.url.raw_path.split(b"?", 1)[0]
-        if where == "header":
-            return request.headers.raw[-1][1] if request.headers.raw else b""
-        return request.content
-
-    def _template_path(self) -> tuple[bytes, bytes]:
-        """The raw path before and after ``{value}`` in the URL template."""
-        before, after = self.url.split(_PLACEHOLDER, 1)
-        prefix = httpx.URL(before).raw_path.split(b"?", 1)[0]
-        if not before.endswith("/") and prefix.endswith(b"/") and len(prefix) > 1:
-            prefix = prefix[:-1]
-        suffix = after.split("?", 1)[0].split("#", 1)[0].encode("ascii", "replace")
-        return prefix, suffix
-
-    def _wire_value(self, data: bytes, request: httpx.Request) -> object:
-        """The value a conforming decoder reads at the send place from ``data``."""
-        where, name = self.place.where, self.place.name
-        if where in {"query", "form"}:
-            return form_value(data, name)
-        if where == "path":
-            return path_value(data, *self._template_path())
-        if where == "json":
-            return json_value(data, name)
-        if where == "multipart":
-            return multipart_value(data, request.headers.get("content-type", ""), name)
-        return text_value(data)  # header, body
-
-    def _hops(
-        self, request: httpx.Request, wire: bytes | None, raw: object, evidence: dict[str, Any]
-    ) -> list[Hop]:
-        """The value as read from the bytes httpx sent and from the bytes uvicorn got."""
-        hops: list[Hop] = []
-        if self.place.where == "filename":
-            return hops  # no reference decoder for multipart headers here
-        sent: object = None
-        if wire is not None:
-            sent = self._wire_value(wire, request)
-            hops.append(Hop(name="httpx (bytes sent)", value=sent))
-        if raw is None:
-            body = evidence.get("body", {}).get("raw")
-            if body is not None:
-                raw = _armored_bytes(body)
-        if isinstance(raw, bytes):
-            value = sent if raw == wire else self._wire_value(raw, request)
-            hops.append(Hop(name="uvicorn (bytes received)", value=value))
-        return hops
-
-    def _request_part(
-        self, text: str, request: httpx.Request, wire: bytes | None, evidence: dict[str, Any]
-    ) -> Observation:
-        try:
-            raw, decoded = server_values(evidence, self.place)
-            hops = self._hops(request, wire, raw, evidence)
-        except (ValueError, KeyError, TypeError) as exc:
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="BadEvidence",
-                error=f"the reflector's evidence is malformed ({exc}).",
-                direction=Direction.REQUEST,
-            )
-        if decoded is None:
-            return Observation(
-                sent=text,
-                status=Status.LOST,
-                error_type="Missing",
-                error=f"the reflector received no value at {self.place}.",
-                direction=Direction.REQUEST,
-                wire=wire,
-                hops=tuple(hops),
-                blame=_blame(text, hops),
-            )
-        if self.place.where == "path" and isinstance(decoded, str):
-            prefix, suffix = self._template_path()
-            decoded = _strip(decoded, prefix.decode("utf-8", "replace"), suffix.decode("ascii"))
-        hops.append(Hop(name="starlette (decoded)", value=decoded))
-        return observe_value(
-            text,
-            decoded,
-            direction=Direction.REQUEST,
-            wire=wire,
-            hops=tuple(hops),
-            blame=_blame(text, hops),
-        )
-
     def _reflected(
         self, text: str, request: httpx.Request, wire: bytes | None, reply: Reply
     ) -> Observation:
         document = reply.json()
         evidence: dict[str, Any] = document["_fidelity"]
-        request_part = self._request_part(text, request, wire, evidence)
+        request_part = self._evidence.request_part(text, request, wire, evidence)
         echoed = "x-fidelity-echo" in request.headers
         if request_part.status not in (Status.PRESERVED, Status.TRANSFORMED):
             round_trip = dataclasses.replace(request_part, direction=Direction.ROUND_TRIP)
@@ -742,43 +503,8 @@ class HttpProbe(Probe):
             Hop(name=f"httpx (read {self.read})", value=round_trip.received),
         )
         if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
-            round_trip = dataclasses.replace(round_trip, hops=hops, blame=_blame(text, list(hops)))
+            round_trip = dataclasses.replace(round_trip, hops=hops, blame=blame(text, list(hops)))
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
-
-
-def _armored_bytes(armored: object) -> bytes | None:
-    """The bytes of an armored evidence item (``None`` if malformed)."""
-    if not isinstance(armored, dict) or not isinstance(armored.get("base64"), str):
-        return None
-    try:
-        return base64.b64decode(armored["base64"], validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _strip(path: str, prefix: str, suffix: str) -> str:
-    from urllib.parse import unquote
-
-    prefix = unquote(prefix)
-    if prefix and path.startswith(prefix):
-        path = path[len(prefix) :]
-    if suffix and path.endswith(suffix):
-        path = path[: -len(suffix)]
-    return path
-
-
-def _same(sent: str, value: object) -> bool:
-    if isinstance(value, str):
-        return to_utf8(value) == to_utf8(sent)
-    return isinstance(value, bytes) and value == to_utf8(sent)
-
-
-def _blame(text: str, hops: list[Hop] | tuple[Hop, ...]) -> str | None:
-    """The first hop whose value differs from ``text``."""
-    for hop in hops:
-        if not _same(text, hop.value):
-            return hop.name
-    return None
 
 
 http = factory(

@@ -6,7 +6,7 @@ that does not come back, or a chain that refuses it, is :class:`CalibrationFaile
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fidelity._core.errors import TargetError
 from fidelity._core.kinds import Status
@@ -17,7 +17,30 @@ from probes._payload.calibration import CalibrationFailed
 from probes._payload.locate import MARKER_SHAPES, markers_of
 
 if TYPE_CHECKING:
-    from probes._mcp.probe import McpProbe
+    from probes._mcp.calls import CallPlan
+    from probes._mcp.read import Reader
+    from probes._payload.placeholders import Filled
+
+
+class McpProbe(Protocol):
+    """What calibration needs of the MCP probe it calibrates."""
+
+    reader: Reader | None
+    read_found: bool
+    read_tool: str | None
+    run_id: str
+    _split: bool
+    _sent: int
+
+    @property
+    def plan(self) -> CallPlan: ...
+
+    def open(self) -> object: ...
+
+    def _chain(self, text: str, values: Filled) -> Any: ...
+
+    def _values(self, payload: str, n: int) -> Filled: ...
+
 
 __all__ = ["CalibrationFailed", "calibrate", "no_text"]
 

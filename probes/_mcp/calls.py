@@ -19,7 +19,13 @@ from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from probes._mcp.schema import object_schema, schema_at, string_params
 from probes._mcp.template import ArgumentTemplate, Step
-from probes._mcp.tools import DestructiveToolRefused, McpTool, Refusal, consent_reason
+from probes._mcp.tools import (
+    DestructiveToolRefused,
+    McpTool,
+    Refusal,
+    consent_reason,
+    consent_words,
+)
 from probes._payload.paths import ParamPath, put
 from probes._payload.placeholders import Filled
 
@@ -28,6 +34,7 @@ __all__ = [
     "CallPlan",
     "check_consent",
     "choose_param",
+    "listing_change",
     "other_arguments",
     "plan_calls",
 ]
@@ -278,3 +285,31 @@ def check_consent(calls: tuple[tuple[McpTool, str], ...], allowed: bool) -> None
             for name, r in roles.items()
         ]
         raise DestructiveToolRefused(refused[0].tool, refused)
+
+
+def listing_change(
+    calls: tuple[tuple[McpTool, str], ...], listed: tuple[McpTool, ...], allowed: bool
+) -> str:
+    """How a new listing of the tools breaks a plan made on an earlier one, in one
+    sentence (``""`` when it does not): a planned tool is no longer listed, or (unless
+    ``allowed``) is no longer annotated read-only."""
+    by_name = {tool.name: tool for tool in listed}
+    for info, role in calls:
+        now = by_name.get(info.name)
+        if now is None:
+            change = "is no longer listed"
+        elif not allowed and consent_reason(now):
+            reason = consent_reason(now)
+            change = (
+                f"now has {reason}"
+                if reason.startswith("no ")
+                else f"is now {consent_words(reason)}"
+            )
+        else:
+            continue
+        return (
+            f"the MCP server listed its tools again on a new session and tool "
+            f"{safe(info.name)!r} ({role}) {change}; the run was planned on the first "
+            "listing, so nothing more is called."
+        )
+    return ""

@@ -55,10 +55,12 @@ def size_text(size: int) -> str:
 class ReplyTooLarge(Exception):
     """A message from the server was longer than the reply limit; it was not read further."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, reason: str = "") -> None:
         self.limit = limit
         super().__init__(
-            f"the server sent a message longer than the reply limit of {size_text(limit)} "
+            f"the server sent a message that was not read: {reason}"
+            if reason
+            else f"the server sent a message longer than the reply limit of {size_text(limit)} "
             "(max_reply; --max-reply on the command line); it was not read further"
         )
 
@@ -69,12 +71,16 @@ class ReplyLimit:
     def __init__(self, limit: int, on_exceeded: Callable[[], None]) -> None:
         self.limit = limit
         self.tripped = False
+        #: Why the message was not read, when not for its length (a refused coding).
+        self.reason = ""
         self._on_exceeded = on_exceeded
 
-    def exceeded(self) -> None:
-        """Note that a message went past the limit; ``on_exceeded`` runs the first time."""
+    def exceeded(self, reason: str = "") -> None:
+        """Note that a message went past the limit (or was refused for ``reason``);
+        ``on_exceeded`` runs the first time."""
         if not self.tripped:
             self.tripped = True
+            self.reason = reason
             self._on_exceeded()
 
     def lines(self) -> Callable[[bytes], bytes]:
@@ -138,21 +144,50 @@ def bounded_http_client(limit: ReplyLimit) -> httpx2.AsyncClient:
     """An HTTP client for the SDK's Streamable HTTP transport, its responses bounded.
 
     The SDK reads a body with ``aread()`` and an event stream with ``aiter_text()``;
-    both draw on the response's ``aiter_bytes()`` (decoded bytes, so a compressed
-    body counts at its real size), which is wrapped here for every response.
+    both draw on the response's ``aiter_bytes()``, which is replaced here for every
+    response: it reads the raw bytes and undoes their content coding itself, each step
+    bounded by the limit (httpx unpacks a chunk whole, every stacked layer of it, before
+    anything could count it), so a compressed body counts at its real size and a bomb
+    is never unpacked. A stacked or unknown coding is refused.
     """
     import httpx2
+
+    from probes._http.decoding import BodyDecoder, CodingRefused, DecodeFailed
 
     async def bound(response: httpx2.Response) -> None:
         kind = response.headers.get("content-type", "").lower()
         count = limit.events(kind.startswith("text/event-stream"))
         original = response.aiter_bytes
+        try:
+            decoder = BodyDecoder(
+                response.headers.get("content-encoding"), limit.limit, per_piece=True
+            )
+        except CodingRefused as exc:
+            refused = str(exc)
+        else:
+            refused = ""
 
         async def aiter_bytes(chunk_size: int | None = None) -> AsyncGenerator[bytes, None]:
-            async with contextlib.aclosing(original(chunk_size)) as chunks:
-                async for chunk in chunks:
-                    count(chunk)
-                    yield chunk
+            if hasattr(response, "_content"):  # read already: as it comes
+                async with contextlib.aclosing(original(chunk_size)) as chunks:
+                    async for chunk in chunks:
+                        yield chunk
+                return
+            if refused:
+                limit.exceeded(refused)
+                raise _cut_error(limit.limit)
+            try:
+                async with contextlib.aclosing(response.aiter_raw()) as raw:
+                    async for chunk in raw:
+                        for piece in decoder.pieces(chunk):
+                            count(piece)
+                            yield piece
+                rest = decoder.finish()
+            except DecodeFailed as exc:  # as httpx says a body is not valid in its coding
+                raise httpx2.DecodingError(str(exc)) from None
+            count(rest)
+            if rest:
+                yield rest
 
         response.aiter_bytes = aiter_bytes  # type: ignore[method-assign]
 

@@ -189,7 +189,7 @@ class McpSession:
 
     def _reply_too_large(self) -> None:
         """(On the loop.) A message went past the reply limit: fail the call, end the session."""
-        self._too_large = ReplyTooLarge(self._limit.limit)
+        self._too_large = ReplyTooLarge(self._limit.limit, self._limit.reason)
         if self._current is not None:
             self._interrupted = self._too_large
             self._current.cancel()

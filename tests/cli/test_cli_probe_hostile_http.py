@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import resource
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity, one_sentence, start, stop
+from _support.cli import FIDELITY, fidelity, one_sentence, start, stop
 from _support.processes import wait_for
 from _support.servers import http_server
 
@@ -114,3 +117,63 @@ def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None
     assert result.returncode == 3
     card = json.loads(result.stdout)  # nothing but the JSON on stdout
     assert {o["status"] for o in card["observations"]} == {"broken"}
+
+
+def _measured(*args: str, timeout: float) -> tuple[int, str, float, int]:
+    """Run ``fidelity ARGS``: its exit code, stderr, wall seconds and peak memory (KiB on
+    Linux: the largest ``ru_maxrss`` of the test run's child processes so far, this one
+    included, so a bound on it bounds this run)."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [*FIDELITY, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _, stderr = process.communicate(timeout=timeout)
+    finally:
+        process.kill()
+    elapsed = time.monotonic() - started
+    return (
+        process.returncode,
+        stderr,
+        elapsed,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        ("gzip-bomb", "Content-Encoding 'gzip, gzip, gzip' stacks 3 codings"),
+        ("gzip-big", "larger than max_body=8388608 bytes once decoded"),
+    ],
+)
+def test_a_gzip_bomb_is_not_unpacked(
+    server: Callable[[str], str], tmp_path: Path, mode: str, words: str
+) -> None:
+    """Three stacked gzip layers (282 bytes unpacking to 2 GiB) are refused before any
+    decoding; one layer of 2 GiB is decoded no further than max_body. Either ends within
+    the timeout with one sentence, exit 3, in bounded memory (it took 4.2 GB and 24 s)."""
+    url = server(mode)
+    code, stderr, elapsed, peak_kib = _measured(
+        "probe", url, "--families", "quotes", "--max-requests", "6", "--read", "json:text",
+        "--timeout", "5", "--json", str(tmp_path / "result.json"), timeout=60,
+    )  # fmt: skip
+    assert code == 3, stderr
+    assert "Traceback" not in stderr
+    (line,) = stderr.strip().splitlines()
+    assert words in line
+    assert elapsed < 15
+    assert peak_kib < 1024 * 1024  # under 1 GiB, with every process of the test run so far
+    card = json.loads((tmp_path / "result.json").read_text())
+    assert [o["status"] for o in card["observations"]] == ["broken"]
+
+
+def test_one_gzip_layer_is_read_as_before(server: Callable[[str], str]) -> None:
+    url = server("gzip-echo")
+    result = fidelity(
+        "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
+        "--timeout", str(TIMEOUT), "--json", "-", timeout=TIMEOUT + 30,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    card = json.loads(result.stdout)
+    assert {o["status"] for o in card["observations"]} == {"preserved"}

@@ -8,12 +8,17 @@ tests show the rule against servers that count their calls; these pin its edges.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from _support.servers import HOSTILE_MCP, calls_made
 
+import probes
+from fidelity import Status
 from fidelity._core.errors import TargetError
 from probes._mcp.calls import check_consent
+from probes._mcp.lifecycle import ListingChanged
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
 
 
@@ -93,3 +98,42 @@ def test_a_name_listed_twice_is_a_protocol_error_naming_at_most_five() -> None:
     with pytest.raises(TargetError, match="lists the tool name 'x' more than once"):
         tool_records([{"name": "x"}, {"name": "y"}, {"name": "x"}])
     assert [t.name for t in tool_records([{"name": "x"}, {"name": "y"}])] == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    ("later", "allowed", "change"),
+    [
+        ("destructive", False, "is now annotated destructiveHint: true"),
+        ("none", False, "now has no annotations"),
+        ("absent", False, "is no longer listed"),
+        ("absent", True, "is no longer listed"),
+    ],
+)
+def test_a_new_session_whose_listing_breaks_the_plan_calls_nothing_more(
+    tmp_path: Path, later: str, allowed: bool, change: str
+) -> None:
+    """The server crashes on its second call; its next start lists ``echo`` otherwise.
+    The new session's listing is checked against the plan before any call: every later
+    observation raises the sentence, and the server counts no call after the crash.
+    With consent (allow_destructive), only a tool that is gone stops the run."""
+    calls = tmp_path / "calls.txt"
+    server = [
+        *HOSTILE_MCP, "--crash-after", "1", "--calls", str(calls),
+        "--starts", str(tmp_path / "starts.txt"), "--later-echo", later,
+    ]  # fmt: skip
+    with probes.mcp(server, timeout=5, allow_destructive=allowed) as probe:
+        assert probe.observe("a").status is Status.PRESERVED
+        assert probe.observe("b").status is Status.BROKEN  # the crash
+        for text in ("c", "d"):
+            with pytest.raises(ListingChanged, match=f"tool 'echo' \\(payload tool\\) {change}"):
+                probe.observe(text)
+    assert [name for name, _ in calls_made(calls)] == ["echo", "echo"]
+
+
+def test_a_new_session_with_the_same_listing_goes_on(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.txt"
+    server = [*HOSTILE_MCP, "--crash-after", "1", "--calls", str(calls)]
+    with probes.mcp(server, timeout=5) as probe:
+        statuses = [probe.observe(text).status for text in "abc"]
+    assert statuses == [Status.PRESERVED, Status.BROKEN, Status.PRESERVED]
+    assert len(calls_made(calls)) == 3

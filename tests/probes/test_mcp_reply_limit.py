@@ -10,6 +10,9 @@ client library cannot parse: a protocol failure of the chain), not a timeout.
 
 from __future__ import annotations
 
+import resource
+import time
+
 import pytest
 from _needs import need_module
 from _support.servers import HOSTILE_MCP, serving
@@ -150,3 +153,30 @@ def test_a_deep_reply_with_a_string_left_open_is_read_in_one_pass() -> None:
     reply = '{"jsonrpc": "2.0", "id": 3, "result": {"text": "a \\"b\\": c", "k": [{"x": 1}]}}'
     assert _top_level_keys(reply) == {"jsonrpc", "id", "result"}
     assert _top_level_keys('{"id": 1, "error": {"message": "open') == {"id", "error"}
+
+
+@pytest.mark.parametrize(
+    ("bomb", "words"),
+    [
+        ("stacked", "Content-Encoding 'gzip, gzip, gzip' stacks 3 codings"),
+        ("big", "reply limit of 8 MiB"),
+    ],
+)
+def test_a_streamable_http_gzip_bomb_is_not_unpacked(bomb: str, words: str) -> None:
+    """2 GiB of zero bytes in gzip, in three stacked layers (under 300 bytes) or in one:
+    the stacked coding is refused before anything is decoded, the single layer decoded
+    no further than the limit; the call is broken within its timeout, in bounded memory."""
+    need_module("uvicorn")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    with (
+        serving("mcp_http_hostile.py", "--gzip-bomb", bomb) as url,
+        probes.mcp(url, timeout=5) as probe,
+    ):
+        observation = probe.observe("x")
+    assert time.monotonic() - started < 15
+    assert observation.status is Status.BROKEN, observation
+    assert observation.error_type == "ReplyTooLarge"
+    assert words in (observation.error or "")
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 512 * 1024  # the bomb is 2 GiB unpacked

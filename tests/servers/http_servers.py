@@ -13,7 +13,11 @@ Misbehaving raw servers (asyncio streams, keep-alive):
 - ``slow-echo``: answers each JSON request with the same JSON after 0.15 s;
 - ``echo``: answers each JSON request with the same JSON, immediately;
 - ``straighten``: like ``echo``, with typographic quotes made ASCII (a real rewrite);
-- ``error``: answers every request HTTP 500 with a JSON error (a broken backend).
+- ``error``: answers every request HTTP 500 with a JSON error (a broken backend);
+- ``gzip-bomb``: answers ``Content-Encoding: gzip, gzip, gzip``, about 300 bytes that
+  unpack to 2 GiB of zero bytes (three layers of gzip);
+- ``gzip-big``: answers one layer of gzip that unpacks to 2 GiB of zero bytes;
+- ``gzip-echo``: like ``echo``, the answer compressed with gzip (``Content-Encoding: gzip``).
 
 Starlette apps under uvicorn: ``quotes`` (the reference reflector behind a middleware
 that straightens typographic quotes in the JSON body field ``text`` of every request),
@@ -31,12 +35,15 @@ segments: ``POST /items`` answers ``{"id": ".."}`` then ``{"id": "."}`` in turn,
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import socket
 import struct
 import sys
 import time
 from typing import Any
+
+from bombs import stacked_bomb, zeros_gzip
 
 HUGE = 50 * 1024 * 1024
 
@@ -81,6 +88,20 @@ async def _huge(writer: asyncio.StreamWriter) -> None:
         chunk = b"a" * (1024 * 1024)
 
 
+def _encoded(body: bytes, encoding: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: " + encoding
+        + b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )  # fmt: skip
+
+
+def _bomb(mode: str) -> bytes:
+    """The answer of ``gzip-bomb`` or ``gzip-big``."""
+    if mode == "gzip-big":
+        return _encoded(zeros_gzip(), b"gzip")
+    return _encoded(stacked_bomb(), b"gzip, gzip, gzip")
+
+
 async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while True:
@@ -104,6 +125,10 @@ async def _handle(mode: str, reader: asyncio.StreamReader, writer: asyncio.Strea
                 writer.write(_response(b"<html>\x00\xff\xfe not json {{{", b"application/json"))
             elif mode == "huge":
                 await _huge(writer)
+            elif mode in ("gzip-bomb", "gzip-big"):
+                writer.write(_bomb(mode))
+            elif mode == "gzip-echo":
+                writer.write(_encoded(gzip.compress(body), b"gzip"))
             elif mode == "error":
                 error = b'{"error": "database is locked (SQLITE_BUSY)"}'
                 writer.write(_response(error, status=b"500 Internal Server Error"))
@@ -324,6 +349,9 @@ _RAW = (
     "echo",
     "straighten",
     "error",
+    "gzip-bomb",
+    "gzip-big",
+    "gzip-echo",
 )
 
 

@@ -10,6 +10,9 @@ The tools it lists:
   otherwise), ``store(path, content)`` annotated destructive, and ``ping_tool()``
   annotated read-only;
 - ``--echo-annotations readonly|destructive|none``: how ``echo`` is annotated;
+- ``--later-echo destructive|none|absent`` with ``--starts PATH``: from this server's
+  second start on (PATH counts the starts, one line each), ``echo`` is listed this way
+  instead (``absent``: not at all), so a client's next session sees another listing;
 - ``--store``: a key-value store instead: ``put(key, value)`` annotated destructive (not
   idempotent) stores ``value`` under ``key`` and answers ``stored: VALUE``;
   ``put_idempotent(key, value)`` the same, annotated ``idempotentHint: true``;
@@ -87,7 +90,7 @@ _STRING = {"type": "string"}
 
 def _tools(echo_annotations: str) -> list[dict[str, Any]]:
     echo = dict(ECHO)
-    if _ANNOTATIONS[echo_annotations] is not None:
+    if _ANNOTATIONS.get(echo_annotations) is not None:
         echo["annotations"] = _ANNOTATIONS[echo_annotations]
     return [
         echo,
@@ -201,6 +204,18 @@ def _matches(word: str | None, text: str) -> bool:
     return word is not None and word in text
 
 
+def _echo_annotations(argv: list[str]) -> str:
+    """How ``echo`` is listed this time: ``--later-echo`` from the second start on."""
+    starts, later = option(argv, "--starts"), option(argv, "--later-echo")
+    if starts is None or later is None:
+        return option(argv, "--echo-annotations") or "readonly"
+    with open(starts, "a+", encoding="ascii") as f:
+        f.seek(0)
+        before = len(f.read().splitlines())
+        f.write("start\n")
+    return later if before else option(argv, "--echo-annotations") or "readonly"
+
+
 def main(argv: list[str]) -> int:
     crash_after = int(option(argv, "--crash-after") or -1)
     calls_file, arrivals = option(argv, "--calls"), option(argv, "--arrivals")
@@ -221,7 +236,8 @@ def main(argv: list[str]) -> int:
     elif store is not None:
         tools = list(_STORE_TOOLS)
     else:
-        tools = _tools(option(argv, "--echo-annotations") or "readonly")
+        listed = _echo_annotations(argv)
+        tools = _tools(listed)[1:] if listed == "absent" else _tools(listed)
     tools += _many_tools(int(option(argv, "--many-tools") or 0))
     big = int(option(argv, "--big-reply") or -1)
     deep = int(option(argv, "--deep-reply") or 0)

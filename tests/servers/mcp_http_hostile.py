@@ -9,7 +9,9 @@ what it says as mcp_hostile.py says it over stdio is in mcp_wire.py) and offers
 - ``--big-reply N``: answer every call with a text of N bytes (``x``), streamed in
   pieces so the server never holds it whole; with ``--sse`` as one server-sent event,
   with ``--gzip`` compressed (a small body on the wire that inflates to N bytes);
-- ``--deep-reply N``: answer every call with a ``structuredContent`` nesting N arrays.
+- ``--deep-reply N``: answer every call with a ``structuredContent`` nesting N arrays;
+- ``--gzip-bomb stacked|big``: answer every call with 2 GiB of zero bytes in gzip:
+  ``Content-Encoding: gzip, gzip, gzip`` (under 300 bytes) or one layer (about 2 MB).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
+from bombs import stacked_bomb, zeros_gzip
 from mcp_wire import ECHO, answer, big_reply, deep_reply, option
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -54,6 +57,7 @@ def _big_body(mid: object, size: int, sse: bool, gzip: bool) -> Any:
 def app(argv: list[str]) -> Starlette:
     big = int(option(argv, "--big-reply") or -1)
     deep = int(option(argv, "--deep-reply") or 0)
+    bomb = option(argv, "--gzip-bomb")
     sse, gzip = "--sse" in argv, "--gzip" in argv
 
     async def mcp(request: Request) -> Any:
@@ -67,6 +71,16 @@ def app(argv: list[str]) -> Starlette:
             return JSONResponse(answer(message, [_ECHO], "hostile-http"))
         if big >= 0:
             return _big_body(mid, big, sse, gzip)
+        if bomb == "stacked":
+            return Response(
+                stacked_bomb(),
+                media_type="application/json",
+                headers={"content-encoding": "gzip, gzip, gzip"},
+            )
+        if bomb == "big":
+            return Response(
+                zeros_gzip(), media_type="application/json", headers={"content-encoding": "gzip"}
+            )
         if deep:
             body = deep_reply(mid, deep)
             return Response(body, media_type="application/json")

@@ -1,0 +1,172 @@
+"""The options of an HTTP probe, validated once: :class:`HttpOptions`.
+
+The record keeps every option as given and, beside them, what they resolve to: the
+send and read places, where the reflector's evidence holds the value, the ``read_url``
+template and where the write response holds the id, the reflector switch and the
+reflector's emit URL. A bad option is a ``UsageError`` in one sentence.
+"""
+
+from __future__ import annotations
+
+import codecs
+import dataclasses
+from collections.abc import Mapping
+
+import httpx
+
+from fidelity._core.errors import UsageError
+from probes._http.evidence import PLACEHOLDER
+from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._payload.placeholders import TextTemplate
+
+__all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
+
+DEFAULT_MAX_BODY = 8 * 1024 * 1024
+#: The placeholders of ``read_url``.
+_READ_URL_NAMES = ("id", "n", "run")
+
+
+@dataclasses.dataclass(frozen=True)
+class HttpOptions:
+    """The options of :func:`probes.http` as given, checked, and what they resolve to.
+
+    The fields up to ``emit_charset`` are the options as given; the rest are worked
+    out from them. Creating one with a bad option raises ``UsageError``.
+    """
+
+    url: str
+    send: str = "json:text"
+    read: str | None = "json:text"
+    method: str = "POST"
+    headers: Mapping[str, str] | None = None
+    timeout: float = 10.0
+    read_url: str | None = None
+    id_from: str | None = None
+    concurrency: int = 1
+    rate: float | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    reflector: bool | None = None
+    default_encoding: str = "utf-8"
+    emit_charset: str | None = "utf-8"
+    send_spec: SendSpec = dataclasses.field(init=False)
+    #: Where the value is read back (the default place until calibration, read=None).
+    read_spec: ReadSpec = dataclasses.field(init=False)
+    #: Where the reflector's evidence holds the value (``send='url'`` resolved).
+    place: SendSpec = dataclasses.field(init=False)
+    read_template: TextTemplate | None = dataclasses.field(init=False)
+    id_spec: ReadSpec | None = dataclasses.field(init=False)
+    #: The reflector switch in force: never with ``read_url``.
+    uses_reflector: bool | None = dataclasses.field(init=False)
+    emit_url: str = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        _check_url("url", self.url)
+        self._resolve("send_spec", parse_send(self.send))
+        self._resolve("read_spec", parse_read(self.read if self.read is not None else "json:text"))
+        _positive("timeout", self.timeout)
+        _positive("concurrency", self.concurrency, integer=True)
+        _positive("max_body", self.max_body, integer=True)
+        if self.rate is not None:
+            _positive("rate", self.rate)
+        _check_encoding(self.default_encoding)
+        self._check_placeholder()
+        self._resolve("place", self._evidence_place())
+        self._check_read_url()
+        if self.reflector and self.read_url is not None:
+            raise UsageError("reflector=True measures one request; it cannot use read_url.")
+        self._resolve("uses_reflector", False if self.read_url is not None else self.reflector)
+        origin = httpx.URL(self.url.replace(PLACEHOLDER, "v"))
+        self._resolve("emit_url", str(origin.copy_with(raw_path=b"/_fidelity/emit")))
+
+    def _resolve(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+
+    def _check_placeholder(self) -> None:
+        count = self.url.count(PLACEHOLDER)
+        if self.send_spec.where in ("path", "url") and count != 1:
+            raise UsageError(
+                f"send={self.send!r} needs the URL to hold {PLACEHOLDER} exactly once, e.g. "
+                f"'http://host/items/{PLACEHOLDER}'; url={self.url!r} holds it {count} times."
+            )
+        if self.send_spec.where not in ("path", "url") and count:
+            raise UsageError(
+                f"url={self.url!r} holds {PLACEHOLDER}, which only send='path' or send='url' fills."
+            )
+
+    def _evidence_place(self) -> SendSpec:
+        """Where the reflector's evidence holds the value (``url`` resolved)."""
+        if self.send_spec.where != "url":
+            return self.send_spec
+        before = self.url.split(PLACEHOLDER, 1)[0]
+        if "?" in before and before.endswith("="):
+            query = before.split("?", 1)[1]
+            name = query.rsplit("&", 1)[-1][:-1]
+            if name:
+                return SendSpec(where="query", name=name)
+        return SendSpec(where="path")
+
+    def _check_read_url(self) -> None:
+        read_url, id_from = self.read_url, self.id_from
+        template: TextTemplate | None = None
+        if read_url is not None:
+            if not isinstance(read_url, str):
+                raise UsageError(f"read_url={read_url!r} must be a URL string.")
+            template = TextTemplate.parse(
+                read_url, allowed=(*_READ_URL_NAMES, "payload"), where="read_url"
+            )
+            if "payload" in template.names:
+                raise UsageError(
+                    "read_url holds {payload}; the value is read back by what the write "
+                    "returned ({id}) or by names unique to the payload ({n}, {run})."
+                )
+            _check_url("read_url", template.fill({"id": "1", "n": "1", "run": "r"}))
+        self._resolve("read_template", template)
+        self._resolve("id_spec", _id_spec(id_from) if id_from is not None else None)
+        has_id = template is not None and "id" in template.names
+        if template is not None and has_id != (id_from is not None):
+            raise UsageError(
+                "read_url with {id} needs id_from (json:PATH, header:NAME or regex:PATTERN: "
+                "where the write response holds the id), and id_from needs a read_url that "
+                "holds {id}."
+            )
+        if read_url is None and id_from is not None:
+            raise UsageError("id_from is only used with read_url.")
+
+
+def _id_spec(id_from: str) -> ReadSpec:
+    try:
+        spec = parse_read(id_from)
+    except UsageError:
+        spec = ReadSpec(where="")
+    if spec.where not in ("json", "header", "regex"):
+        raise UsageError(
+            f"id_from={id_from!r} must say where the write response holds the id: "
+            "json:PATH, header:NAME or regex:PATTERN (one group)."
+        )
+    return spec
+
+
+def _positive(name: str, value: object, *, integer: bool = False) -> None:
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
+        what = "a positive integer" if integer else "a positive number"
+        raise UsageError(f"{name}={value!r} must be {what}.")
+
+
+def _check_url(name: str, url: object) -> str:
+    if not isinstance(url, str):
+        raise UsageError(f"{name}={url!r} must be a URL string.")
+    try:
+        parsed = httpx.URL(url.replace(PLACEHOLDER, "v"))
+    except httpx.InvalidURL as exc:
+        raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise UsageError(f"{name}={url!r} must be an absolute http:// or https:// URL.")
+    return url
+
+
+def _check_encoding(name: str) -> None:
+    try:
+        codecs.lookup(name)
+    except (LookupError, TypeError):
+        raise UsageError(f"default_encoding={name!r} is not a codec Python knows.") from None

@@ -1,0 +1,63 @@
+"""Reading the value back from an HTTP response at a read place, and comparing it.
+
+:func:`read_observation` finds the value at ``read`` (``json:PATH``, ``body``,
+``header:NAME``, ``regex:PATTERN``) in a reply and observes it against what was sent:
+a reply that is not JSON where JSON was promised is ``broken``, a value that is not
+there (or a calibration marker left from an earlier run) is ``lost``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fidelity._core.kinds import Status
+from fidelity._probe.contract import observe_value
+from fidelity._probe.observation import Direction, Observation
+from probes._http.exchange import Reply
+from probes._http.places import ReadSpec
+from probes._payload.locate import STALE_READ, is_marker
+from probes._payload.placeholders import Filled
+
+__all__ = ["read_observation"]
+
+#: What a lost observation quotes of the response, in code points.
+_EXCERPT = 160
+
+
+def read_observation(
+    read: ReadSpec,
+    text: str,
+    reply: Reply,
+    *,
+    direction: Direction = Direction.ROUND_TRIP,
+    values: Filled | None = None,
+    **fields: Any,
+) -> Observation:
+    """Find the value at ``read`` in ``reply`` and compare it with ``text``; ``values``
+    fill the placeholders of a ``json:`` path. A lost value quotes the response."""
+    try:
+        _, value, missing = reply.read(read, values)
+    except ValueError as exc:
+        # The endpoint answered, but not in the form the chain promises: a
+        # failure of the protocol, not the endpoint's refusal of this value.
+        return Observation(
+            sent=text,
+            status=Status.BROKEN,
+            error_type="UnparsableReply",
+            error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
+            direction=direction,
+            **fields,
+        )
+    if is_marker(value) and not is_marker(text):
+        missing = STALE_READ + "."
+    if missing:
+        answered = reply.excerpt()[:_EXCERPT] or "an empty body"
+        return Observation(
+            sent=text,
+            status=Status.LOST,
+            error_type="Missing",
+            error=f"{missing.rstrip('.')}; it answered (HTTP {reply.status}): {answered}",
+            direction=direction,
+            **fields,
+        )
+    return observe_value(text, value, direction=direction, **fields)
