@@ -212,10 +212,11 @@ class Sessions:
         extra = "; ".join(part for part in (f"server stderr: {tail}" if tail else "", logs) if part)
         return f"{message} ({extra})." if extra else f"{message}."
 
-    def _noise(self, line: str) -> None:
-        """(On the event loop.) Count one stdout line of the server that is not JSON-RPC."""
-        self.noise_lines += 1
-        if self.noise_lines == 1:
+    def _noise(self, line: str, count: int = 1) -> None:
+        """(On the event loop, or the TypeScript session's reader.) Count ``count`` stdout
+        lines of the server that are not JSON-RPC, ``line`` the first of them."""
+        self.noise_lines += count
+        if self.noise_lines == count:
             self.noise_first = line[:_NOISE_CHARS]
 
     def _node_session(self, node: NodeClient) -> NodeSession:
@@ -241,6 +242,7 @@ class Sessions:
             stderr=self._stderr.file,
             client_info={"name": "param-fidelity", "version": __version__},
             max_reply=self.options.max_reply,
+            on_noise=self._noise,
         )
 
     def _make_client(
