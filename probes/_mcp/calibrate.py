@@ -62,14 +62,20 @@ def calibrate(probe: McpProbe) -> str:
     if probe._split:
         probe.reader = parse_read("text")
         return probe.reader.spec
-    markers = markers_of(probe.run_id)
-    values = [probe._values(marker, n) for n, marker in enumerate(markers)]
-    results = []
-    for n, marker in enumerate(markers):
-        result = probe._chain(marker, values[n])
+    sent = markers_of(probe.run_id)
+    markers, values, results = [], [], []
+    for n, marker in enumerate(sent):
+        filled = probe._values(marker, n)
+        result = probe._chain(marker, filled)
         probe._sent = n
         if isinstance(result, Observation):
+            if n and result.status is Status.REJECTED:
+                # A parameter that refuses quotes or line breaks (a branch name, a file
+                # name) is still measured: the read is proved on the markers it took.
+                continue
             raise _failed(result, marker, n)
+        markers.append(marker)
+        values.append(filled)
         results.append(result)
     hint = next(
         (

@@ -93,6 +93,11 @@ def miss(
             shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
             if not found:
                 return f"read at {safe(spec)}, the value with {shape} did not come back"
+            if value in markers[:i]:
+                return (
+                    f"read at {safe(spec)}, the value with {shape} came back as the one sent "
+                    "before it: the read returns an earlier entry, not the one each call wrote"
+                )
             return (
                 f"read at {safe(spec)}, the value with {shape} came back changed "
                 f"({_kinds(marker, value)}): {_shown(value)!r}"
@@ -100,6 +105,12 @@ def miss(
     for i, (marker, value) in enumerate(zip(markers, near, strict=False)):
         if value is None or value == marker:
             continue
+        if value in markers[:i]:
+            shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+            return (
+                f"the value with {shape} came back as the one sent before it: the read "
+                "returns an earlier entry, not the one each call wrote"
+            )
         kinds = _kinds(marker, value)
         if i == 0:
             return f"the target changes even plain ASCII text: {kinds} ({_shown(value)!r})"
