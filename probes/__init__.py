@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from probes._http.probe import HttpProbe, http
     from probes._http.reflector import HttpReflector, http_reflector
+    from probes._mcp.module import mcp_module
     from probes._mcp.probe import DestructiveToolRefused, McpProbe, McpTool, mcp
     from probes._mcp.reflector import McpReflector, mcp_reflector
     from probes._target import BuiltinTarget
@@ -60,6 +61,7 @@ __all__ = [
     "http_reflector",
     "json",
     "mcp",
+    "mcp_module",
     "mcp_reflector",
     "pipe",
     "query",
@@ -81,6 +83,7 @@ _MODULES = {
     ),
     "probes._http.probe": ("HttpProbe", "http"),
     "probes._http.reflector": ("HttpReflector", "http_reflector"),
+    "probes._mcp.module": ("mcp_module",),
     "probes._mcp.probe": ("DestructiveToolRefused", "McpProbe", "McpTool", "mcp"),
     "probes._mcp.reflector": ("McpReflector", "mcp_reflector"),
     "probes._target": ("BuiltinTarget",),

@@ -72,6 +72,11 @@ def realign(
     final = back[n]
     if final is None or m not in final:
         return None, used
+    return _hunks(back, n, m), used
+
+
+def _hunks(back: list[dict[int, tuple[int, int, int]] | None], n: int, m: int) -> list[Hunk]:
+    """The hunks of the alignment ``back`` reached: consecutive tokens of a rule joined."""
     steps: list[tuple[int, int, int, int, int]] = []
     i, j = n, m
     while i > 0:
@@ -92,4 +97,4 @@ def realign(
         else:
             out.append((i0, i1, j0, j1))
         last_rule = how
-    return out, used
+    return out

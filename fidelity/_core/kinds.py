@@ -64,6 +64,7 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("escape.html", "HTML/XML character references appear"),
     ("escape.url", "percent-encoding appears"),
     ("escape.backslash", "backslashes doubled"),
+    ("escape.markdown", "Markdown metacharacters gain a backslash"),
     ("unescape.json", "literal escape sequences in the sent text were decoded"),
     ("unescape.html", "literal character references in the sent text were decoded"),
     ("unescape.url", "literal percent sequences decoded, or + became space"),

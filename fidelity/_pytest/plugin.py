@@ -96,6 +96,8 @@ def pytest_runtest_makereport(
 
         drop_internal_explanations(excinfo.value)
     report = yield
+    if report.failed and excinfo is not None and call.when == "call":
+        _one_line_message(report, excinfo.value)
     if (
         report.failed
         and excinfo is not None
@@ -105,6 +107,17 @@ def pytest_runtest_makereport(
         if hint:
             report.sections.append(("param-fidelity", hint))
     return report
+
+
+def _one_line_message(report: pytest.TestReport, error: BaseException) -> None:
+    """A fidelity failure's crash message (JUnit's ``message``): kinds, then allow line."""
+    from fidelity._core.errors import FidelityError
+
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if isinstance(error, FidelityError) and crash is not None:
+        from fidelity._pytest.junit import fidelity_message
+
+        crash.message = fidelity_message(crash.message)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
@@ -140,6 +153,13 @@ def fidelity_mcp_reflector() -> Iterator[Probe]:
         yield probe
 
 
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        state = _state(items[0].config)
+        state.deselected += len(items)
+
+
+@pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: card cases go in it
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     state = _state(config)
@@ -150,10 +170,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if not state.used and not options_given(config):
         return
+    from fidelity._pytest.coverage import partial_run
+    from fidelity._pytest.junit import report_card_failures
     from fidelity._pytest.report import finish
 
-    report = finish(state.log, state.settings)
+    report = finish(state.log, state.settings, partial=partial_run(config, state.deselected))
     state.summary = list(report.lines)
+    report_card_failures(config, report.card_failures)
     if report.failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

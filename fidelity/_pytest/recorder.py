@@ -192,8 +192,7 @@ class Recorder:
             raise FidelityError(
                 f"the chain {safe(chain)!s} did not deliver the value: {observation.status}\n"
                 f"{describe_observation(observation)}\n"
-                "if this outcome is accepted: "
-                f'fidelity.check(..., accept=["{observation.status}"])',
+                f"{_outcome_advice(str(observation.status))}",
                 observation.comparison,
             )
         return observation
@@ -292,7 +291,8 @@ class Recorder:
             )
         except UsageError as exc:  # shown from the test's line, not from deep inside
             raise UsageError(str(exc)) from None
-        self._state.log.add_card(result.card(name=card_name).to_json(), nodeid=context.nodeid)
+        card = result.card(name=card_name).with_setup(probe.setup)  # the plan it was made with
+        self._state.log.add_card(card.to_json(), nodeid=context.nodeid)
         statuses = {str(s): n for s, n in result.statuses.items() if n}
         self._state.log.note(
             chain=card_name,
@@ -329,6 +329,23 @@ def _load(name: str) -> ModuleType:
         return load(name)
     except UsageError as exc:
         raise UsageError(str(exc)) from None
+
+
+#: A value that did not come back is most often read from the wrong place: say so first.
+_LOST_ADVICE = (
+    "the call succeeded but the value was not found where it was read back: if it comes "
+    "back elsewhere, pin where with read= (read='text', 'json:PATH', 'structured:PATH' or "
+    "'regex:PATTERN'; `fidelity probe` prints where it located it), or name the tool that "
+    "reads it back with read_tool=\n"
+    'if the tool really does not return the value: fidelity.check(..., accept=["lost"])'
+)
+
+
+def _outcome_advice(status: str) -> str:
+    """What to do about a value that did not arrive: ``lost`` first asks to pin ``read=``."""
+    if status == "lost":
+        return _LOST_ADVICE
+    return f'if this outcome is accepted: fidelity.check(..., accept=["{status}"])'
 
 
 def _statuses(accept: Iterable[str]) -> frozenset[str]:

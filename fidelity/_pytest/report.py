@@ -8,7 +8,7 @@ was given.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,10 +36,15 @@ def card_filename(name: str) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionReport:
-    """The summary lines, and ``failed``: cards drifted or could not be written."""
+    """The summary lines, and ``failed``: cards drifted or could not be written.
+
+    ``card_failures`` maps each card that failed the check to its problem lines (the
+    JUnit report gets one failing test case per card).
+    """
 
     lines: tuple[str, ...]
     failed: bool
+    card_failures: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,15 +129,17 @@ def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
     return written
 
 
-def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
+def _check(cards: tuple[Card, ...], directory: Path) -> dict[str, list[str]]:
+    """Each card that does not match its committed card, with its problem lines."""
     from fidelity._report.card import Card
     from fidelity._report.drift import drift_lines
     from fidelity._report.results import read_limited
 
-    problems = []
+    failures: dict[str, list[str]] = {}
     for card in cards:
         path = directory / f"{card_filename(card.name)}.json"
         label = safe(card.name)
+        problems = failures.setdefault(card.name, [])
         if not path.exists():
             problems.append(
                 f"card {label!s} has no committed card {safe(str(path))!s}; "
@@ -148,21 +155,30 @@ def _check(cards: tuple[Card, ...], directory: Path) -> list[str]:
         if changes:
             problems.append(f"card {label!s} drifted from {safe(str(path))!s}:")
             problems.extend(changes)
-    return problems
+    return {name: lines for name, lines in failures.items() if lines}
 
 
-def finish(log: SessionLog, settings: PluginSettings) -> SessionReport:
+def finish(
+    log: SessionLog, settings: PluginSettings, *, partial: str | None = None
+) -> SessionReport:
     """Merge, check, then write the session's cards; return the summary.
 
+    ``partial`` says why this run was not the whole suite (tests deselected), or is
+    None: committed cards that the run did not produce are then drift, else a note.
     Never raises for bad data: what cannot be merged, read or written becomes a line of
     the summary and fails the session.
     """
+    from fidelity._pytest.coverage import unproduced_cards, unused_allows
+
     lines: list[str] = []
-    notable = [f for f in log.findings() if f.kinds or any(s != "preserved" for s, _ in f.statuses)]
+    findings = log.findings()
+    notable = [f for f in findings if f.kinds or any(s != "preserved" for s, _ in f.statuses)]
     if notable:
         lines.append("chains and rewrites found:")
         lines.extend(_finding_line(f) for f in notable)
+    lines.extend(unused_allows(findings))
     failed = False
+    card_failures: dict[str, list[str]] = {}
     for worker in log.workers_lost:  # xdist already fails the run for the crash
         lines.append(f"worker {safe(worker)!s} sent no results: its cards are missing")
     try:
@@ -180,13 +196,20 @@ def finish(log: SessionLog, settings: PluginSettings) -> SessionReport:
     if settings.check_dir is not None:
         if not cards and not merged.problems:
             lines.append(f"no cards were produced in this session: nothing to check ({_WHERE})")
-        problems = _check(cards, Path(settings.check_dir))
-        if problems:
+        card_failures = _check(cards, Path(settings.check_dir))
+        unproduced = unproduced_cards(
+            Path(settings.check_dir), {card_filename(c.name) for c in cards}, partial=partial
+        )
+        if partial is None:
+            card_failures.update(unproduced.failures)
+        if card_failures:
             failed = True
             lines.append("card drift (the chains now behave differently; the run fails):")
-            lines.extend(problems)
-        elif cards:
-            lines.append(f"{len(cards)} card(s) match {safe(settings.check_dir)!s}")
+            lines.extend(line for problems in card_failures.values() for line in problems)
+        matched = len(cards) - len(card_failures.keys() & {c.name for c in cards})
+        if matched:
+            lines.append(f"{matched} card(s) match {safe(settings.check_dir)!s}")
+        lines.extend(unproduced.notes)
     if settings.cards_dir is not None:
         if not cards:
             if not merged.problems:
@@ -204,4 +227,4 @@ def finish(log: SessionLog, settings: PluginSettings) -> SessionReport:
                     f"cards written to {safe(settings.cards_dir)!s}: "
                     + ", ".join(f"{s}.md/.json" for s in stems)
                 )
-    return SessionReport(lines=tuple(lines), failed=failed)
+    return SessionReport(lines=tuple(lines), failed=failed, card_failures=card_failures)

@@ -25,12 +25,13 @@ class PluginState:
     test's marker context.
     """
 
-    __slots__ = ("_context", "_log", "_settings", "config", "item", "summary")
+    __slots__ = ("_context", "_log", "_settings", "config", "deselected", "item", "summary")
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.item: pytest.Item | None = None
         self.summary: list[str] = []
+        self.deselected = 0
         self._context: MarkContext | None = None
         self._settings: PluginSettings | None = None
         self._log: SessionLog | None = None

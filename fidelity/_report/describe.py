@@ -87,6 +87,10 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
     "escape.html": ("text is HTML-escaped (&amp; and the like appear)", "expect escaped text"),
     "escape.url": ("text is percent-encoded (%22 and the like appear)", "expect encoded text"),
     "escape.backslash": ("backslashes are doubled", "expect two for one"),
+    "escape.markdown": (
+        "Markdown characters such as _ * [ ] # gain a backslash",
+        "expect escaped text",
+    ),
     "unescape.json": ("backslash escapes such as \\n are decoded", "avoid literal escapes"),
     "unescape.html": ("character references such as &amp; are decoded", "avoid them"),
     "unescape.url": ("percent sequences are decoded and + becomes a space", "avoid % and +"),

@@ -157,6 +157,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "a layer doubles backslashes (`repr()`, a string-literal or shell escaper) and "
             "nothing undoes it; pass the value as it is, or unescape it exactly once."
         ),
+        "escape.markdown": (
+            "a layer writes the value as Markdown text and escapes its metacharacters "
+            "(`1_000` becomes `1\\_000`: an HTML-to-Markdown converter, a Markdown writer); "
+            "pass the value as plain text, or render the Markdown where it is read."
+        ),
         "unescape.json": (
             "a layer decodes escape sequences that were text (a second `json.loads`, "
             "`unicode_escape`); decode once only, or escape the backslashes first."
@@ -343,6 +348,14 @@ def hint_text(rewrite: Rewrite) -> tuple[str, int]:
                     1,
                 )
             return f"the reader assumes {codec}; declare or assume UTF-8.", 1
+    if kind == "whitespace.strip" and rewrite.detail == "leading line break":
+        return (
+            "one line break at the start of the value is dropped: an HTML parser drops the "
+            "line feed right after `<pre>`, `<textarea>` or `<listing>` (html5lib, "
+            "browsers), or `strip()` removed it; write an extra line feed after the tag, "
+            "or carry the value outside those elements.",
+            1,
+        )
     if kind == "truncate" and rewrite.detail.endswith("nul"):
         return (
             "a layer cuts the value at U+0000 (a C string); refuse values holding U+0000, "

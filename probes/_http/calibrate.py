@@ -40,6 +40,7 @@ class HttpProbe(Protocol):
     read_found: bool
     run_id: str
     name: str
+    _default_name: str
     reflector: bool | None
     _calibrated: bool
     _seen_reflector: bool
@@ -111,7 +112,8 @@ def calibrate(probe: HttpProbe) -> str:
         )
     probe.read = parse_read(spec)
     probe.read_found = probe._calibrated = True
-    probe.name = probe._name()
+    if probe.name == probe._default_name:  # a name set by the caller is kept
+        probe.name = probe._default_name = probe._name()
     return spec
 
 

@@ -115,7 +115,7 @@ class HttpProbe(Probe):
         self.run_id = new_run_id()
         self._numbers = itertools.count(1)
         self._numbering = threading.Lock()
-        self.name = self._name()
+        self.name = self._default_name = self._name()
         self._client: httpx.Client | None = None
         self._transport: DeadlineTransport | None = None
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
@@ -404,7 +404,8 @@ class HttpProbe(Probe):
     # --- locating the read-back -----------------------------------------------------
 
     def _name(self) -> str:
-        return f"http {self.method} {self.url} send={self.send} read={self.read}"
+        name = f"http {self.method} {self.url} send={self.send} read={self.read}"
+        return f"{name} read_url={self.read_url}" if self.read_url is not None else name
 
     @property
     def needs_calibration(self) -> bool:

@@ -56,7 +56,7 @@ def read_observation(
             sent=text,
             status=Status.LOST,
             error_type="Missing",
-            error=f"{missing.rstrip('.')}; it answered (HTTP {reply.status}): {answered}",
+            error=f"{missing.rstrip('.')}; what came back (HTTP {reply.status}): {answered}",
             direction=direction,
             **fields,
         )

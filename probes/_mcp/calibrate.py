@@ -12,7 +12,7 @@ from fidelity._core.errors import TargetError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
-from probes._mcp.read import locate, parse_read, result_text
+from probes._mcp.read import locate, no_text, parse_read, result_text
 from probes._payload.calibration import CalibrationFailed
 from probes._payload.locate import MARKER_SHAPES, markers_of
 
@@ -42,7 +42,7 @@ class McpProbe(Protocol):
     def _values(self, payload: str, n: int) -> Filled: ...
 
 
-__all__ = ["CalibrationFailed", "calibrate", "no_text"]
+__all__ = ["CalibrationFailed", "calibrate"]
 
 
 def calibrate(probe: McpProbe) -> str:
@@ -126,9 +126,3 @@ def _failed(result: Observation, marker: str, n: int) -> CalibrationFailed | Tar
         f"the calibration call ({value} in place of a payload) got no answer: {reason}."
     )
 
-
-def no_text(result: Any) -> str:
-    """What a result without text content holds instead (its content items' types)."""
-    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
-    structured = " and structured content" if result.structured_content is not None else ""
-    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"

@@ -17,8 +17,7 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.contract import observe_value
 from fidelity._probe.observation import Direction, Observation
-from probes._mcp.calibrate import no_text
-from probes._mcp.read import parse_read, result_text
+from probes._mcp.read import no_text, parse_read, result_text
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
@@ -176,7 +175,7 @@ def observe_tool(probe: McpProbe, text: str, values: Filled) -> Observation:
             sent=text,
             status=Status.LOST,
             error_type="lost",
-            error=f"{why.rstrip('.')}; it answered: {answered}",
+            error=f"{why.rstrip('.')}; what came back: {answered}",
             direction=direction,
         )
     return observe_value(text, value, direction=direction)

@@ -53,6 +53,8 @@ _VALUED = frozenset(
 )
 #: Runner options whose value is code: the name is then ``python -c``.
 _EVAL = frozenset({"-c", "-e", "--eval", "--print"})
+#: The runner of ``probes.mcp_module``: the server is the object spec after it.
+_OBJECT_RUNNER = "probes._mcp.serve_object"
 #: Entry-point names too generic alone (``index.js``): named from the package's folder on,
 #: e.g. ``server-filesystem/dist/index.js``.
 _GENERIC = frozenset({"index", "main", "__main__", "cli"})
@@ -105,6 +107,8 @@ def _stdio_label(argv: Sequence[str]) -> str:
             if arg in _EVAL:
                 return f"{runner} {arg}"
             if arg == "-m" and index < len(argv):
+                if argv[index] == _OBJECT_RUNNER and index + 1 < len(argv):
+                    return argv[index + 1]  # probes.mcp_module: the object's import path
                 return argv[index]  # the module is the server
             if arg in _VALUED:
                 index += 1

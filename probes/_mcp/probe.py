@@ -141,7 +141,7 @@ class McpProbe(Probe):
         self.fill_args = fill_args
         self.run_id = new_run_id()
         self._sent = 0
-        self.name = self._name(param)
+        self.name = self._default_name = self._name(param)
         self._sessions = Sessions(options, on_new=self._listed_again)
         self._calls = CallStep(self._sessions, self.timeout)
         self._tools: tuple[McpTool, ...] | None = None
@@ -224,8 +224,17 @@ class McpProbe(Probe):
         return self._sessions.noise_lines, self._sessions.noise_first
 
     def _name(self, label: str | None) -> str:
+        from probes._mcp.plan_name import plan_suffix
+
         place = f"{safe(self.tool)}.{safe(label)}" if label else safe(self.tool)
-        return f"mcp {self.transport} {target_label(self.target)} {place}"
+        name = f"mcp {self.transport} {target_label(self.target)} {place}"
+        return name + plan_suffix(
+            args=self.template.value if self.template is not None else None,
+            before=[(step.tool, step.arguments.value) for step in self.steps],
+            read=self.options.read,
+            read_tool=self.read_tool,
+            read_args=self.read_template.value if self.read_template is not None else None,
+        )
 
     def _configure(self, tools: tuple[McpTool, ...]) -> None:
         """Resolve the options against the tool list; check consent before any call."""
@@ -272,7 +281,8 @@ class McpProbe(Probe):
         if split and self.reader is None:
             self.reader = parse_read("text")  # the reflector's echo answers the text itself
         self.param = plan.label
-        self.name = self._name(plan.label)
+        if self.name == self._default_name:  # a name set by the caller is kept
+            self.name = self._default_name = self._name(plan.label)
 
     @property
     def tools(self) -> tuple[McpTool, ...]:

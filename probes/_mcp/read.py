@@ -232,3 +232,10 @@ def _split(
             if where:
                 return where
     return ()
+
+
+def no_text(result: Any) -> str:
+    """What a result without text content holds instead (its content items' types)."""
+    kinds = [safe(str(getattr(item, "type", "?")))[:40] for item in result.content or ()][:5]
+    structured = " and structured content" if result.structured_content is not None else ""
+    return f"no text content, only {', '.join(kinds) or 'nothing'}{structured}"

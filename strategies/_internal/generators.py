@@ -196,7 +196,22 @@ def _generated_escapes() -> st.SearchStrategy[str]:
         st.integers(0x22, 0x1FFFF).map(lambda n: f"&#{n};"),
         st.integers(0, 255).map(lambda n: f"%{n:02X}"),
         st.text(alphabet=_WORD, min_size=1, max_size=4).map(lambda w: f"{w}+{w}"),
+        st.tuples(st.sampled_from("_*[]#"), st.text(alphabet=_WORD, min_size=1, max_size=4)).map(
+            _markdown
+        ),
     )
+
+
+def _markdown(drawn: tuple[str, str]) -> str:
+    """A word marked up with a Markdown metacharacter, as text often is (``*beta*``)."""
+    mark, word = drawn
+    if mark == "#":
+        return f"# {word}"
+    if mark == "[":
+        return f"[{word}]"
+    if mark == "]":
+        return f"{word}]"
+    return f"{mark}{word}{mark}" if mark == "*" else f"1{mark}{word}"
 
 
 def _generated_coercion() -> st.SearchStrategy[str]:

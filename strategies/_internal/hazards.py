@@ -247,6 +247,8 @@ _ESCAPES = (
     _h("lone-percent", "100%"),
     _h("format-placeholder", "%s {0} {x}"),
     _h("template", "{{beta}} ${beta}"),
+    _h("markdown-emphasis", "1_000 *beta* [x]"),
+    _h("markdown-heading", "# beta", "s"),
 )
 
 _MOJIBAKE = (

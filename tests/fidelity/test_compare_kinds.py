@@ -57,6 +57,12 @@ def _smarty(text: str, attrs: str) -> tuple[str, object]:
     return text, sp.smartypants(text, flags | attr.u)  # type: ignore[attr-defined]
 
 
+def _markdownify(text: str, **options: bool) -> tuple[str, object]:
+    """``text`` as HTML text converted to Markdown, which escapes its metacharacters."""
+    md = _lib("markdownify")
+    return text, md.markdownify(text, **options)  # type: ignore[attr-defined]
+
+
 def _yaml(text: str) -> tuple[str, object]:
     yaml = _lib("yaml")
     return text, yaml.safe_load(text)  # type: ignore[attr-defined]
@@ -410,6 +416,13 @@ CASES: list[Case] = [
     ("escape.backslash", "replace", lambda: ("C:\\x", "C:\\x".replace("\\", "\\\\"))),
     ("escape.backslash", "json.dumps path", lambda: ("a\\b\\c", json.dumps("a\\b\\c")[1:-1])),
     ("escape.backslash", "re.sub", lambda: ("\\\\srv\\s", re.sub(r"\\", r"\\\\", "\\\\srv\\s"))),
+    ("escape.markdown", "markdownify", lambda: _markdownify("1_000 *a*")),
+    ("escape.markdown", "markdownify names", lambda: _markdownify("snake_case_name *x*")),
+    (
+        "escape.markdown",
+        "markdownify escape_misc",
+        lambda: _markdownify("price [x] # 5", escape_misc=True),
+    ),
     ("unescape.json", "json.loads", lambda: ("a\\nb", json.loads('"a\\nb"'))),
     (
         "unescape.json",

@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 import fidelity
-import fidelity._compare.classify as classify_module
+import fidelity._compare.whole_value as whole_value_module
 from fidelity._compare.rules import Context, Rule
 
 _WORDS = ("the", "of", "and", "a", "to", "in", "is", "you", "that", "it", "was", "for", "on")
@@ -71,8 +71,8 @@ def test_a_rewrite_that_misses_the_windows_never_runs_on_the_whole_value(
     middle = sent.index(" the ", len(sent) // 2)
     received = sent[:middle] + " zebra " + sent[middle + 5 :]  # one unexplained hunk
     lengths: list[int] = []
-    rewrite_as = classify_module.rewrite_as
-    whole_rewrites = classify_module.whole_rewrites
+    rewrite_as = whole_value_module.rewrite_as
+    whole_rewrites = whole_value_module.whole_rewrites
 
     def spy_as(rule: Rule, detail: str, text: str, ctx: Context) -> list[str]:
         lengths.append(len(text))
@@ -82,8 +82,8 @@ def test_a_rewrite_that_misses_the_windows_never_runs_on_the_whole_value(
         lengths.append(len(text))
         return whole_rewrites(rule, text, received, ctx)
 
-    monkeypatch.setattr(classify_module, "rewrite_as", spy_as)
-    monkeypatch.setattr(classify_module, "whole_rewrites", spy_whole)
+    monkeypatch.setattr(whole_value_module, "rewrite_as", spy_as)
+    monkeypatch.setattr(whole_value_module, "whole_rewrites", spy_whole)
     comparison = fidelity.compare(sent, received)
     assert lengths, "no whole-value rewrite was tried at all"
     assert comparison.kinds == {"unknown"}

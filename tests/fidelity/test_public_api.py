@@ -60,6 +60,7 @@ PROBES_ALL = {
     "http_reflector",
     "json",
     "mcp",
+    "mcp_module",
     "mcp_reflector",
     "pipe",
     "query",

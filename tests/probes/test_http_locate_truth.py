@@ -64,5 +64,5 @@ def test_lost_says_what_the_response_was(truth: str) -> None:
         seen = probe.observe("x")
     assert seen.status is Status.LOST
     assert seen.error.startswith(
-        "the response has no value at json:missing; it answered (HTTP 200): {"
+        "the response has no value at json:missing; what came back (HTTP 200): {"
     )

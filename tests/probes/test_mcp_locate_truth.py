@@ -115,7 +115,7 @@ def test_lost_says_what_the_tool_answered() -> None:
     ) as probe:
         seen = probe.observe("x")
     assert seen.status is Status.LOST
-    assert seen.error.startswith("the JSON text content has no missing; it answered: {")
+    assert seen.error.startswith("the JSON text content has no missing; what came back: {")
     assert '"content": "x"' in seen.error
 
 

@@ -240,6 +240,12 @@ def escape_percent(s: str) -> str:
     return s.replace("%", "%25")
 
 
+def escape_markdown(s: str) -> str:
+    """Text written as Markdown: every metacharacter gains a backslash (``markdownify``
+    with ``escape_misc``, Turndown's ``escape``)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", s)
+
+
 def fill_placeholders(s: str) -> str:
     return re.sub(r"%s|\{[^{}]*\}", "", s)
 
@@ -416,6 +422,7 @@ FAMILY_REWRITES: dict[str, tuple[tuple[Rewrite, Kinds], ...]] = {
         (unescape_html, _k("unescape.html")),
         (escape_html, _k("escape.html")),
         (escape_percent, _k("escape.url")),
+        (escape_markdown, _k("escape.markdown", "escape.backslash")),
         (fill_placeholders, None),
     ),
     "mojibake": ((cp1252_mojibake, _k("encoding.mojibake")),),

@@ -1,6 +1,6 @@
 """Escaping and unescaping: JSON/backslash, HTML/XML references, percent-encoding,
-doubled backslashes, backslashes dropped by quoted-string or shell unescaping, and the
-path separators a chain swapped."""
+doubled backslashes, Markdown metacharacters escaped, backslashes dropped by
+quoted-string or shell unescaping, and the path separators a chain swapped."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from fidelity._compare.rules.base import Context, Rule, alts_rule, table_rule
 
-__all__ = ["RULES"]
+__all__ = ["MARKDOWN_METACHARACTERS", "RULES"]
 
 _JSON_SHORT = {
     '"': '\\"',
@@ -157,7 +157,17 @@ def _entity_tokens(text: str, pos: int) -> list[tuple[int, str]]:
 def _escape_html_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
     if not r.startswith("&", j):
         return ()
-    return [(len(d), r[j : j + length]) for length, d in _entity_tokens(r, j) if s.startswith(d, i)]
+    out = [(len(d), r[j : j + length]) for length, d in _entity_tokens(r, j) if s.startswith(d, i)]
+    if r.startswith("&amp;", j):
+        # Escaped twice (``&`` -> ``&amp;amp;``, ``&#92;`` -> ``&amp;#92;``): a reference
+        # whose ampersand was escaped again still spells the character.
+        rest = "&" + r[j + 5 : j + 5 + 40]
+        out.extend(
+            (len(d), r[j : j + length + 4])
+            for length, d in _entity_tokens(rest, 0)
+            if s.startswith(d, i)
+        )
+    return out
 
 
 def _unescape_html_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
@@ -281,10 +291,15 @@ def _backslash_unescapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return ((quoted, ""),) if shell == quoted else ((quoted, ""), (shell, ""))
 
 
+#: What a Markdown writer escapes in text (CommonMark's ASCII punctuation that has a
+#: meaning: emphasis, links, headings, code, lists, tables, HTML, strikethrough).
+MARKDOWN_METACHARACTERS = "\\`*_{}[]()#+-.!|<>~"
+
 RULES: tuple[Rule, ...] = (
     table_rule("path.backslash_to_slash", {"\\": ("/",)}),
     table_rule("path.slash_to_backslash", {"/": ("\\",)}),
     table_rule("escape.backslash", {"\\": ("\\\\",)}),
+    table_rule("escape.markdown", {c: ("\\" + c,) for c in MARKDOWN_METACHARACTERS}),
     alts_rule(
         "escape.json",
         _escape_json_alts,

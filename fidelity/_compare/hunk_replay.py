@@ -1,0 +1,229 @@
+"""The rules offered to one hunk: alone, with a little context, then two composed.
+
+A rule is kept only when its replay on the sent segment reproduces the received one;
+verdicts are remembered for edits that repeat.
+"""
+
+from __future__ import annotations
+
+from fidelity._compare.diff import Hunk
+from fidelity._compare.finding import Finding
+from fidelity._compare.rules import RULES, RULES_BY_KIND, TAB_BY_EIGHT, Context, Rule
+
+__all__ = ["INVERSES", "Classifier"]
+
+_CONTEXTS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (4, 4), (8, 8))
+
+
+_COMPOSE_CONTEXTS = ((0, 0), (1, 1))
+
+
+_CONTEXT_MAX = 8
+
+
+_COMPOSE_MAX = 256  # longest segment (code points) tried with two composed rules
+
+
+_COMPOSE_BUDGET = 400  # composition attempts per comparison (unrelated texts stay fast)
+
+
+_REALIGN_STATES = 1 << 16  # states realignments may take per comparison, and as many
+
+
+_REALIGN_PER_CHAR = 16  # more per code point of sent text (the work stays linear)
+
+
+# Rewrites whose output is never rewritten again in a way worth naming.
+_LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
+
+
+_MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
+
+
+# Rewrites that undo each other: composing them explains nothing (``\x93`` escaped as
+# ``&#147;`` and unescaped as ``“`` is not what a chain did to it).
+_OPPOSITES = (
+    ("quote.straighten", "quote.educate"),
+    ("punct.straighten", "punct.educate"),
+    ("unicode.nfc", "unicode.nfd"),
+    ("unicode.nfkc", "unicode.nfkd"),
+    ("escape.json", "unescape.json"),
+    ("escape.html", "unescape.html"),
+    ("escape.url", "unescape.url"),
+    ("escape.backslash", "unescape.backslash"),
+    ("escape.markdown", "unescape.backslash"),
+    ("path.backslash_to_slash", "path.slash_to_backslash"),
+    ("newline.crlf_to_lf", "newline.lf_to_crlf"),
+)
+
+
+INVERSES = frozenset(_OPPOSITES) | frozenset((b, a) for a, b in _OPPOSITES)
+
+
+def _adds_foreign(sent: str, mid: str, received: str) -> bool:
+    """True when a first rewrite (``sent`` -> ``mid``) wrote characters ``received`` lacks.
+
+    A composition whose first step writes what the second removes again (a CR added
+    by ``newline.lf_to_crlf`` and turned into LF) explains less than one that does not.
+    """
+    return any(c not in sent and c not in received for c in set(mid))
+
+
+_VARIANTS_MAX = 8  # longest segment whose token-by-token rewrites are all tried first
+_VARIANTS = 16  # token-by-token rewrites of one segment tried as a first step
+
+
+def _mids(rule: Rule, s: str, ctx: Context) -> list[tuple[str, str]]:
+    """What a first step of ``rule`` may make of ``s``: its rewrites of the whole segment,
+    then, for a short one, every choice of its tokens' outputs (a straight quote
+    educated as an opening or a closing one, whichever the context made it)."""
+    out = list(rule.apply(s, ctx))
+    if rule.alts is None or len(s) > _VARIANTS_MAX:
+        return out
+    seen = {o for o, _ in out}
+    detail = out[0][1] if out else ""
+    partial = [("", 0)]
+    while partial:
+        text, i = partial.pop()
+        if i == len(s):
+            if text not in seen:
+                seen.add(text)
+                out.append((text, detail))
+            continue
+        options = [(1, s[i]), *rule.alts(s, i, "", 0, ctx)]
+        for length, rep in options:
+            if length >= 1 and len(seen) + len(partial) < _VARIANTS:
+                partial.append((text + rep, i + length))
+    return out
+
+
+class Classifier:
+    """Classifies the hunks of one pair; remembers verdicts for repeated edits."""
+
+    def __init__(self, a: str, b: str, escapes: bool) -> None:
+        self.a = a
+        self.b = b
+        self.escapes = escapes
+        self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
+        self.verdicts: dict[tuple[object, ...], str | None] = {}
+        self.compose_budget = _COMPOSE_BUDGET
+        self.realign_budget = _REALIGN_STATES + _REALIGN_PER_CHAR * len(a)
+
+    def _context(self, j: int) -> Context:
+        line_start = self.b.rfind("\n", 0, j) + 1
+        line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
+        return Context(column=j - line_start, escapes=self.escapes)
+
+    def single(
+        self, s: str, r: str, ctx: Context, rules: tuple[Rule, ...] = RULES
+    ) -> tuple[tuple[str, str], ...] | None:
+        if len(s) + len(r) > _MATCH_MAX:
+            return None
+        for rule in rules:
+            if rule.gate(s, r):
+                detail = rule.match(s, r, ctx)
+                if detail is not None:
+                    return ((rule.kind, detail),)
+        return None
+
+    def explains(self, kind: str, f: Finding) -> str | None:
+        """The detail if rule ``kind`` alone replays finding ``f``'s segment, else None."""
+        s = self.a[f.sent_start : f.sent_end]
+        r = self.b[f.received_start : f.received_end]
+        # Only a tab expansion depends on the column.
+        tabs = kind == "whitespace.tab_expand" and "\t" in s
+        column = self._context(f.received_start).column if tabs else 0
+        key = (kind, s, r, column)
+        if key in self.verdicts:
+            return self.verdicts[key]
+        rule = RULES_BY_KIND[kind]
+        verdict = None
+        if rule.gate(s, r):
+            verdict = rule.match(s, r, self._context(f.received_start))
+        self.verdicts[key] = verdict
+        return verdict
+
+    def composed(self, s: str, r: str, ctx: Context) -> tuple[tuple[str, str], ...] | None:
+        if len(s) + len(r) > _COMPOSE_MAX or self.compose_budget <= 0:
+            return None
+        self.compose_budget -= 1
+        fallback: tuple[tuple[str, str], ...] | None = None
+        for first in RULES:
+            if first.kind in _LOSSY or (first.src is not None and first.src.search(s) is None):
+                continue
+            for mid, detail1 in _mids(first, s, ctx):
+                if mid in (s, r):
+                    continue
+                for second in RULES:
+                    if (
+                        second is first
+                        or (first.kind, second.kind) in INVERSES
+                        or not second.gate(mid, r)
+                    ):
+                        continue
+                    detail2 = second.match(mid, r, ctx)
+                    if detail2 is None:
+                        continue
+                    found = ((first.kind, detail1), (second.kind, detail2))
+                    if not _adds_foreign(s, mid, r):
+                        return found
+                    if fallback is None:
+                        fallback = found
+        return fallback
+
+    def hunk(self, h: Hunk, floor: int, ceil: int) -> tuple[tuple[tuple[str, str], ...], int, int]:
+        """Kinds for hunk ``h`` and the context (left, right) the replay needed."""
+        a, b = self.a, self.b
+        i, ie, j, je = h
+        left = min(_CONTEXT_MAX, i - floor)
+        right = min(_CONTEXT_MAX, ceil - ie)
+        core_s, core_r = a[i:ie], b[j:je]
+        column = self._context(j).column if "\t" in core_s else 0
+        # A verdict on a tab holds at every column with the same remainder modulo 8,
+        # unless it needed a rare tab stop (or found none): then at that column only.
+        plain = (core_s, core_r, column % 8)
+        hit = self.cache.get(plain)
+        if hit is not None:
+            return hit
+        exact = (core_s, core_r, column)
+        hit = self.cache.get(exact)
+        if hit is not None:
+            return hit
+        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], column)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        result: tuple[tuple[tuple[str, str], ...], int, int] = ((), 0, 0)
+        if len(core_s) + len(core_r) > _MATCH_MAX:
+            return result  # too long to replay token by token, with or without context
+        # A rule whose gate fails with the widest context fails with every narrower one.
+        widest = (a[i - left : ie + right], b[j - left : je + right])
+        rules = tuple(rule for rule in RULES if rule.gate(*widest))
+        for lc, rc in _CONTEXTS:
+            if lc > left or rc > right:
+                continue
+            found = self.single(
+                a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc), rules
+            )
+            if found is not None:
+                result = (found, lc, rc)
+                break
+        else:
+            for lc, rc in _COMPOSE_CONTEXTS:
+                if lc > left or rc > right:
+                    continue
+                found = self.composed(
+                    a[i - lc : ie + rc], b[j - lc : je + rc], self._context(j - lc)
+                )
+                if found is not None:
+                    result = (found, lc, rc)
+                    break
+        # A verdict without context holds wherever the same edit appears again.
+        if result[0] and result[1:] == (0, 0):
+            by_eight = not column or all(
+                k != "whitespace.tab_expand" or d in TAB_BY_EIGHT for k, d in result[0]
+            )
+            self.cache[plain if by_eight else exact] = result
+        else:
+            self.cache[key] = result
+        return result

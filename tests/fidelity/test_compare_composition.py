@@ -1,0 +1,160 @@
+"""Rewrites that combine in one value are named as the rewrites that were applied.
+
+Each case runs real functions in sequence (``normalize`` then ``strip``, a cp1252
+misreading then ``strip``, a Markdown writer then ``html.escape``, an HTML parser
+reading ``<pre>``) and ``compare`` must report exactly the kinds written in the case:
+the smallest set that replays, a ``truncate`` only where nothing else explains the
+missing tail, and no kind that another kind of the same value already explains.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import unicodedata
+from collections.abc import Callable
+
+import pytest
+from _needs import need_module
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+import fidelity
+import strategies
+
+
+def _nfc_strip(v: str) -> str:
+    """The app of the issue: it stores ``normalize("NFC", v).strip()``."""
+    return unicodedata.normalize("NFC", v).strip()
+
+
+def _nfkc_strip(v: str) -> str:
+    return unicodedata.normalize("NFKC", v).strip()
+
+
+def _cp1252_strip(v: str) -> str:
+    return v.encode("utf-8").decode("cp1252", "replace").strip()
+
+
+def _upper_strip(v: str) -> str:
+    return v.upper().strip()
+
+
+def _markdown(v: str) -> str:
+    need_module("markdownify")
+    from markdownify import markdownify
+
+    return str(markdownify(html.escape(v)))
+
+
+def _pre(v: str) -> str:
+    """The value written in ``<pre>`` and read back by an HTML5 parser."""
+    need_module("html5lib")
+    import html5lib
+
+    doc = html5lib.parse(f"<pre>{html.escape(v)}</pre>", namespaceHTMLElements=False)
+    element = doc.find(".//pre")
+    assert element is not None
+    return str(element.text or "")
+
+
+CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
+    # A composed character at the edge of a stripped run: NFC and a strip, not a cut.
+    ("nfc strip, the issue's value", _nfc_strip, "e\u0301 ", {"unicode.nfc", "whitespace.strip"}),
+    ("nfc strip, both ends", _nfc_strip, "\t a\u0301\u3000", {"unicode.nfc", "whitespace.strip"}),
+    ("nfc strip, final line break", _nfc_strip, " e\u0301\n", {"unicode.nfc", "whitespace.strip"}),
+    (
+        "nfkc strip, ideographic space",
+        _nfkc_strip,
+        "\uff58\u3000",
+        {"unicode.nfkc", "whitespace.strip"},
+    ),
+    # The no-break space read as cp1252 ends in a no-break space, which strip removes.
+    ("cp1252 strip, NBSP", _cp1252_strip, "alpha\u00a0", {"encoding.mojibake", "whitespace.strip"}),
+    (
+        "cp1252 strip, e-acute",
+        _cp1252_strip,
+        "caf\u00e9 ",
+        {"encoding.mojibake", "whitespace.strip"},
+    ),
+    # One operation, one name: the strip removed the final line break too.
+    ("upper strip, final line break", _upper_strip, " x\n", {"unicode.case", "whitespace.strip"}),
+    ("strip alone, final line break", str.strip, " a \n", {"whitespace.strip"}),
+    # A cut inside a cluster stays a cut: one kind, not a diacritic dropped and a strip.
+    ("cut inside a cluster", lambda v: v[:2], "\ta\u0301\u3000", {"truncate"}),
+    ("cut before a space", lambda v: v[:2], "abc  ", {"truncate"}),
+    # Markdown: the writer escapes metacharacters; html.escape after it, one kind each.
+    ("markdownify", _markdown, "1_000 *a*", {"escape.markdown"}),
+    (
+        "markdown then html",
+        lambda v: html.escape(_markdown(v)),
+        "a_b & *c*",
+        {"escape.markdown", "escape.html"},
+    ),
+    # An HTML parser drops the line feed right after <pre>: one name, whatever follows.
+    ("pre, a word", _pre, "\nx", {"whitespace.strip"}),
+    ("pre, a second line break", _pre, "\n\nx", {"whitespace.strip"}),
+    ("pre, indented", _pre, "\n  x", {"whitespace.strip"}),
+    ("pre, a tab", _pre, "\n\tx", {"whitespace.strip"}),
+    ("pre, a CRLF", _pre, "\r\nx y", {"whitespace.strip"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "sent", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_composed_rewrites_are_named_exactly(
+    rewrite: Callable[[str], str], sent: str, expected: set[str]
+) -> None:
+    received = rewrite(sent)
+    comparison = fidelity.compare(sent, received)
+    assert comparison.kinds == expected, comparison.render()
+    assert comparison.explained
+
+
+def test_a_line_feed_dropped_after_pre_has_its_own_hint() -> None:
+    from fidelity._report.hints import hint_text
+    from fidelity._report.rewrites import Rewrite
+
+    comparison = fidelity.compare("\n  x", _pre("\n  x"))
+    (rewrite,) = comparison.transformations
+    assert (rewrite.kind, rewrite.detail) == ("whitespace.strip", "leading line break")
+    text, specific = hint_text(Rewrite(kind=rewrite.kind, detail=rewrite.detail))
+    assert "<pre>" in text
+    assert specific == 1
+
+
+@seed(3)
+@settings(
+    max_examples=200,
+    database=None,
+    deadline=None,
+    phases=(Phase.generate,),
+    suppress_health_check=list(HealthCheck),
+)
+@given(strategies.text(families=["normalization", "whitespace", "scripts"]))
+def test_the_nfc_strip_app_names_every_rewrite(value: str) -> None:
+    received = _nfc_strip(value)
+    comparison = fidelity.compare(value, received)
+    if comparison.faithful:
+        return
+    assert comparison.explained, comparison.render()
+    assert comparison.kinds <= {"unicode.nfc", "whitespace.strip", "newline.final_removed"}, (
+        comparison.render()
+    )
+    assert not {"whitespace.strip", "newline.final_removed"} <= comparison.kinds
+
+
+def test_decomposed_letters_between_blanks_are_nfc_and_strip() -> None:
+    # Decomposed letters, blanks and line breaks at both ends, in every order.
+    shown: list[frozenset[str]] = []
+    rng = random.Random(3)
+    for _ in range(40):
+        parts = [
+            rng.choice(("e\u0301", "a\u030a", "\u3000", " ", "\t", "\n", "x")) for _ in range(6)
+        ]
+        value = "".join(parts)
+        received = _nfc_strip(value)
+        if value != received:
+            shown.append(frozenset(fidelity.compare(value, received).kinds))
+    assert any({"unicode.nfc", "whitespace.strip"} <= k for k in shown)
+    assert not any("unknown" in k or "truncate" in k for k in shown)
