@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fidelity._core.errors import FidelityError, TargetError, UsageError
+from fidelity._core.errors import ExitCode, FidelityError, TargetError, UsageError
 from fidelity._core.lazy import lazy_exports
 from fidelity._core.version import __version__
 
@@ -37,6 +37,7 @@ __all__ = [
     "Card",
     "Comparison",
     "Direction",
+    "ExitCode",
     "FamilyOutcome",
     "FidelityError",
     "Hint",

@@ -22,7 +22,7 @@ CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 #: and the few small modules that are genuinely cross-cutting.
 TOP_LEVEL = {
     "fidelity": {"__init__.py", "__main__.py"},
-    "probes": {"__init__.py", "_builtin.py", "_target.py", "_process.py"},
+    "probes": {"__init__.py", "frontend.py", "_builtin.py", "_target.py", "_process.py"},
 }
 
 
@@ -169,3 +169,41 @@ def test_the_layout_map_names_every_subpackage() -> None:
     for init in sorted(i for p in PACKAGES for i in (ROOT / p).rglob("__init__.py")):
         folder = init.parent.name + "/"
         assert folder in layout, f"CONTRIBUTING's layout map does not name {folder}"
+
+
+#: The front ends: they reach ``probes`` through its public faces only.
+FRONT_ENDS = ("fidelity._cli", "fidelity._pytest")
+#: The concrete probe classes a front end must not test for (it asks the contract).
+CONCRETE_PROBES = {"McpProbe", "HttpProbe", "ChainProbe", "FunctionProbe", "RateLimited"}
+
+
+def _front_end_modules() -> list[str]:
+    return sorted(m for m in MODULES if m.startswith(FRONT_ENDS))
+
+
+@pytest.mark.parametrize("module", _front_end_modules())
+def test_front_ends_import_no_private_module_of_probes(module: str) -> None:
+    private = [
+        f"line {line}: {name}"
+        for name, line in _imports(MODULES[module])
+        if name.startswith("probes.") and any(p.startswith("_") for p in name.split(".")[1:])
+    ]
+    assert not private, f"{module} imports private modules of probes: {private}"
+
+
+@pytest.mark.parametrize("module", _front_end_modules())
+def test_front_ends_test_no_concrete_probe_class(module: str) -> None:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
+            names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+            names |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+            if names & CONCRETE_PROBES:
+                found.append(f"line {node.lineno}: {sorted(names & CONCRETE_PROBES)}")
+    assert not found, f"{module} tests concrete probe classes: {found}"

@@ -27,15 +27,11 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 
-__all__ = ["EXIT_DIFFERENT", "EXIT_OK", "EXIT_TARGET", "EXIT_USAGE", "main"]
+__all__ = ["main"]
 
-EXIT_OK = 0
-EXIT_DIFFERENT = 1
-EXIT_USAGE = 2
-EXIT_TARGET = 3
 
 _COMMANDS = ("survey", "probe", "reflect", "compare", "card")
 
@@ -54,7 +50,7 @@ class _Parser(argparse.ArgumentParser):
             f"fidelity: {safe(text).rstrip('.')}; see '{safe(command)} --help'.",
             file=sys.stderr,
         )
-        raise SystemExit(EXIT_USAGE)
+        raise SystemExit(ExitCode.USAGE)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,27 +114,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = getattr(args, "run", None)
     if run is None:
         parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         with _ending_signals():
             code: int = run(args)
     except UsageError as exc:
         error(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except TargetError as exc:
         error(str(exc))
-        return EXIT_TARGET
+        return ExitCode.TARGET
     except Ended as exc:
         name = signal.Signals(exc.signum).name
         error(
             f"stopped by {name}; results gathered so far were kept where an output file was given."
         )
-        return 128 + exc.signum
+        return ExitCode.for_signal(exc.signum)
     except KeyboardInterrupt:
         error("interrupted; results gathered so far were kept where an output file was given.")
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        return EXIT_OK
+        return ExitCode.OK
     except Exception as exc:
         if os.environ.get("FIDELITY_DEBUG"):
             raise
@@ -146,5 +142,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"internal error ({type(exc).__name__}: {exc}); "
             "rerun with FIDELITY_DEBUG=1 for the traceback and report it."
         )
-        return 4
+        return ExitCode.INTERNAL
     return code

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from fidelity._core.errors import ExitCode
+
 __all__ = ["MAX_BYTES", "register", "run"]
 
 #: Largest file read (bytes). The comparison stays linear in the files' size: two files
@@ -45,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(sent, received)
     if comparison.faithful:
         print(f"identical: {safe(args.file_a)} and {safe(args.file_b)} hold the same bytes")
-        return 0
+        return ExitCode.OK
     print(comparison.render())
-    return 1
+    return ExitCode.DIFFERENT

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import ExitCode, UsageError
 
 __all__ = ["register"]
 
@@ -60,13 +60,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a port number (0-65535, 0 picks a free one).")
     if args.kind == "http":
         _check_host(args.host, args.allow_remote)
-        from probes._http.reflector import serve as serve_http
+        from probes.frontend import serve_http_reflector
 
-        serve_http(host=args.host, port=args.port)
-        return 0
+        serve_http_reflector(host=args.host, port=args.port)
+        return ExitCode.OK
     if args.transport == "http":
         _check_host(args.host, args.allow_remote)
-    from probes._mcp.reflector import serve as serve_mcp
+    from probes.frontend import serve_mcp_reflector
 
-    serve_mcp(transport=args.transport, host=args.host, port=args.port)
-    return 0
+    serve_mcp_reflector(transport=args.transport, host=args.host, port=args.port)
+    return ExitCode.OK

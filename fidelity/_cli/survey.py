@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
 from fidelity._report.display import FAILURES, LETTERS
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.card_records import CardExample, CardRow
-    from probes._target import BuiltinTarget
+    from probes import BuiltinTarget
 
 __all__ = ["register", "run", "stable_chain"]
 
@@ -164,12 +164,12 @@ def _list(targets: list[BuiltinTarget], out: TextIO) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Survey the chains; print the map; write the cards."""
-    from probes._builtin import builtin_targets
+    from probes.frontend import builtin_targets
 
     targets = builtin_targets()
     if args.list:
         _list(targets, sys.stdout)
-        return 0
+        return ExitCode.OK
     selected = _select(targets, args.chains)
     families = _families(args.families)
     if args.examples < 0:
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         _print_map(out, cards, described, payloads_count=len(payloads), seed=seed, skipped=skipped)
         for name, reason in failed:
             print(f"failed {safe(name)}: {safe(reason)}", file=out)
-    return 0
+    return ExitCode.OK
 
 
 def _survey_all(

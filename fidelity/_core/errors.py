@@ -7,11 +7,15 @@ Exception
 │   └── UsageError      bad arguments or input (CLI exit code 2)
 └── RuntimeError
     └── TargetError     target unreachable or protocol failure (CLI exit code 3)
+
+ExitCode names every exit code of the command line (as pytest's ``ExitCode``).
 """
 
 from __future__ import annotations
 
-__all__ = ["FidelityError", "TargetError", "UsageError"]
+import enum
+
+__all__ = ["ExitCode", "FidelityError", "TargetError", "UsageError"]
 
 # Shown as fidelity.FidelityError in tracebacks and pytest output: the public name.
 _PUBLIC_MODULE = "fidelity"
@@ -37,5 +41,27 @@ class TargetError(RuntimeError):
     """The target could not be reached or spoke something other than its protocol."""
 
 
-for _cls in (FidelityError, UsageError, TargetError):
+class ExitCode(enum.IntEnum):
+    """The exit codes of ``fidelity``: every exit of the command goes through these."""
+
+    #: The values came back, and no rewrite beyond ``--allow`` (no drift with ``--check``).
+    OK = 0
+    #: Rewrites beyond ``--allow``, clients that disagree, drift from a card.
+    DIFFERENT = 1
+    #: A usage error, in one sentence; nothing was sent.
+    USAGE = 2
+    #: The target is unreachable or broke, or nothing was measured.
+    TARGET = 3
+    #: An internal error (a bug of ours: the sentence asks for a report).
+    INTERNAL = 4
+    #: Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
+    INTERRUPTED = 130
+
+    @staticmethod
+    def for_signal(signum: int) -> int:
+        """The exit code of a command ended by signal ``signum``: 128 + its number."""
+        return 128 + signum
+
+
+for _cls in (FidelityError, UsageError, TargetError, ExitCode):
     _cls.__module__ = _PUBLIC_MODULE

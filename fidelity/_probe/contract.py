@@ -25,6 +25,7 @@ from fidelity._probe.setup import ProbeSetup
 __all__ = [
     "ClientInfo",
     "FunctionProbe",
+    "PayloadPlace",
     "Probe",
     "callable_name",
     "factory",
@@ -44,6 +45,17 @@ class ClientInfo:
     client: str
     library: str
     protocol_version: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayloadPlace:
+    """Where a probe puts the payload: ``label`` as the user writes it
+    (``edits[0].oldText``), ``block_label`` as a card block name allows
+    (``edits.0.oldText``), ``found``: taken from the schema rather than given."""
+
+    label: str
+    block_label: str
+    found: bool
 
 
 class Probe(abc.ABC):
@@ -72,6 +84,16 @@ class Probe(abc.ABC):
     def max_requests_per_observation(self) -> int:
         """The most requests one observation may send from now on (1 by default)."""
         return 1
+
+    def requests_to_start(self, observations: int) -> int:
+        """The most requests this probe may send from now on until ``observations``
+        observations started at once have their answers: its calibration, while the
+        read-back is still to be located, then those observations. A budget checked
+        before anything is sent counts this, what the target really costs (the HTTP
+        reference reflector locates itself with one request; another target is sent
+        every calibration value). By default ``observations`` times
+        :attr:`max_requests_per_observation`."""
+        return observations * max(self.max_requests_per_observation, 1)
 
     @property
     def splits_directions(self) -> bool:
@@ -103,6 +125,44 @@ class Probe(abc.ABC):
         session settled on, when the probe has one to report."""
         return None
 
+    # -- what the probe resolved: the operation and the payload's place ---------------
+
+    @property
+    def operation(self) -> str:
+        """The operation each payload goes to (an MCP tool's name), ``""`` for a probe
+        that has no named operation."""
+        return ""
+
+    @property
+    def payload_place(self) -> PayloadPlace | None:
+        """Where the payload goes in the operation's arguments, as resolved (given or
+        found in its schema), or ``None`` for a probe with no such place."""
+        return None
+
+    @property
+    def read_spec(self) -> str | None:
+        """The read-back as given or located (``text``, ``json:PATH``...), or ``None``
+        while it is still to be located or for a probe that reads no such place."""
+        return None
+
+    @property
+    def switches_clients(self) -> bool:
+        """True when :meth:`with_client` can run this probe's plan through another
+        client library (an MCP probe)."""
+        return False
+
+    def with_client(self, client: str | None, **changes: object) -> Probe:
+        """A new probe with this one's plan, through ``client`` (``changes``: options
+        replaced, such as the ``read`` this one located); only when
+        :attr:`switches_clients`."""
+        raise UsageError(f"the probe {self.name!r} speaks through no client library.")
+
+    @property
+    def stdout_noise(self) -> tuple[int, str]:
+        """How many lines a stdio server wrote to stdout that are not its protocol, and
+        the first of them, raw (``(0, "")`` for a probe that reads no such stream)."""
+        return 0, ""
+
     # -- reading the value back: where it is, and how the probe was set up ------------
 
     #: True once :meth:`calibrate` located the read-back (rather than being told it).
@@ -110,12 +170,12 @@ class Probe(abc.ABC):
 
     @property
     def needs_calibration(self) -> bool:
-        """True when the read-back is not given and one call of :meth:`calibrate` must
-        locate it before the first payload."""
+        """True when the read-back is not given and :meth:`calibrate` must locate it
+        before the first payload."""
         return False
 
     def calibrate(self) -> str:
-        """Locate the read-back with one call carrying a plain marker; return the read
+        """Locate the read-back with calls carrying calibration values; return the read
         specification found (which the caller can print so the user can pin it)."""
         raise UsageError(f"the probe {self.name!r} reads its value back where it is told.")
 

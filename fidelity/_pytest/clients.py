@@ -43,19 +43,18 @@ def survey_through_clients(
     __tracebackhide__ = True
     from fidelity._report.client_map import render_client_map
     from fidelity._survey.clients import survey_clients
-    from probes._mcp.clients import check_clients
-    from probes._mcp.probe import McpProbe
+    from probes.frontend import check_clients
 
     names = check_clients(clients, name="clients")
-    if not isinstance(probe, McpProbe):
+    if not probe.switches_clients:
         raise UsageError(
             f"clients= applies to MCP probes (probes.mcp); {safe(type(probe).__name__)} is not one."
         )
     plan = probe
 
     def open_probe(client: str, first: Probe | None) -> Probe:
-        reader = first.reader if isinstance(first, McpProbe) else None
-        changes = {"read": reader.spec} if reader is not None else {}
+        read = first.read_spec if first is not None else None
+        changes = {"read": read} if read is not None else {}
         return plan.with_client(client, **changes)
 
     result = survey_clients(

@@ -25,7 +25,7 @@ from fidelity._probe.observation import Observation
 from fidelity._report.outcomes import GENERATED, SHRUNK, entries, is_example
 from fidelity._survey.result import Survey
 
-__all__ = ["examples_for", "survey"]
+__all__ = ["examples_for", "survey", "survey_drawn"]
 
 _ID_TEXT = attrgetter("id", "text")
 #: Observations a shrink may spend per kind, so a shrink is always bounded.
@@ -277,68 +277,111 @@ def survey(
         raise UsageError(f"examples={examples!r} must be a whole number >= 0.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise UsageError(f"seed={seed!r} must be an integer or None.")
-    if isinstance(target, Probe):
-        probe, owned = target, False
-    elif callable(target):
-        probe, owned = FunctionProbe(target, name=name), True
-    else:
-        raise UsageError(f"target={target!r} must be a Probe or a callable (str -> object).")
-
-    strategies: Any = None
-    if payloads is None or examples:
-        from fidelity._core.siblings import load
-
-        strategies = load("strategies")
-    if payloads is None:
-        todo = list(strategies.catalogue(chosen))
-    else:
-        todo = list(payloads)
-        bad = next((p for p in todo if not isinstance(p, Payload)), None)
-        if bad is not None:
-            raise UsageError(f"payloads must be fidelity.Payload records, got {bad!r}.")
-    if chosen is not None:
-        todo = _within(todo, chosen)
+    probe, owned = _probe_of(target, name)
+    todo = _catalogue_or(payloads, chosen)
     if examples and seed is None:
         seed = random.SystemRandom().randrange(2**32)
     extra: list[Payload] = []
     if examples:
         assert seed is not None
         extra = examples_for(chosen, examples, seed, exclude=(p.text for p in todo))
-
-    from fidelity._survey.progress import Progress
-
     try:
-        with Progress(len(todo) + len(extra), label=probe.name, enabled=progress) as bar:
-
-            def advance(obs: Observation) -> None:
-                bar.advance()
-                if on_observation is not None:
-                    on_observation(obs)
-
-            # Nothing to tell anyone: skip the per-observation call on the hot path.
-            seen = advance if bar.active else on_observation
-            observed = _observe_all(probe, todo, seen)
-            if extra:
-                assert seed is not None
-                kinds_before = frozenset(k for e in entries(observed) for k in e.kinds)
-                observed_extra = _observe_all(probe, extra, seen)
-                observed += observed_extra
-                observed += _shrunk(
-                    probe,
-                    strategies,
-                    observed=observed_extra,
-                    known=kinds_before,
-                    seed=seed,
-                    seen=seen,
-                )
+        return survey_drawn(
+            probe,
+            todo,
+            extra,
+            allow=allowed,
+            seed=seed,
+            name=name,
+            progress=progress,
+            on_observation=on_observation,
+        )
     finally:
         if owned:
             probe.close()
+
+
+def _probe_of(target: object, name: str | None) -> tuple[Probe, bool]:
+    """The probe of ``target`` and whether the survey owns it (wrapped a callable)."""
+    if isinstance(target, Probe):
+        return target, False
+    if callable(target):
+        return FunctionProbe(target, name=name), True
+    raise UsageError(f"target={target!r} must be a Probe or a callable (str -> object).")
+
+
+def _catalogue_or(
+    payloads: Iterable[Payload] | None, chosen: Sequence[str] | None
+) -> list[Payload]:
+    """``payloads`` checked (the catalogue when ``None``), within ``chosen`` families."""
+    if payloads is None:
+        from fidelity._core.siblings import load
+
+        todo = list(load("strategies").catalogue(chosen))
+    else:
+        todo = list(payloads)
+        bad = next((p for p in todo if not isinstance(p, Payload)), None)
+        if bad is not None:
+            raise UsageError(f"payloads must be fidelity.Payload records, got {bad!r}.")
+    return todo if chosen is None else _within(todo, chosen)
+
+
+def survey_drawn(
+    probe: Probe,
+    todo: Sequence[Payload],
+    extra: Sequence[Payload] = (),
+    *,
+    allow: tuple[str, ...] = (),
+    seed: int | None = None,
+    families: Sequence[str] | None = None,
+    name: str | None = None,
+    progress: bool = False,
+    on_observation: Callable[[Observation], object] | None = None,
+) -> Survey:
+    """The survey of ``todo`` (filed under ``families`` alone, when given) and the
+    generated examples ``extra`` already drawn (with ``seed``, by :func:`examples_for`)
+    through an open ``probe``; ``allow`` checked.
+
+    What :func:`survey` runs once its options are checked and its examples drawn; a
+    run that drew them first (to count them) hands them here rather than drawing twice.
+    """
+    from fidelity._survey.progress import Progress
+
+    if families is not None:
+        todo = _within(todo, check_families(families))
+    strategies: Any = None
+    if extra:
+        from fidelity._core.siblings import load
+
+        strategies = load("strategies")
+    with Progress(len(todo) + len(extra), label=probe.name, enabled=progress) as bar:
+
+        def advance(obs: Observation) -> None:
+            bar.advance()
+            if on_observation is not None:
+                on_observation(obs)
+
+        # Nothing to tell anyone: skip the per-observation call on the hot path.
+        seen = advance if bar.active else on_observation
+        observed = _observe_all(probe, todo, seen)
+        if extra:
+            assert seed is not None
+            kinds_before = frozenset(k for e in entries(observed) for k in e.kinds)
+            observed_extra = _observe_all(probe, extra, seen)
+            observed += observed_extra
+            observed += _shrunk(
+                probe,
+                strategies,
+                observed=observed_extra,
+                known=kinds_before,
+                seed=seed,
+                seen=seen,
+            )
     return Survey.of(
         observed,
         name=name or probe.name,
         chain=probe.name,
-        allow=allowed,
+        allow=allow,
         seed=seed,
         examples=len(extra),
         catalogue_size=_catalogue_size(todo),

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,7 +23,7 @@ from probes._payload.locate import (
     text_patterns,
 )
 from probes._payload.paths import ParamPath
-from probes._payload.placeholders import Filled
+from probes._payload.placeholders import CALIBRATION_NUMBERS, Filled
 
 if TYPE_CHECKING:
     import httpx
@@ -47,7 +46,6 @@ class HttpProbe(Protocol):
     _decided: bool
     _plain: bool
     _read_url: TextTemplate | None
-    _numbers: itertools.count[int]
     place: SendSpec
 
     def _start(self) -> httpx.Client: ...
@@ -70,28 +68,31 @@ def calibrate(probe: HttpProbe) -> str:
     """Locate the read-back of ``probe`` (see :meth:`HttpProbe.calibrate`).
 
     Each marker of :func:`~probes._payload.locate.markers_of` is sent like a payload,
-    with ``{n}`` = 0, 1, 2 (the payloads then count on from 3); the read kept is the
+    with ``{n}`` from :data:`~probes._payload.placeholders.CALIBRATION_NUMBERS` (the
+    payloads keep 1, 2, 3...); the read kept is the
     first that gives every marker back exactly from its own response.
     """
     probe._start()
     if probe._calibrated:
         return str(probe.read)
     markers: tuple[str, ...] = markers_of(probe.run_id)
-    values = [Filled(payload=m, n=n, run=probe.run_id) for n, m in enumerate(markers)]
+    values = [
+        Filled(payload=m, n=n, run=probe.run_id)
+        for n, m in zip(CALIBRATION_NUMBERS, markers, strict=True)
+    ]
     replies: list[Reply] = []
     kept: list[int] = []
-    for n, marker in enumerate(markers):
+    for i, marker in enumerate(markers):
         try:
-            reply = _send(probe, marker, n)
+            reply = _send(probe, marker, i)
         except CalibrationFailed:
-            if n:
+            if i:
                 continue  # a place that refuses quotes or line breaks: proved on the others
             raise
         if reply is None:
             return str(probe.read)  # the reference reflector: it reads itself
         replies.append(reply)
-        kept.append(n)
-    probe._numbers = itertools.count(len(markers))
+        kept.append(i)
     markers = tuple(markers[n] for n in kept)
     values = [values[n] for n in kept]
     spec, why = locate_read(replies, markers, values, hint=_hint(probe))
@@ -117,10 +118,10 @@ def calibrate(probe: HttpProbe) -> str:
     return spec
 
 
-def _send(probe: HttpProbe, marker: str, n: int) -> Reply | None:
-    """The response to marker ``n`` (read back when there is a read URL); ``None``
+def _send(probe: HttpProbe, marker: str, i: int) -> Reply | None:
+    """The response to marker ``i`` (read back when there is a read URL); ``None``
     when the target is the reference reflector."""
-    value = f"the plain value {marker!r}" if n == 0 else f"a value with {MARKER_SHAPES[n]}"
+    value = f"the plain value {marker!r}" if i == 0 else f"a value with {MARKER_SHAPES[i]}"
     try:
         request = probe._build(marker, echo=False)
         reply = probe._exchange(request)
@@ -130,7 +131,7 @@ def _send(probe: HttpProbe, marker: str, n: int) -> Reply | None:
         if probe.reflector is None and reply.status < 400:
             probe._plain = probe._decided = True
         if reply.status < 400 and probe._read_url is not None:
-            reply = probe._read_back(reply, n)
+            reply = probe._read_back(reply, CALIBRATION_NUMBERS[i])
     except ExchangeFailure as failure:
         reason = failure.error.rstrip(". ")
         if failure.status in (Status.REJECTED, Status.LOST):

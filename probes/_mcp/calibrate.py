@@ -15,6 +15,7 @@ from fidelity._probe.observation import Observation
 from probes._mcp.read import locate, no_text, parse_read, result_text
 from probes._payload.calibration import CalibrationFailed
 from probes._payload.locate import MARKER_SHAPES, markers_of
+from probes._payload.placeholders import CALIBRATION_NUMBERS
 
 if TYPE_CHECKING:
     from probes._mcp.calls import CallPlan
@@ -30,7 +31,6 @@ class McpProbe(Protocol):
     read_tool: str | None
     run_id: str
     _split: bool
-    _sent: int
 
     @property
     def plan(self) -> CallPlan: ...
@@ -49,7 +49,8 @@ def calibrate(probe: McpProbe) -> str:
     """Locate the read-back of ``probe`` (see :meth:`McpProbe.calibrate`).
 
     Each marker of :func:`~probes._payload.locate.markers_of` goes through the whole
-    chain like a payload, with ``{n}`` = 0, 1, 2 (the payloads then count on from 3);
+    chain like a payload, with ``{n}`` from
+    :data:`~probes._payload.placeholders.CALIBRATION_NUMBERS` (the payloads keep 1, 2, 3...);
     the read kept is the first that gives every marker back exactly from its own
     result. Any failure is :class:`CalibrationFailed`, whose ``answer`` says what came
     back: a call that failed (the marker's shape named), a marker that did not come
@@ -64,16 +65,16 @@ def calibrate(probe: McpProbe) -> str:
         return probe.reader.spec
     sent = markers_of(probe.run_id)
     markers, values, results = [], [], []
-    for n, marker in enumerate(sent):
+    for i, (marker, n) in enumerate(zip(sent, CALIBRATION_NUMBERS, strict=True)):
         filled = probe._values(marker, n)
         result = probe._chain(marker, filled)
-        probe._sent = n
         if isinstance(result, Observation):
-            if n and result.status is Status.REJECTED:
+            if i and _refused(result):
                 # A parameter that refuses quotes or line breaks (a branch name, a file
-                # name) is still measured: the read is proved on the markers it took.
+                # name), or a setup step that has no resource prepared for this {n}:
+                # the read is proved on the markers that went through.
                 continue
-            raise _failed(result, marker, n)
+            raise _failed(result, marker, i)
         markers.append(marker)
         values.append(filled)
         results.append(result)
@@ -109,6 +110,13 @@ def calibrate(probe: McpProbe) -> str:
     return spec
 
 
+def _refused(result: Observation) -> bool:
+    """True when a later marker's call was refused (its shape, or its setup step)."""
+    return result.status is Status.REJECTED or (
+        result.status is Status.BROKEN and result.error_type == "SetupStep"
+    )
+
+
 def _failed(result: Observation, marker: str, n: int) -> CalibrationFailed | TargetError:
     """How the call carrying marker ``n`` failed, as a calibration failure."""
     reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
@@ -125,4 +133,3 @@ def _failed(result: Observation, marker: str, n: int) -> CalibrationFailed | Tar
     return TargetError(
         f"the calibration call ({value} in place of a payload) got no answer: {reason}."
     )
-

@@ -1,16 +1,27 @@
-"""Run the ``fidelity`` command as a user would: the installed script in a subprocess,
-to its end or until a signal stops it."""
+"""Run the ``fidelity`` command: as a user would (the installed script in a subprocess,
+to its end or until a signal stops it), or in this process (:func:`fidelity_inprocess`,
+its ``main(argv)`` with its streams captured: no interpreter start, no imports again).
+
+In-process is for what a subprocess proves nothing about: the words, the exit code
+``main`` returns, the files written. A subprocess stays for signals, the exit code the
+process ends with, a real terminal, the stderr of servers the command starts (they
+write to the process's own descriptor, not to ``sys.stderr``), and anything that must
+not share this process's state.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["FIDELITY", "fidelity", "one_sentence", "start", "stop"]
+__all__ = ["FIDELITY", "fidelity", "fidelity_inprocess", "one_sentence", "start", "stop"]
 
 _SCRIPT = Path(sys.executable).with_name("fidelity")
 #: The installed command, or ``python -m fidelity`` where no script was installed.
@@ -37,6 +48,93 @@ def fidelity(
         cwd=cwd,
         env=None if env is None else {**os.environ, **env},
     )
+
+
+def fidelity_inprocess(
+    *args: str,
+    timeout: float = 120,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``fidelity ARGS...`` in this process, as :func:`fidelity` runs it in a
+    subprocess, and return the same record: ``main(argv)``'s exit code (or the code of
+    a ``SystemExit`` it raised: ``--help``, ``--version``), what it wrote to stdout and
+    stderr (UTF-8, odd bytes kept as escapes), after it ran in ``cwd`` with ``env``
+    added to the environment; all of them are restored afterwards, as are the signal
+    handlers and the asyncio event loop policy. No stdin (an empty one); not a terminal.
+
+    ``timeout`` is accepted for the same signature; pytest-timeout bounds the run.
+    """
+    del timeout
+    from fidelity._cli import main
+
+    with _isolated(cwd, env) as (out, err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = _exit_code(exc, err)
+        out.flush()
+        err.flush()
+        stdout, stderr = (_text(stream) for stream in (out, err))
+    return subprocess.CompletedProcess(["fidelity", *args], code, stdout, stderr)
+
+
+def _exit_code(exc: SystemExit, err: io.TextIOWrapper) -> int:
+    """The exit code a process ending with ``exc`` would have (a message is printed)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=err)
+    return 1
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    kept = stream.buffer
+    assert isinstance(kept, io.BytesIO)
+    return kept.getvalue().decode("utf-8", "surrogateescape")
+
+
+def _stream() -> io.TextIOWrapper:
+    # As a pipe: UTF-8, strict (a lone surrogate written raw fails as it would on a
+    # real stdout), line-buffered text over bytes that are kept.
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", newline="\n")
+
+
+@contextlib.contextmanager
+def _isolated(
+    cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None
+) -> Iterator[tuple[io.TextIOWrapper, io.TextIOWrapper]]:
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    saved_argv = sys.argv
+    saved_environ = dict(os.environ)
+    saved_cwd = os.getcwd()
+    handled = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if s is not None]
+    saved_handlers = {s: signal.getsignal(s) for s in handled}
+    saved_policy = asyncio.get_event_loop_policy()
+    out, err = _stream(), _stream()
+    try:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+        sys.stdout, sys.stderr = out, err
+        sys.argv = ["fidelity"]
+        # As through a pipe: no terminal, so help text wraps at 80 columns.
+        os.environ.setdefault("COLUMNS", "80")
+        os.environ.setdefault("LINES", "24")
+        if env is not None:
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        yield out, err
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        for signum, handler in saved_handlers.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+        asyncio.set_event_loop_policy(saved_policy)
 
 
 def one_sentence(result: subprocess.CompletedProcess[str]) -> str:

@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 
 import fidelity as fd
 

@@ -22,7 +22,11 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, start, stop
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import start, stop
 from _support.mcp import edit_file_schema, npm_server
 from _support.processes import wait_for
 from _support.servers import SERVERS, called, key_value_store, listed_tool, listing, probe_listing

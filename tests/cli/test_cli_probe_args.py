@@ -7,7 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity, one_sentence
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import HOSTILE_MCP, listed_tool, probe_listing
 
 from fidelity import FAMILIES, KINDS

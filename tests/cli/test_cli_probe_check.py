@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import HOSTILE_MCP, QUOTE_EDIT_MCP, called, listed_tool, listing
 
 EDIT = [

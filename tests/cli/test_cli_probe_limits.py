@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import HOSTILE_MCP
 
 pytestmark = [
@@ -89,9 +92,9 @@ def test_the_html_report_shows_a_huge_value_in_part_with_its_size(tmp_path: Path
 
 def test_replies_larger_than_max_reply_in_a_row_are_said_so() -> None:
     # The target answered every call: too large is not "stopped answering".
-    from fidelity._cli.probe.sweep import Breaker, Stopped
     from fidelity._core.kinds import Status
     from fidelity._probe.observation import Observation
+    from fidelity._run.breaker import Breaker, Stopped
 
     breaker = Breaker(timeout=5)
     breaker(Observation(sent="a", received="a", status=Status.PRESERVED))

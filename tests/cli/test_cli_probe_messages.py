@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fidelity._cli.probe.messages import MAX_MESSAGE, as_options, one_line
+from fidelity._run.messages import MAX_MESSAGE, as_options, one_line
 
 
 def test_api_arguments_become_options() -> None:

@@ -23,7 +23,11 @@ from typing import Any
 
 import httpx
 import pytest
-from _support.cli import FIDELITY, fidelity
+from _support.cli import FIDELITY
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
 
 import probes
 
@@ -113,7 +117,7 @@ def test_the_dry_run_promises_the_examples_the_run_sends(tmp_path: Path) -> None
 def test_a_narrow_strategy_gives_what_it_holds_and_says_so() -> None:
     from hypothesis import strategies as st
 
-    from fidelity._cli.probe.budget import examples_note
+    from fidelity._run.budget import examples_note
     from fidelity._survey.run import _generate
 
     drawn = _generate(st.sampled_from(["a", "b", "c", "d"]), 10, seed=1, exclude={"d"})

@@ -16,7 +16,11 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, one_sentence
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.mcp import edit_file_schema
 from _support.servers import HOSTILE_MCP, called, listed_tool, probe_listing
 

@@ -126,6 +126,22 @@ def test_a_write_that_did_not_land_is_absent(tmp_path: Path) -> None:
     assert "(the write's effect: absent)." in result.stdout
 
 
+def test_a_read_back_that_fails_leaves_the_effect_unknown(tmp_path: Path) -> None:
+    # A key per payload: the write that hung was dropped, so reading its key answers an
+    # error ("no key"). Nobody knows whether the write landed: unknown, not absent.
+    result, out, calls = _run(
+        tmp_path, "--yes", "--tool", "put", "--param", "value", "--args", '{"key": "k{n}"}',
+        "--read-tool", "get", "--read-args", '{"key": "k{n}"}', flag="--lose-on",
+    )  # fmt: skip
+    last = _stopped(result, out, calls, "unknown")
+    assert last["error"].startswith(
+        f"no answer within {TIMEOUT}s; read back once afterwards: the read tool answered an error"
+    )
+    assert last["error"].endswith("(effect: unknown)")
+    assert "(the write's effect: unknown)." in result.stdout
+    assert "absent" not in result.stdout
+
+
 def test_without_a_read_tool_the_effect_is_unknown(tmp_path: Path) -> None:
     # put answers "stored: VALUE": read as text, each value arrives with that prefix;
     # what matters here is the stop.
@@ -197,3 +213,35 @@ def test_a_read_only_tool_that_answers_nothing_stops_after_five(tmp_path: Path) 
     )
     assert [o["status"] for o in json.loads(out.read_text())["observations"]] == ["timeout"] * 5
     assert [value for _, value in calls_made(calls)] == _quotes()[:5]
+
+
+def test_clients_stop_a_write_tool_at_its_first_timeout_as_one_client_does(
+    tmp_path: Path,
+) -> None:
+    # --clients goes through the same breaker as one client's run: a tool that may
+    # write (put, no annotations, run with --yes) stops each client's run at its first
+    # timeout, even though the session still answers its health check (it used to go
+    # on, timeout after timeout, through every client).
+    out, calls = tmp_path / "r.json", tmp_path / "calls.txt"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--yes", "--tool", "put",
+        "--param", "value", "--args", '{"key": "k{run}"}', "--read", "text",
+        "--families", "quotes", "--timeout", TIMEOUT, "--json", str(out),
+        "--", *key_value_store(calls, "--hang-on", ""),
+        timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 3, result.stderr
+    # Every call hangs: each client sent one payload, and stopped.
+    puts = [value for name, value in calls_made(calls) if name == "put"]
+    assert puts == [_quotes()[0]] * 2
+    runs = {r["client"]: r for r in json.loads(out.read_text())["clients"]["runs"]}
+    for client in ("python", "python-2026"):
+        assert [o["status"] for o in runs[client]["observations"]] == ["timeout"]
+        assert (
+            "tool 'put' is not annotated readOnlyHint or idempotentHint true"
+            in (runs[client]["error"])
+        )
+    assert result.stderr.startswith(
+        "fidelity: the run through python, python-2026 did not finish (python: payload quotes/"
+    )

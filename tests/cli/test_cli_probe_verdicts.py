@@ -23,7 +23,11 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, one_sentence
+
+# In-process: the words, exit codes and files are the same as a subprocess's
+# (tests/_support/cli.py says when a subprocess is kept).
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.git import git, git_repository, git_server
 from _support.mcp import npm_server
 from _support.servers import calls_made, http_server, key_value_store
@@ -301,9 +305,9 @@ def test_one_value_read_back_for_many_payloads_is_a_warning(tmp_path: Path) -> N
 def test_a_value_every_payload_turns_into_is_no_stale_read_warning() -> None:
     # A rewrite can send different payloads to one text (NFKC folds many forms into
     # one); that is only suspected when most values that came back are that text.
-    from fidelity._cli.probe.verdict import judge
     from fidelity._core.kinds import Status
     from fidelity._probe.observation import Observation
+    from fidelity._run.verdict import judge
 
     def seen(sent: str, received: str) -> Observation:
         status = Status.PRESERVED if sent == received else Status.TRANSFORMED
@@ -322,9 +326,9 @@ def test_a_value_every_payload_turns_into_is_no_stale_read_warning() -> None:
 def test_errors_that_quote_the_payload_escaped_are_one_error() -> None:
     # mcp-server-time answers "No time zone found with key <key>" with the key as
     # Python writes it (a bidi control as \u202e); a JSON server escapes the JSON way.
-    from fidelity._cli.probe.verdict import common_error
     from fidelity._core.kinds import Status
     from fidelity._probe.observation import Observation
+    from fidelity._run.verdict import common_error
 
     def refused(sent: str, quoted: str) -> Observation:
         error = f"Error executing tool: No time zone found with key {quoted}"

@@ -16,6 +16,7 @@ FIDELITY_ALL = {
     "Card",
     "Comparison",
     "Direction",
+    "ExitCode",
     "FamilyOutcome",
     "FidelityError",
     "Hint",
@@ -127,3 +128,25 @@ def test_import_fidelity_is_light() -> None:
 def test_import_probes_is_light() -> None:
     loaded = _modules_after("import probes")
     assert not (HEAVY & loaded), sorted(HEAVY & loaded)
+
+
+def test_exit_codes_are_one_int_enum() -> None:
+    # Every exit of the command goes through ExitCode (as pytest's ExitCode).
+    from fidelity import ExitCode
+
+    assert [(c.name, int(c)) for c in ExitCode] == [
+        ("OK", 0), ("DIFFERENT", 1), ("USAGE", 2), ("TARGET", 3), ("INTERNAL", 4),
+        ("INTERRUPTED", 130),
+    ]  # fmt: skip
+    assert ExitCode.__module__ == "fidelity"
+    assert ExitCode.for_signal(15) == 143
+
+
+def test_failure_kinds_name_the_probes_exceptions() -> None:
+    # The run's rules read these names; the probes' exceptions must bear them.
+    from fidelity._probe.failures import FailureKind
+    from probes._mcp.failures import UnparsableReply
+    from probes._mcp.reply_limit import ReplyTooLarge
+
+    assert UnparsableReply.__name__ == FailureKind.UNPARSABLE
+    assert ReplyTooLarge.__name__ == FailureKind.REPLY_TOO_LARGE

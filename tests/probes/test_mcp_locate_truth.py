@@ -119,7 +119,7 @@ def test_lost_says_what_the_tool_answered() -> None:
     assert '"content": "x"' in seen.error
 
 
-def test_payloads_count_on_after_the_calibration_numbers() -> None:
+def test_payloads_keep_their_numbers_after_calibration() -> None:
     need_module("mcp")
     with probes.mcp(
         TRUTH,

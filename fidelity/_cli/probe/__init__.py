@@ -16,8 +16,8 @@ __all__ = ["register", "run"]
 _EPILOG = """\
 placeholders (in --args, --read-args, --before, --read-url):
   "{payload}"  a string value that is exactly this becomes the payload
-  {n}          a number unique to the payload: 1, 2, 3... (0, 1, 2 for the calibration
-               calls when the read-back is located; the payloads then count from 3)
+  {n}          a number unique to the payload: 1, 2, 3... (0, 1000001, 1000002 for the
+               calibration calls when the read-back is located)
   {run}        an id unique to the run;  {{ and }} are literal braces
 
 tools are called without --yes only when the server annotates them readOnlyHint: true;

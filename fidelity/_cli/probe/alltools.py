@@ -1,7 +1,7 @@
 """``fidelity probe --all-tools``: every free-form string parameter of every tool, in one run.
 
 A loop of the single-tool form, one plan per parameter. The server's tools are
-listed; :func:`probes._mcp.inventory.inventory` finds every string parameter (nested
+listed; :func:`probes.frontend.inventory` finds every string parameter (nested
 ones too, addressed like ``--param``: ``edit_file.edits[0].oldText``) and says which
 are left out and why: constrained strings (``enum``, ``format``...), and tools not
 annotated ``readOnlyHint: true`` without ``--yes``. Each parameter then runs as
@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.budget import calls_per_payload, within_budget
 from fidelity._cli.probe.execute import (
-    RateLimited,
     card_name,
     catalogue_payloads,
     open_target,
@@ -41,21 +39,24 @@ from fidelity._cli.probe.execute import (
     survey_of,
     with_seed,
 )
-from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan
-from fidelity._cli.probe.sweep import stop_note, sweep
-from fidelity._cli.probe.verdict import broke, judge
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
-from probes._payload.locate import CALIBRATION_CALLS
+from fidelity._run.breaker import stop_note
+from fidelity._run.budget import calls_per_payload, within_budget
+from fidelity._run.messages import as_options, one_line
+from fidelity._run.sweep import sweep
+from fidelity._run.verdict import Verdict, broke, judge
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
+    from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.outcomes import FamilyOutcome
-    from probes._mcp.inventory import Inventory, ToolParam
+    from probes.frontend import Inventory, ToolParam
 
 __all__ = ["execute_all"]
 
@@ -119,7 +120,7 @@ def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, 
     over them."""
     if pinned is None:
         return None
-    from probes._mcp.calls import other_arguments
+    from probes.frontend import other_arguments
 
     made = other_arguments(param.tool, param.path, plain_arguments)
     return {**_escaped(made), **pinned}
@@ -184,19 +185,21 @@ def _cannot(exc: Exception) -> str:
 
 
 def _run_open(
-    sub: ProbePlan, param: ToolParam, probe: Any, payloads: Sequence[Payload]
+    sub: ProbePlan, param: ToolParam, probe: Probe, payloads: Sequence[Payload]
 ) -> ParamRun:
-    from probes._mcp.probe import CalibrationFailed
+    from probes.frontend import CalibrationFailed
 
     per_payload = calls_per_payload(sub, probe)
     try:
         if probe.needs_calibration:
             probe.calibrate()
     except CalibrationFailed as exc:
-        return ParamRun(param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests)
+        return ParamRun(
+            param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests or 0
+        )
     except UsageError as exc:
         return ParamRun(
-            param=param, skipped=f"no read-back: {one_line(str(exc))}", requests=probe.requests
+            param=param, skipped=f"no read-back: {one_line(str(exc))}", requests=probe.requests or 0
         )
     except TargetError as exc:
         reason = one_line(str(exc)).rstrip(".")
@@ -204,26 +207,15 @@ def _run_open(
             param=param,
             skipped=f"not surveyed: {reason}",
             failure=f"{param.name}: {reason}",
-            requests=probe.requests,
+            requests=probe.requests or 0,
         )
-    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests)
+    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests or 0)
     name = card_name(sub, probe)
-    target: Any = probe
-    if sub.rate is not None:
-        # The calibration call, or the parameter before, has just called the server.
-        target = RateLimited(probe, sub.rate, per_payload, just_called=True)
     seen: list[Observation] = []
     try:
+        # The calibration call, or the parameter before, has just called the server.
         swept = sweep(
-            sub,
-            probe,
-            target,
-            todo=todo,
-            examples=examples,
-            name=name,
-            writer=None,
-            calibrated=True,
-            seen=seen,
+            sub, probe, todo=todo, examples=examples, name=name, calibrated=True, seen=seen
         )
     except KeyboardInterrupt as signal:
         cut = survey_of(sub, probe.name, seen, examples, name=name)
@@ -231,9 +223,11 @@ def _run_open(
         run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         raise _Interrupted(run, signal) from None
     result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
-    warnings = run_warnings(probe, result.observations, sub, judged=not swept.stopped)
-    failure = _failure(param, swept.stopped, result.observations)
-    nothing = _nothing(result.observations)
+    # The verdict, once (a run the breaker stopped is not judged: it did not finish).
+    verdict = None if swept.stopped else judge(result.observations, read=None, read_found=True)
+    warnings = run_warnings(probe, verdict)
+    failure = _failure(param, swept.stopped, result.observations, verdict)
+    nothing = verdict.failure if verdict is not None and not verdict.protocol else ""
     if nothing and not failure:
         # Kept with the parameter's card, as printed: a reader of the JSON sees it too.
         warnings = (*warnings, nothing)
@@ -248,25 +242,20 @@ def _run_open(
         nothing=nothing,
         note=stop_note(seen) if swept.stopped else "",
         planned=len(payloads) + sub.examples,
-        requests=probe.requests,
+        requests=probe.requests or 0,
     )
 
 
-def _failure(param: ToolParam, stopped: str, observations: Sequence[Observation]) -> str:
+def _failure(
+    param: ToolParam, stopped: str, observations: Sequence[Observation], verdict: Verdict | None
+) -> str:
     """The sentence of a parameter whose run failed (as the single-tool form's exit 3)."""
     if stopped:
         return f"{param.name}: {stopped}"
     broken = broke(observations)
     if broken:
         return f"{param.name}: {broken}."
-    verdict = judge(observations, read=None, read_found=True)
-    return f"{param.name}: {verdict.failure}" if verdict.protocol else ""
-
-
-def _nothing(observations: Sequence[Observation]) -> str:
-    """The sentence of a parameter whose payloads all failed at the target."""
-    verdict = judge(observations, read=None, read_found=True)
-    return verdict.failure if verdict.failure and not verdict.protocol else ""
+    return f"{param.name}: {verdict.failure}" if verdict is not None and verdict.protocol else ""
 
 
 # -- the whole run ------------------------------------------------------------------
@@ -287,15 +276,17 @@ def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
     from fidelity._cli.probe.listing import _tools_of
     from fidelity._cli.probe.outputs import check_outputs
-    from probes._mcp.inventory import inventory
+    from probes.frontend import inventory
 
     check_outputs(plan)
     tools = _tools_of(plan)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
     pinned = _check_pins(plan, [t.name for t in tools])
-    # Every card's block name, checked against the document before the first call.
-    for param in inv.surveyed:
-        check_outputs(plan, readable_name(f"{param.tool.name}.{param.path.block_name}"))
+    # Every card's block name, checked against the document (read once) before the
+    # first call.
+    check_outputs(
+        plan, more=[readable_name(f"{p.tool.name}.{p.path.block_name}") for p in inv.surveyed]
+    )
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     surveyed = inv.surveyed
@@ -415,44 +406,66 @@ def _write_all_reports(
 def _verdict(
     plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], payloads: Sequence[Payload]
 ) -> int:
-    from fidelity._report.tools_map import render_tools_map
-
+    """Print the map and the lines of the run, then apply the run's verdict rules."""
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
-    not_surveyed = [(p.name, p.skipped) for p in inv.skipped] + [
-        (r.param.name, r.skipped) for r in runs if r.card is None and r.skipped
-    ]
-    done = {r.param.name for r in runs}
-    unreached = [p.name for p in inv.surveyed if p.name not in done]
-    lines: list[str] = []
-    if not plan.quiet:
-        seen = {r.family for run in surveyed for r in run.outcomes}
-        families = [f for f in (plan.families or FAMILIES) if f in seen]
-        if surveyed:
-            table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
-            lines.append(table.rstrip("\n"))
-            # How to fix each rewrite, once per line however many parameters show it.
-            hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
-            lines += list(dict.fromkeys(hints))
-        if not_surveyed:
-            width = max(len(safe(n)) for n, _ in not_surveyed)
-            lines.append(f"not surveyed ({len(not_surveyed)}):")
-            lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
-        if inv.without_strings:
-            names = ", ".join(safe(t.name) for t in inv.without_strings)
-            lines.append(f"tools without a string parameter (not called): {names}")
-        if unreached:
-            lines.append(f"not reached (the run stopped first): {', '.join(map(safe, unreached))}")
+    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs)]
     for run in surveyed:
         if run.card is not None:
             lines += [
                 f"warning: {safe(run.param.name)}: {safe(w)}" for w in run.card.facts.warnings
             ]
-    failures = [r.failure for r in runs if r.failure]
-    lines += [f"failed: {safe(f)}" for f in failures]
+    lines += [f"failed: {safe(r.failure)}" for r in runs if r.failure]
     lines.append(_summary(plan, runs, payloads))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
+    return _exit_code(inv, runs)
+
+
+def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
+    """The map of the parameters surveyed, and a fix per rewrite (once)."""
+    from fidelity._report.tools_map import render_tools_map
+
+    if not surveyed:
+        return []
+    seen = {r.family for run in surveyed for r in run.outcomes}
+    families = [f for f in (plan.families or FAMILIES) if f in seen]
+    table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+    # How to fix each rewrite, once per line however many parameters show it.
+    hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
+    return [table.rstrip("\n"), *dict.fromkeys(hints)]
+
+
+def _not_surveyed(inv: Inventory, runs: Sequence[ParamRun]) -> list[tuple[str, str]]:
+    """The parameters left out, and why: by the inventory, or by their own run."""
+    return [(p.name, p.skipped) for p in inv.skipped] + [
+        (r.param.name, r.skipped) for r in runs if r.card is None and r.skipped
+    ]
+
+
+def _left_out_lines(inv: Inventory, runs: Sequence[ParamRun]) -> list[str]:
+    """What was not surveyed, not called, not reached."""
+    lines: list[str] = []
+    not_surveyed = _not_surveyed(inv, runs)
+    if not_surveyed:
+        width = max(len(safe(n)) for n, _ in not_surveyed)
+        lines.append(f"not surveyed ({len(not_surveyed)}):")
+        lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
+    if inv.without_strings:
+        names = ", ".join(safe(t.name) for t in inv.without_strings)
+        lines.append(f"tools without a string parameter (not called): {names}")
+    done = {r.param.name for r in runs}
+    unreached = [p.name for p in inv.surveyed if p.name not in done]
+    if unreached:
+        lines.append(f"not reached (the run stopped first): {', '.join(map(safe, unreached))}")
+    return lines
+
+
+def _exit_code(inv: Inventory, runs: Sequence[ParamRun]) -> int:
+    """The verdict of a run over many tool parameters (see ``--help``): exit 3 when
+    the server or a parameter's run broke or nothing was measured, else 1 on rewrites
+    beyond ``--allow``, else 0."""
+    surveyed = [r for r in runs if r.card is not None]
     fatal = next((r for r in runs if r.fatal), None)
     if fatal is not None:
         raise TargetError(fatal.failure)
@@ -462,26 +475,28 @@ def _verdict(
             "parameters surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        tools = len({p.tool.name for p in inv.params})
-        params = len(inv.params)
-        which = (
-            f"the one string parameter ({safe(inv.params[0].name)})"
-            if params == 1
-            else f"none of the {params} string parameters (of {tools} "
-            f"tool{'s' if tools != 1 else ''})"
-        )
-        verb = "could not be surveyed" if params == 1 else "could be surveyed"
-        raise TargetError(
-            f"nothing was measured: {which} {verb} (see 'not surveyed' above for why)."
-        )
+        raise TargetError(f"nothing was measured: {_none_surveyed(inv)}")
+    failures = [r for r in runs if r.failure]
     if failures:
-        names = ", ".join(safe(r.param.name) for r in runs if r.failure)
+        names = ", ".join(safe(r.param.name) for r in failures)
         raise TargetError(
             f"{len(failures)} of the {len(runs)} tool parameters run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
     unexpected = set().union(*(r.unexpected for r in surveyed))
-    return 1 if unexpected else 0
+    return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+
+
+def _none_surveyed(inv: Inventory) -> str:
+    tools = len({p.tool.name for p in inv.params})
+    params = len(inv.params)
+    which = (
+        f"the one string parameter ({safe(inv.params[0].name)})"
+        if params == 1
+        else f"none of the {params} string parameters (of {tools} tool{'s' if tools != 1 else ''})"
+    )
+    verb = "could not be surveyed" if params == 1 else "could be surveyed"
+    return f"{which} {verb} (see 'not surveyed' above for why)."
 
 
 def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Payload]) -> str:
@@ -551,4 +566,4 @@ def _dry_run(
         )
     out.write(each + "\n")
     out.flush()
-    return 0
+    return ExitCode.OK

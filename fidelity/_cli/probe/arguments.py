@@ -15,7 +15,7 @@ from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
 if TYPE_CHECKING:
-    from probes._mcp.probe import McpTool
+    from probes import McpTool
 
 __all__ = ["plain_arguments"]
 

@@ -39,12 +39,13 @@ def read_document(path: str) -> bytes:
     return data
 
 
-def require_block(path: str, name: str) -> None:
-    """Refuse to probe when the document has no card block named ``name``."""
+def require_block(path: str, name: str, document: bytes | None = None) -> None:
+    """Refuse to probe when the document (``document``: its bytes, read already) has no
+    card block named ``name``."""
     from fidelity._report.block import find_block
     from fidelity._report.card_table import rows_from_markdown
 
-    block = find_block(read_document(path), name)
+    block = find_block(read_document(path) if document is None else document, name)
     if block is None:
         raise UsageError(
             f"--check {safe(path)} has no block named {safe(name)!r}; write it first with "
@@ -57,9 +58,10 @@ def require_block(path: str, name: str) -> None:
         )
 
 
-def check_card(path: str, card: Card, out: TextIO) -> int:
-    """Compare ``card`` with its block in the document at ``path``; print the outcome
-    to ``out``; return 1 on drift, else 0."""
+def check_card(path: str, card: Card, out: TextIO, document: bytes | None = None) -> int:
+    """Compare ``card`` with its block in the document at ``path`` (``document``: its
+    bytes, read already); print the outcome to ``out``; return 1 on drift, else 0."""
     from fidelity._cli.card import check_blocks
 
-    return check_blocks(path, read_document(path), ((card.name, card),), out)
+    data = read_document(path) if document is None else document
+    return check_blocks(path, data, ((card.name, card),), out)

@@ -24,22 +24,21 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.messages import one_line
 from fidelity._cli.probe.plan import ProbePlan
-from fidelity._core.errors import TargetError
-from fidelity._core.kinds import Status
+from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
-from probes._payload.locate import CALIBRATION_CALLS
+from fidelity._run.messages import one_line
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
+    from fidelity._probe.contract import Probe
     from fidelity._report.card import Card
     from fidelity._report.clients import ClientResult, ClientsSection
+    from fidelity._run.events import Handler
+    from fidelity._run.verdict import Verdict
 
 __all__ = ["execute_clients"]
-
-_FAILED = (Status.BROKEN, Status.TIMEOUT)
 
 
 class _Run:
@@ -54,6 +53,15 @@ class _Run:
         self.error = ""
         #: Stdout lines of a stdio server that were not JSON-RPC, and the first.
         self.noise: tuple[int, str] = (0, "")
+        self._verdict: Verdict | None = None
+
+    def verdict(self, plan: ProbePlan) -> Verdict:
+        """The verdict on this client's observations (judged once, when finished)."""
+        if self._verdict is None:
+            from fidelity._run.verdict import judge
+
+            self._verdict = judge(self.observations, read=plan.read, read_found=plan.read is None)
+        return self._verdict
 
     def result(self) -> ClientResult:
         from fidelity._report.clients import ClientResult
@@ -95,72 +103,44 @@ class _Matrix:
         return card.with_clients(self.section())
 
 
-def _answering_breaker(timeout: float, probe: Any) -> Any:
-    """The run's circuit breaker, told apart from a payload the server only ignored.
-
-    A payload that timed out while the server went on answering (its health check
-    passed: ``probe.answers`` went up) is that payload's outcome, not a target that
-    stopped answering: through another client the same payload may be sent in a form
-    a server silently drops (a lone surrogate's escape), payload after payload.
-    """
-    from fidelity._cli.probe.sweep import Breaker
-
-    class Answering(Breaker):
-        def __init__(self) -> None:
-            super().__init__(timeout, probe)
-            self.seen = probe.answers or 0
-
-        def __call__(self, observation: Observation) -> None:
-            answers = probe.answers or 0
-            answered, self.seen = answers > self.seen, answers
-            if answered and observation.status in _FAILED:
-                self.answered = True
-                self.streak = 0
-                return
-            super().__call__(observation)
-
-    return Answering()
-
-
 def _survey_one(
     plan: ProbePlan,
     run: _Run,
-    probe: Any,
+    probe: Probe,
     todo: Sequence[Payload],
     *,
     examples: int,
     name: str,
     limit: int | None,
-    writer: Any,
+    on_event: Handler | None,
     calibrated: bool,
+    drawn: Sequence[Payload],
 ) -> None:
     """Survey ``todo`` through one client's open probe; fill ``run``."""
-    from fidelity._cli.probe.budget import Budget, calls_per_payload
-    from fidelity._cli.probe.execute import RateLimited
-    from fidelity._cli.probe.sweep import sweep
+    from fidelity._run.breaker import Breaker
+    from fidelity._run.budget import Budget
+    from fidelity._run.sweep import sweep
 
-    target = probe
-    if plan.rate is not None:
-        # The clients run one after another: the one before (or the calibration) just called.
-        target = RateLimited(probe, plan.rate, calls_per_payload(plan, probe), just_called=True)
     try:
         swept = sweep(
             plan,
             probe,
-            target,
             todo=todo,
             examples=examples,
             name=name,
-            writer=writer,
             calibrated=calibrated,
             seen=run.observations,
-            breaker=_answering_breaker(plan.timeout, probe),
+            on_event=on_event,
+            # The clients run one after another: the one before (or the calibration) just called.
+            just_called=True,
+            breaker=Breaker(plan.timeout, probe, answering=True),
             budget=Budget(limit, probe),
+            drawn=drawn,
         )
         run.complete = not swept.stopped
         run.error = swept.stopped
     finally:
-        run.noise = getattr(probe, "stdout_noise", (0, ""))
+        run.noise = probe.stdout_noise
         info = probe.client_info
         run.library = info.library if info is not None else ""
         run.protocol_version = info.protocol_version if info is not None else ""
@@ -189,12 +169,11 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
     from fidelity._cli.probe.execute import noise_warning
-    from fidelity._cli.probe.verdict import judge
 
     for run in matrix.runs:
-        judged = judge(run.observations, read=plan.read, read_found=plan.read is None)
         # A failure is the exit's sentence (see _exit_code); the warnings are said here.
-        warnings = [*judged.warnings, *([noise_warning(*run.noise)] if run.noise[0] else [])]
+        noise = [noise_warning(*run.noise)] if run.noise[0] else []
+        warnings = [*run.verdict(plan).warnings, *noise]
         stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
     beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
     if len(matrix.runs) > 1:
@@ -212,7 +191,7 @@ def _preflight(plan: ProbePlan) -> None:
     if "typescript" in plan.clients:
         import shutil
 
-        from probes._mcp.node.setup import install_needed, typescript_client
+        from probes.frontend import install_needed, typescript_client
 
         where = install_needed()
         if where and not plan.quiet and shutil.which("node") and shutil.which("npm"):
@@ -226,24 +205,29 @@ def _preflight(plan: ProbePlan) -> None:
 
 def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
-    from fidelity._cli.probe.budget import calls_per_payload, within_budget
     from fidelity._cli.probe.execute import (
         announce,
+        calibration_failed,
         card_name,
         catalogue_payloads,
+        keeping,
         open_target,
         resolve,
         with_seed,
     )
     from fidelity._cli.probe.outputs import check_outputs, write_reports
     from fidelity._report.results import ResultWriter
+    from fidelity._run.target import CalibrationFailure, prepare
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
+    checked = None
     if plan.check is not None:
         from fidelity._cli.probe.check import read_document
 
-        read_document(plan.check)
+        # Read once, before anything is sent: the block is looked up in these bytes
+        # and the run's card checked against them.
+        checked = read_document(plan.check)
     _preflight(plan)
     plan = with_seed(plan)
     count = len(plan.clients)
@@ -251,21 +235,24 @@ def execute_clients(plan: ProbePlan) -> int:
     try:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
-        per_payload = calls_per_payload(plan, probe)
-        calibrating = probe.needs_calibration
-        spent = CALIBRATION_CALLS * per_payload if calibrating else 0
-        within_budget(plan, payloads, per_payload * count, probe, spent=spent)
-        resolved = resolve(plan, probe)
+        try:
+            ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
+        except CalibrationFailure as exc:
+            calibration_failed(plan, probe, str(exc))
+        calibrating = ready.located
+        resolved = resolve(plan, probe, ready)
         announce(plan, resolved, probe)
         spent = probe.requests or 0
-        todo, examples = within_budget(plan, payloads, per_payload * count, probe, spent=spent)
+        todo, examples = ready.todo, ready.examples
         share = None if plan.max_requests is None else (plan.max_requests - spent) // count
         name = card_name(resolved, probe)
         if plan.check is not None:
             from fidelity._cli.probe.check import require_block
 
-            require_block(plan.check, name)
-        setup = dataclasses.replace(probe.setup, clients=plan.clients)
+            require_block(plan.check, name, checked)
+        setup = probe.setup
+        if setup is not None:
+            setup = dataclasses.replace(setup, clients=plan.clients)
     except BaseException:
         with suppress(Exception):
             manager.__exit__(None, None, None)
@@ -297,7 +284,8 @@ def execute_clients(plan: ProbePlan) -> int:
                     examples=examples,
                     name=name,
                     limit=limit,
-                    writer=writer,
+                    on_event=keeping(writer),
+                    drawn=ready.drawn,
                     calibrated=calibrating and index == 0,
                 )
             finally:
@@ -322,13 +310,12 @@ def execute_clients(plan: ProbePlan) -> int:
         # --check judges drift of the card's map (the first client's), not rewrites.
         from fidelity._cli.probe.check import check_card
 
-        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
+        out = sys.stderr if plan.json == "-" else sys.stdout
+        return check_card(plan.check, card, out, checked)
     return code
 
 
 def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int:
-    from fidelity._cli.probe.execute import EXIT_DIFFERENT, EXIT_OK
-
     stopped = [r for r in matrix.runs if not r.complete]
     if stopped:
         first = stopped[0]
@@ -338,7 +325,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
             f"the run through {names} did not finish ({first.client}: {reason}); the "
             "results hold what every client saw."
         )
-    from fidelity._cli.probe.verdict import broke, judge
+    from fidelity._run.verdict import broke
 
     for run in matrix.runs:
         broken = broke(run.observations, through=run.client)
@@ -348,7 +335,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
     for run in matrix.runs:
         # The same rule as one client's run: a client through which nothing was
         # measured makes the comparison empty, whatever the others saw.
-        failure = judge(run.observations, read=plan.read, read_found=plan.read is None).failure
+        failure = run.verdict(plan).failure
         if failure:
             raise TargetError(f"through {run.client}: {failure}")
     from fidelity._cli.probe.execute import survey_of
@@ -357,4 +344,4 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
         survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
         for r in matrix.runs
     )
-    return EXIT_DIFFERENT if unexpected or section.disagreements else EXIT_OK
+    return ExitCode.DIFFERENT if unexpected or section.disagreements else ExitCode.OK

@@ -11,28 +11,24 @@ from __future__ import annotations
 
 import re
 import sys
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.budget import (
-    calls_per_payload,
-    examples_note,
-    generated,
-    within_budget,
-)
-from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.outputs import write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
-from fidelity._cli.probe.sweep import stop_note, sweep
-from fidelity._cli.probe.verdict import broke, judge
-from fidelity._core.errors import TargetError, UsageError
-from fidelity._core.kinds import Status
+from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
+from fidelity._run.breaker import stop_note
+from fidelity._run.budget import examples_note
+from fidelity._run.events import Event, ObservationMade
+from fidelity._run.messages import as_options, one_line
+from fidelity._run.sweep import sweep
+from fidelity._run.target import CalibrationFailure, Prepared, prepare
+from fidelity._run.verdict import Verdict, broke, judge
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -40,11 +36,12 @@ if TYPE_CHECKING:
     from fidelity._survey.result import Survey
 
 __all__ = [
-    "RateLimited",
     "announce",
+    "calibration_failed",
     "card_name",
     "catalogue_payloads",
     "execute",
+    "keeping",
     "open_target",
     "resolve",
     "run_card",
@@ -52,55 +49,6 @@ __all__ = [
     "survey_of",
     "with_seed",
 ]
-
-EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_TARGET = 0, 1, 2, 3
-_FAILED = (Status.BROKEN, Status.TIMEOUT)
-
-
-class RateLimited(Probe):
-    """Space the observations of ``inner`` so it sends at most ``rate`` calls a second.
-
-    ``just_called``: calls were made around the limiter just before (the calibration
-    call, another parameter's or client's run), so the first observation waits its
-    interval too.
-    """
-
-    def __init__(
-        self, inner: Probe, rate: float, calls_per_observation: int = 1, *, just_called: bool
-    ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.interval = calls_per_observation / rate
-        self._next = time.monotonic() + self.interval if just_called else 0.0
-
-    def _wait(self) -> None:
-        now = time.monotonic()
-        if self._next > now:
-            time.sleep(self._next - now)
-        self._next = max(now, self._next) + self.interval
-
-    def observe(self, text: str) -> Observation:
-        self._wait()
-        return self.inner.observe(text)
-
-    def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
-        for text in texts:
-            yield self.observe(text)
-
-    @property
-    def requests(self) -> int | None:
-        return self.inner.requests
-
-    @property
-    def max_requests_per_observation(self) -> int:
-        return self.inner.max_requests_per_observation
-
-    @property
-    def splits_directions(self) -> bool:
-        return self.inner.splits_directions
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
@@ -111,9 +59,9 @@ def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
     return payloads
 
 
-def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Any]:
+def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Probe]:
     if plan.kind is TargetKind.HTTP:
-        from probes._http.probe import http
+        from probes import http
 
         kwargs: dict[str, Any] = {
             "timeout": plan.timeout,
@@ -129,7 +77,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             kwargs["rate"] = plan.rate
         assert isinstance(plan.target, str)
         return http(plan.target, **kwargs)
-    from probes._mcp.probe import mcp
+    from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     return mcp(
@@ -151,10 +99,10 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
 
 def open_target(
     plan: ProbePlan, client: str | None = None
-) -> tuple[AbstractContextManager[Any], Any]:
+) -> tuple[AbstractContextManager[Probe], Probe]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
-    from probes._mcp.probe import DestructiveToolRefused
+    from probes import DestructiveToolRefused
 
     try:
         manager = _open_probe(plan, client)
@@ -167,32 +115,29 @@ def open_target(
         raise TargetError(one_line(str(exc))) from None
 
 
-def resolve(plan: ProbePlan, probe: Any) -> ProbePlan:
+def resolve(plan: ProbePlan, probe: Probe, ready: Prepared) -> ProbePlan:
     """The plan with what the open probe resolved: the payload's argument (its name in
-    the card) and the read-back, located by a calibration call when not given."""
+    the card) and the read-back, located by the calibration call when not given."""
     import dataclasses
 
     updates: dict[str, Any] = {}
-    if plan.is_mcp and plan.param is None:
-        updates["param"] = probe.plan.label
-    if probe.needs_calibration:
-        try:
-            updates["read"] = probe.calibrate()
-        except UsageError as exc:
-            raise UsageError(one_line(as_options(str(exc)))) from None
-        except TargetError as exc:
-            raise TargetError(one_line(str(exc))) from None
+    place = probe.payload_place
+    if plan.is_mcp and plan.param is None and place is not None:
+        updates["param"] = place.label
+    if ready.located:
+        updates["read"] = ready.read
     return dataclasses.replace(plan, **updates) if updates else plan
 
 
-def announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
+def announce(plan: ProbePlan, resolved: ProbePlan, probe: Probe) -> None:
     """Say in one line each what was found rather than given, so it can be pinned."""
     if plan.quiet:
         return
     import shlex
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
-    if plan.is_mcp and plan.param is None and probe.plan.param_found:
+    place = probe.payload_place
+    if plan.is_mcp and plan.param is None and place is not None and place.found:
         stream.write(
             f"payload argument: {safe(resolved.param or '')} (the only free-form string "
             f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
@@ -205,11 +150,12 @@ def announce(plan: ProbePlan, resolved: ProbePlan, probe: Any) -> None:
     stream.flush()
 
 
-def card_name(plan: ProbePlan, probe: Any) -> str:
+def card_name(plan: ProbePlan, probe: Probe) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
-    if plan.is_mcp:
-        return readable_name(f"{plan.tool}.{probe.plan.block_label}")
+    place = probe.payload_place
+    if plan.is_mcp and place is not None:
+        return readable_name(f"{plan.tool}.{place.block_label}")
     return plan.name
 
 
@@ -309,14 +255,17 @@ def execute(plan: ProbePlan) -> int:
     from fidelity._cli.probe.outputs import check_outputs
 
     check_outputs(plan)
+    checked = None
     if plan.check is not None:
         from fidelity._cli.probe.check import read_document
 
-        read_document(plan.check)
+        # Read once, before anything is sent: the block is looked up in these bytes
+        # and the run's card checked against them.
+        checked = read_document(plan.check)
 
     manager, probe = open_target(plan)
     try:
-        return _probe(plan, probe, payloads)
+        return _probe(plan, probe, payloads, checked)
     finally:
         with suppress(Exception):
             manager.__exit__(None, None, None)
@@ -336,40 +285,32 @@ def with_seed(plan: ProbePlan) -> ProbePlan:
     return dataclasses.replace(plan, seed=random.SystemRandom().randrange(2**32))
 
 
-def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
+def _probe(
+    plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
+) -> int:
     from fidelity._report.results import ResultWriter
-    from probes._payload.locate import CALIBRATION_CALLS
 
     plan = with_seed(plan)
-    per_payload = calls_per_payload(plan, probe)
     from fidelity._cli.probe.outputs import check_outputs
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
-    calibrating = probe.needs_calibration
-    # Checked before anything is sent: each calibration call costs what a payload does.
-    spent = CALIBRATION_CALLS * per_payload if calibrating else 0
-    within_budget(plan, payloads, per_payload, probe, spent=spent)
     try:
-        resolved = resolve(plan, probe)
-    except (UsageError, TargetError) as exc:
-        if not probe.requests:
-            raise  # nothing was sent: the arguments are at fault
+        ready = prepare(plan, probe, payloads, target=plan.name)
+    except CalibrationFailure as exc:
         calibration_failed(plan, probe, str(exc))
+    resolved = resolve(plan, probe, ready)
     announce(plan, resolved, probe)
-    todo, examples = within_budget(plan, payloads, per_payload, probe, spent=probe.requests or 0)
-    drawn = len(generated(plan, todo, examples))
+    todo, examples = ready.todo, ready.examples
+    drawn = len(ready.drawn)
     # Asked for: the catalogue and the examples, less those the families do not hold.
     planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
     if plan.check is not None:
         from fidelity._cli.probe.check import require_block
 
-        require_block(plan.check, name)
+        require_block(plan.check, name, checked)
     setup = probe.setup
-    target: Probe = probe
-    if plan.rate is not None and plan.is_mcp:
-        target = RateLimited(probe, plan.rate, per_payload, just_called=calibrating)
 
     def partial(seen: Sequence[Observation]) -> Survey:
         return survey_of(plan, probe.name, seen, examples, name=name)
@@ -385,13 +326,13 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         swept = sweep(
             plan,
             probe,
-            target,
             todo=todo,
             examples=examples,
             name=name,
-            writer=writer,
-            calibrated=calibrating,
+            calibrated=ready.located,
             seen=seen,
+            on_event=keeping(writer),
+            drawn=ready.drawn,
         )
     except KeyboardInterrupt:
         cut = partial(seen)
@@ -405,13 +346,15 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
         raise
     if swept.stopped:
         cut = partial(seen)
-        warnings = run_warnings(probe, cut.observations, plan, judged=False)
+        warnings = run_warnings(probe, None)
         write_reports(plan, run_card(cut, setup, complete=False).with_warnings(warnings), writer)
         if swept.answered:
             _print_map(plan, cut, note=stop_note(seen), warnings=warnings)
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
-    warnings = run_warnings(probe, result.observations, plan)
+    # The verdict, once: its warnings go into the card, its failure into the exit.
+    verdict = judge(result.observations, read=plan.read, read_found=probe.read_found)
+    warnings = run_warnings(probe, verdict)
     card = run_card(result, setup, complete=True).with_warnings(warnings)
     write_reports(plan, card, writer)
     notes = (
@@ -422,21 +365,17 @@ def _probe(plan: ProbePlan, probe: Probe, payloads: Sequence[Payload]) -> int:
     broken = broke(result.observations)
     if broken:
         raise TargetError(f"{broken}; their statuses are in the results.")
-    failure = judge(result.observations, read=plan.read, read_found=False).failure
-    if failure:
-        raise TargetError(failure)
-    if result.observations and all(
-        o.status in _FAILED and not o.client_side for o in result.observations
-    ):
-        raise TargetError("the target answered none of the payloads.")
+    if verdict.failure:
+        raise TargetError(verdict.failure)
     if plan.check is not None:
         from fidelity._cli.probe.check import check_card
 
-        return check_card(plan.check, card, sys.stderr if plan.json == "-" else sys.stdout)
-    return EXIT_DIFFERENT if result.unexpected else EXIT_OK
+        out = sys.stderr if plan.json == "-" else sys.stdout
+        return check_card(plan.check, card, out, checked)
+    return ExitCode.DIFFERENT if result.unexpected else ExitCode.OK
 
 
-def calibration_failed(plan: ProbePlan, probe: Any, sentence: str) -> NoReturn:
+def calibration_failed(plan: ProbePlan, probe: Probe, sentence: str) -> NoReturn:
     """A calibration that failed after sending requests is a result: the outputs are
     written with no observations and the failure sentence as their warning, and the
     run ends as one the target failed (exit 3)."""
@@ -452,17 +391,24 @@ def calibration_failed(plan: ProbePlan, probe: Any, sentence: str) -> NoReturn:
     raise TargetError(sentence)
 
 
-def run_warnings(
-    probe: Any, observations: Sequence[Observation], plan: ProbePlan, *, judged: bool = True
-) -> tuple[str, ...]:
-    """The warnings of a run: the verdict's (when ``judged``: the run finished) and a
-    stdio server's stdout lines that are not JSON-RPC."""
-    warnings: list[str] = []
-    if judged:
-        warnings += judge(observations, read=plan.read, read_found=probe.read_found).warnings
-    from probes._mcp.probe import McpProbe
+def keeping(writer: Any) -> Any:
+    """The run's handler that keeps the JSON result current: each observation as it
+    arrives (``None`` without ``--json``)."""
+    if writer is None:
+        return None
 
-    lines, first = probe.stdout_noise if isinstance(probe, McpProbe) else (0, "")
+    def handle(event: Event) -> None:
+        if isinstance(event, ObservationMade):
+            writer.add(event.observation)
+
+    return handle
+
+
+def run_warnings(probe: Probe, verdict: Verdict | None) -> tuple[str, ...]:
+    """The warnings of a run: the verdict's (``None``: the run did not finish, so it
+    was not judged) and a stdio server's stdout lines that are not its protocol."""
+    warnings = list(verdict.warnings) if verdict is not None else []
+    lines, first = probe.stdout_noise
     if lines:
         warnings.append(noise_warning(lines, first))
     return tuple(warnings)

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.messages import as_options, one_line
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._core.text import utf8_len
-from probes._payload.locate import CALIBRATION_CALLS
+from fidelity._run.messages import as_options, one_line
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -37,7 +37,7 @@ _ARGS_CHARS = 200
 
 
 def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
-    from probes._mcp.probe import mcp
+    from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:
@@ -97,7 +97,7 @@ def _arguments(props: dict[str, Any], required: set[Any]) -> str:
 
 def list_tools(plan: ProbePlan) -> int:
     """Print the MCP server's tools; return exit code 0."""
-    from probes._mcp.tools import consent_reason
+    from probes.frontend import consent_reason
 
     tools = _tools_of(plan)
     out = sys.stdout
@@ -124,7 +124,7 @@ def list_tools(plan: ProbePlan) -> int:
             "annotations are the server's hints, not guarantees.\n"
         )
     out.flush()
-    return 0
+    return ExitCode.OK
 
 
 def _where(plan: ProbePlan) -> list[str]:
@@ -171,7 +171,7 @@ def _where(plan: ProbePlan) -> list[str]:
 
 def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     """Print what would be sent, send nothing; return exit code 0."""
-    from fidelity._cli.probe.budget import examples_note, generated, within_budget
+    from fidelity._run.budget import examples_note, generated, within_budget
 
     per = plan.calls_per_payload * max(1, len(plan.clients))
     # Without --read, the calibration call costs what a payload costs (not against the
@@ -199,4 +199,4 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
         shown = safe(text[:_TEXT_CHARS]) + (" ..." if len(text) > _TEXT_CHARS else "")
         out.write(f"  {safe(payload.id).ljust(width)}  {utf8_len(text):>6} B  {shown}\n")
     out.flush()
-    return 0
+    return ExitCode.OK

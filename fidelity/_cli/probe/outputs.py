@@ -42,11 +42,13 @@ def _document(plan: ProbePlan) -> bytes:
     return read_limited(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
 
 
-def check_outputs(plan: ProbePlan, name: str | None = None) -> None:
+def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[str] = ()) -> None:
     """Raise :class:`UsageError` for an output that could not be written; send nothing.
 
     ``name`` is the card's block name once the open probe resolved it (the payload's
-    argument may be found from the tool's schema); the plan's own name until then.
+    argument may be found from the tool's schema); the plan's own name until then;
+    ``more``: other block names the run writes (one per tool parameter), checked in
+    the same reading of the document.
     """
     from fidelity._report.block import find_block
     from fidelity._report.results import writable
@@ -56,7 +58,8 @@ def check_outputs(plan: ProbePlan, name: str | None = None) -> None:
     if plan.card is not None:
         document = _document(plan)
         try:
-            find_block(document, name or plan.name)
+            for block_name in (name or plan.name, *more):
+                find_block(document, block_name)
         except UsageError as exc:
             raise UsageError(f"--card {safe(plan.card)}: {exc}") from None
 

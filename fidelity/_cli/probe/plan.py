@@ -27,7 +27,7 @@ from fidelity._cli.probe.templates import (
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 from fidelity._core.render import safe
-from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
+from probes.frontend import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 
 __all__ = [
     "DEFAULT_MAX_REPLY",
@@ -225,7 +225,7 @@ def _parse_clients(value: str | None, kind: TargetKind) -> tuple[str, ...]:
             "--clients applies to MCP targets; add --mcp or use an mcp+http(s):// URL for "
             "an MCP server."
         )
-    from probes._mcp.clients import check_clients
+    from probes.frontend import check_clients
 
     return check_clients(value, name="--clients")
 
@@ -264,18 +264,18 @@ def _check_places(
     kind: TargetKind, target: str | tuple[str, ...], send: str | None, read: str | None
 ) -> None:
     """Check ``--send`` and ``--read`` before anything is started or sent."""
-    from fidelity._cli.probe.messages import as_options
+    from fidelity._run.messages import as_options
 
     try:
         if kind is TargetKind.HTTP:
-            from probes._http.places import parse_read, parse_send
+            from probes.frontend import parse_http_read, parse_http_send
 
             if send is not None:
-                parse_send(send)
+                parse_http_send(send)
             if read is not None:
-                parse_read(read)
+                parse_http_read(read)
         elif read is not None:
-            from probes._mcp.read import parse_read as parse_mcp_read
+            from probes.frontend import parse_mcp_read
 
             parse_mcp_read(read)
     except UsageError as exc:
@@ -306,9 +306,8 @@ def _check_option(args: argparse.Namespace) -> str | None:
     return check
 
 
-def plan_from_args(args: argparse.Namespace) -> ProbePlan:
-    """Check the parsed ``fidelity probe`` arguments and return the plan."""
-    kind, target = _resolve_target(args)
+def _check_transport_options(args: argparse.Namespace, kind: TargetKind) -> None:
+    """Options of the other transport are a usage error, in its words."""
     if kind is TargetKind.HTTP:
         given = [f"--{o.replace('_', '-')}" for o in _MCP_ONLY if getattr(args, o) is not None]
         if given or args.list_tools:
@@ -324,6 +323,21 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
                 f"{' and '.join(given)} read an HTTP endpoint's value back; for an MCP tool "
                 "name the tool that reads it back with --read-tool (and --read-args)."
             )
+
+
+def _check_stdout(args: argparse.Namespace) -> None:
+    """Only ``--json`` may write to ``-``, and only one output goes to stdout."""
+    if args.json == "-" and (args.card == "-" or args.html == "-"):
+        raise UsageError("only one output can go to standard output; --json - is already there.")
+    for option in ("card", "html"):
+        if getattr(args, option) == "-":
+            raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
+
+
+def plan_from_args(args: argparse.Namespace) -> ProbePlan:
+    """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    kind, target = _resolve_target(args)
+    _check_transport_options(args, kind)
     if args.read_args is not None and args.read_tool is None:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
     examples = parse_count("--examples", args.examples, default=0, minimum=0) or 0
@@ -335,11 +349,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         raise UsageError(
             "--concurrency applies to HTTP targets; an MCP session carries one call at a time."
         )
-    if args.json == "-" and (args.card == "-" or args.html == "-"):
-        raise UsageError("only one output can go to standard output; --json - is already there.")
-    for option in ("card", "html"):
-        if getattr(args, option) == "-":
-            raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
+    _check_stdout(args)
     if kind is not TargetKind.HTTP and args.send is not None:
         raise UsageError(
             f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "

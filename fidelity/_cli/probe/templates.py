@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fidelity._cli.probe.messages import as_options
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._run.messages import as_options
 
 __all__ = [
     "check_all_tools",
@@ -69,8 +69,7 @@ def check_mcp_options(
     read_args: dict[str, Any] | None,
 ) -> None:
     """Check ``--param`` and the placeholders of the JSON options, as the probe will."""
-    from probes._mcp.template import ArgumentTemplate
-    from probes._payload.paths import ParamPath
+    from probes.frontend import ArgumentTemplate, ParamPath
 
     if param is not None:
         try:
@@ -89,8 +88,8 @@ def check_mcp_options(
 
 def check_read_url(read_url: str | None, id_from: str | None) -> None:
     """Check ``--read-url``'s placeholders and ``--id-from`` as the HTTP probe will."""
-    from probes._http.places import parse_read
-    from probes._payload.placeholders import TextTemplate
+    from probes.frontend import TextTemplate
+    from probes.frontend import parse_http_read as parse_read
 
     names: frozenset[str] = frozenset()
     if read_url is not None:
@@ -126,7 +125,7 @@ _ONE_TOOL = ("tool", "param", "args", "before", "read", "read_tool", "read_args"
 def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Check ``--all-tools`` and ``--args-for 'TOOL=JSON'``; return the pinned arguments
     per tool, in the order given."""
-    from probes._mcp.template import ArgumentTemplate
+    from probes.frontend import ArgumentTemplate
 
     all_tools = bool(getattr(args, "all_tools", False))
     given = list(getattr(args, "args_for", None) or ())

@@ -27,16 +27,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fidelity._cli.probe.messages import one_line
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
+from fidelity._probe.failures import FailureKind
 from fidelity._probe.observation import Observation
-from probes._mcp.failures import UnparsableReply
+from fidelity._run.messages import one_line
 
-__all__ = ["UNPARSABLE", "Verdict", "broke", "common_error", "judge", "wrapped"]
+__all__ = ["REPLY_TOO_LARGE", "UNPARSABLE", "Verdict", "broke", "common_error", "judge", "wrapped"]
 
 #: The error type of an observation whose reply the client library could not parse.
-UNPARSABLE = UnparsableReply.__name__
+UNPARSABLE = FailureKind.UNPARSABLE.value
+#: The error type of an observation whose reply was longer than ``--max-reply``.
+REPLY_TOO_LARGE = FailureKind.REPLY_TOO_LARGE.value
 #: A quoted error: its first line, at most this many characters.
 _ERROR_CHARS = 200
 _ARRIVED = (Status.PRESERVED, Status.TRANSFORMED)

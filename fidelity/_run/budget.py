@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import UsageError
 from fidelity._core.payload import Payload
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
+from fidelity._run.options import RunOptions
 
 __all__ = [
     "Budget",
     "BudgetSpent",
     "calls_per_payload",
+    "check_start",
     "examples_note",
     "generated",
     "spread",
@@ -59,7 +60,7 @@ class Budget:
             raise BudgetSpent
 
 
-def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
+def calls_per_payload(plan: RunOptions, probe: Probe | None) -> int:
     """The calls one payload costs: the setup steps, the call, the read-back (a
     ``--read-tool`` call or a ``--read-url`` request), the reflector's two."""
     calls = plan.calls_per_payload
@@ -68,8 +69,40 @@ def calls_per_payload(plan: ProbePlan, probe: Probe | None) -> int:
     return calls
 
 
+def check_start(plan: RunOptions, probe: Probe, per_payload: int, *, shares: int = 1) -> None:
+    """Refuse, before anything is sent, a ``--max-requests`` that cannot pay for what
+    comes first with this target: the calibration still to make, then one payload
+    (``per_payload`` calls) and the payloads that start at once, as this target really
+    costs them (:meth:`Probe.requests_to_start`; ``shares``: the clients each payload
+    goes through)."""
+    if plan.max_requests is None:
+        return
+    calibration = probe.requests_to_start(0)
+    after = (
+        f", after the {calibration} of the calibration calls that locate the read-back "
+        "(--read skips them)"
+        if calibration
+        else ""
+    )
+    if plan.max_requests - calibration < per_payload:
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {per_payload} calls "
+            f"one payload costs with this target{after}; raise it."
+        )
+    first = probe.requests_to_start(plan.concurrency * shares)
+    if first > plan.max_requests:
+        # The first payloads start before any answer says what they will cost.
+        start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
+        what = f"the calibration and {start}" if calibration else start
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {first} requests "
+            f"{what} may cost with this target (the reference reflector is measured in both "
+            "directions); raise it."
+        )
+
+
 def within_budget(
-    plan: ProbePlan,
+    plan: RunOptions,
     payloads: Sequence[Payload],
     per_payload: int,
     probe: Probe | None = None,
@@ -137,7 +170,7 @@ def spread(
     return tuple(kept)
 
 
-def generated(plan: ProbePlan, todo: Sequence[Payload], count: int) -> tuple[Payload, ...]:
+def generated(plan: RunOptions, todo: Sequence[Payload], count: int) -> tuple[Payload, ...]:
     """The ``count`` generated examples the run adds after ``todo``, exactly as the survey
     draws them (distinct, none a catalogue text; possibly fewer than ``count``)."""
     if not count:

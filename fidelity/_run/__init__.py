@@ -1,0 +1,1 @@
+"""The run layer: one run from its targets to its verdict, told as events."""
