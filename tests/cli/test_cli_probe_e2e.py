@@ -74,7 +74,7 @@ def test_http_reflector_budget_counts_both_requests(tmp_path: Path) -> None:
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
     # --quiet: the summary only, saying what the budget left out.
-    assert result.stdout == "3 payloads: 3 preserved; 295 not sent within --max-requests 5.\n"
+    assert result.stdout == "3 payloads: 3 preserved; 297 not sent within --max-requests 5.\n"
     card = json.loads((tmp_path / "r.json").read_text())
     # The first payload costs two requests (echo and emit, before the reflector is
     # known), the next ones one each; the run stops when the next could need two:
@@ -88,7 +88,7 @@ def test_mcp_reflector_budget_is_exact() -> None:
     # Three calls per payload (echo, reflect, emit): 7 allows two payloads.
     result = fidelity("probe", "--max-requests", "7", "--quiet", "--mcp", "--", *REFLECTOR)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "2 payloads: 2 preserved; 296 not sent within --max-requests 7.\n"
+    assert result.stdout == "2 payloads: 2 preserved; 298 not sent within --max-requests 7.\n"
     too_small = fidelity("probe", "--max-requests", "2", "--mcp", "--", *REFLECTOR)
     assert too_small.returncode == 2
     assert "3 calls one payload costs" in too_small.stderr
@@ -171,7 +171,7 @@ def test_mcp_over_streamable_http_by_scheme_and_by_flag() -> None:
         by_flag = fidelity("probe", "--mcp", url, "--max-requests", "3", "--quiet")
     for result in (by_scheme, by_flag):
         assert result.returncode == 0, result.stderr
-        assert result.stdout == "1 payload: 1 preserved; 297 not sent within --max-requests 3.\n"
+        assert result.stdout == "1 payload: 1 preserved; 299 not sent within --max-requests 3.\n"
 
 
 def test_examples_come_from_the_chosen_families_and_the_facts_say_so(

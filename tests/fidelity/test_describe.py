@@ -67,10 +67,12 @@ def test_many_rewrites_stay_under_the_limit_in_a_few_sentences() -> None:
     text = card.describe()
     assert len(fidelity.KINDS) > 4
     assert 0 < len(text) <= LIMIT
-    # The long name leaves room for three sentences: the fourth would pass 299
-    # characters (the cap of four sentences is pinned where five would fit, in
+    # The long name leaves room for two rewrites said in full; the kinds they leave
+    # out are named in a fourth sentence, most dangerous first, as many as fit (the
+    # cap of four sentences is pinned where five would fit, in
     # test_report_regressions.py).
-    assert text.count(". ") + 1 == 3
+    assert text.count(". ") + 1 == 4
+    assert ". Also changed: " in text
     assert text.startswith("a_rather_long_parameter_name.with.a.path[0]: ")
     assert text.isascii()
 

@@ -190,7 +190,7 @@ def test_one_payload_in_twenty_stays_visible_in_a_mixed_cell() -> None:
 
 
 def test_one_or_two_payloads_read_back_as_one_text_are_no_stale_warning() -> None:
-    from fidelity._cli.probe.verdict import judge
+    from fidelity._run.verdict import judge
 
     def seen(sent: str, received: str) -> Observation:
         return Observation(sent=sent, received=received, status=Status.TRANSFORMED)
