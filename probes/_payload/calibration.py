@@ -116,4 +116,12 @@ def miss(
             return f"the target changes even plain ASCII text: {kinds} ({_shown(value)!r})"
         shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
         return f"the value with {shape} came back changed ({kinds}): {_shown(value)!r}"
+    if near and near[0] == markers[0]:
+        for i, value in enumerate(near[1 : len(markers)], 1):
+            if value is None:
+                shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+                return (
+                    f"the plain value came back, the value with {shape} did not: each call "
+                    "must write an entry of its own (a name holding {n} or {run}, say)"
+                )
     return ""

@@ -293,7 +293,8 @@ def execute_all(plan: ProbePlan) -> int:
     if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
         raise UsageError(
             f"--max-requests {plan.max_requests} leaves less than the {_LEAST} calls each of "
-            f"the {len(surveyed)} tool parameters needs (a calibration call and one payload); "
+            f"the {len(surveyed)} tool parameters needs ({CALIBRATION_CALLS} calibration calls and "
+            "one payload); "
             f"raise it to at least {_LEAST * len(surveyed)}."
         )
     if plan.dry_run:
