@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import UsageError, ended
 from fidelity._probe.contract import Probe
 from probes._chains import hops as _hops
 from probes._chains.chain import ChainHop, ChainProbe
@@ -92,7 +92,7 @@ def _reflector_targets(module_name: str, group: str) -> list[BuiltinTarget]:
     except ModuleNotFoundError as exc:
         if exc.name == module_name:  # not part of this installation
             return []
-        reason = f"{module_name} cannot be imported: {exc}."
+        reason = f"{module_name} cannot be imported: {ended(str(exc))}"
         return [
             BuiltinTarget(
                 name=module_name.split("_", 1)[1],

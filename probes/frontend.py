@@ -16,16 +16,20 @@ from fidelity._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from probes._builtin import builtin_targets
+    from probes._http.openapi import load_openapi, openapi_base_url
     from probes._http.places import ReadSpec, SendSpec
     from probes._mcp.calls import other_arguments
     from probes._mcp.clients import check_clients
     from probes._mcp.inventory import Inventory, ToolParam, inventory
     from probes._mcp.node.setup import install_needed, typescript_client
+    from probes._mcp.prompts import PROMPT, Route, route_of
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
+    from probes._mcp.schema import string_params
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tools import consent_reason
     from probes._payload.calibration import CalibrationFailed
+    from probes._payload.expect import Expectation
     from probes._payload.locate import CALIBRATION_CALLS
     from probes._payload.paths import ParamPath
     from probes._payload.placeholders import TextTemplate
@@ -34,10 +38,13 @@ __all__ = [
     "CALIBRATION_CALLS",
     "DEFAULT_MAX_REPLY",
     "MIN_MAX_REPLY",
+    "PROMPT",
     "ArgumentTemplate",
     "CalibrationFailed",
+    "Expectation",
     "Inventory",
     "ParamPath",
+    "Route",
     "TextTemplate",
     "ToolParam",
     "builtin_targets",
@@ -45,17 +52,22 @@ __all__ = [
     "consent_reason",
     "install_needed",
     "inventory",
+    "load_openapi",
+    "openapi_base_url",
     "other_arguments",
     "parse_http_read",
     "parse_http_send",
     "parse_mcp_read",
+    "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
+    "string_params",
     "typescript_client",
 ]
 
 _MODULES = {
     "probes._builtin": ("builtin_targets",),
+    "probes._http.openapi": ("load_openapi", "openapi_base_url"),
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
@@ -63,9 +75,12 @@ _MODULES = {
     "probes._payload.paths": ("ParamPath",),
     "probes._payload.calibration": ("CalibrationFailed",),
     "probes._payload.locate": ("CALIBRATION_CALLS",),
+    "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
+    "probes._mcp.schema": ("string_params",),
     "probes._mcp.template": ("ArgumentTemplate",),
     "probes._mcp.tools": ("consent_reason",),
+    "probes._payload.expect": ("Expectation",),
     "probes._payload.placeholders": ("TextTemplate",),
 }
 

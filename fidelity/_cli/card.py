@@ -5,7 +5,8 @@ the block between ``<!-- fidelity:begin NAME -->`` and ``<!-- fidelity:end NAME 
 (created at the end of the document when absent; every other byte untouched).
 ``--check DOC.md`` exits 1 and lists the changed rows when the block no longer
 matches the result. ``--describe`` prints, per parameter, the sentences for a model
-(what happens to it on the way, to paste into the tool's description). A result
+(what happens to it on the way, to paste into the tool's description), and on stderr
+where it was measured. A result
 holding several cards (``fidelity survey --json``) is handled card by card, each in
 the block of its own name.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._core.errors import UsageError
@@ -83,66 +83,34 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
 
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
-    from fidelity._report.block import replace_block
-    from fidelity._report.results import read_limited, writable, write_atomic
+    from fidelity._report import document
 
-    writable(path, "document")  # before reading: a FIFO, a link out, a read-only file
-    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, missing=b"")
-    updated = document
-    for name, card in named:
-        updated = replace_block(updated, name, card.to_markdown())
-    if updated != document or not Path(path).exists():
-        write_atomic(path, updated, "document")
+    def edit(text: bytes) -> bytes:
+        for name, card in named:
+            text = document.replace(text, name, card.to_markdown())
+        return text
+
+    document.update(path, edit, "document", limit=MAX_RESULT_BYTES)
     names = ", ".join(safe(n) for n, _ in named)
     print(f"updated block {names} in {safe(path)}.", file=sys.stderr)
     return 0
 
 
 def _check(path: str, named: tuple[tuple[str, Card], ...]) -> int:
-    from fidelity._report.results import read_limited
+    from fidelity._report import document
 
-    document = read_limited(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
-    return check_blocks(path, document, named, sys.stdout)
+    text = document.read(path, "document", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+    return check_blocks(path, text, named, sys.stdout)
 
 
 def check_blocks(
     path: str, document: bytes, named: tuple[tuple[str, Card], ...], out: TextIO
 ) -> int:
     """Compare each card with the block of its name in ``document`` (read from
-    ``path``), row by row; print a line per block, and each changed row, to ``out``.
-    Return 1 when a block is missing, holds no card table or drifted, else 0."""
-    import dataclasses
+    ``path``); see :func:`fidelity._report.document.check_blocks`."""
+    from fidelity._report.document import check_blocks as check
 
-    from fidelity._report.block import find_block
-    from fidelity._report.card_table import rows_from_markdown
-
-    failed = False
-    for name, card in named:
-        block = find_block(document, name)
-        where = f"{safe(path)}, block {safe(name)}"
-        if block is None:
-            print(f"{where}: no such block; write it with --update {safe(path)}.", file=out)
-            failed = True
-            continue
-        rows = rows_from_markdown(block.content)
-        if rows is None:
-            print(
-                f"{where}: no card table in the block; rewrite it with --update {safe(path)}.",
-                file=out,
-            )
-            failed = True
-            continue
-        committed = dataclasses.replace(card, rows=rows, observations=())
-        changes = card.drift(committed)
-        if changes:
-            failed = True
-            count = f"{len(changes)} changed row{'s' if len(changes) != 1 else ''}"
-            print(f"{where}: {count}:", file=out)
-            for line in changes:
-                print(f"  {safe(line)}", file=out)
-        else:
-            print(f"{where}: matches.", file=out)
-    return 1 if failed else 0
+    return check(path, document, named, out)
 
 
 def _describe(named: tuple[tuple[str, Card], ...]) -> int:
@@ -153,6 +121,9 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
         arrived = ("preserved", "transformed")
         if text:
             print(text)
+            if card.facts.environment is not None:
+                where = card.facts.environment.brief()
+                print(f"fidelity: {safe(card.name)}: measured on {where}.", file=sys.stderr)
         elif not any(o.status in arrived for o in card.observations):
             # No value came back: a run that measured nothing says nothing about the way.
             print(
@@ -177,12 +148,12 @@ def run(args: argparse.Namespace) -> int:
         return _update(args.update, named)
     if args.check is not None:
         return _check(args.check, named)
-    from fidelity._report.block import replace_block
+    from fidelity._report import document
 
     # The blocks as they would appear in a document, markers included, ready to paste.
     text = b""
     for name, card in named:
-        text = replace_block(text, name, card.to_markdown())
+        text = document.replace(text, name, card.to_markdown())
     sys.stdout.write(text.decode("utf-8"))
     sys.stdout.flush()
     return 0

@@ -110,7 +110,7 @@ def _families(value: str | None) -> tuple[str, ...] | None:
 
 
 def _check_output(path: str | None, flag: str) -> None:
-    from fidelity._report.results import writable
+    from fidelity._report.document import writable
 
     if path is None or path == "-":
         return
@@ -118,7 +118,7 @@ def _check_output(path: str | None, flag: str) -> None:
 
 
 def _write(path: str | None, text: str) -> None:
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     if path is None:
         return

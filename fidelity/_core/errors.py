@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["ExitCode", "FidelityError", "TargetError", "UsageError"]
+__all__ = ["ExitCode", "FidelityError", "TargetError", "UsageError", "ended"]
 
 # Shown as fidelity.FidelityError in tracebacks and pytest output: the public name.
 _PUBLIC_MODULE = "fidelity"
@@ -31,6 +31,14 @@ class FidelityError(AssertionError):
     def __init__(self, message: str, comparison: object = None) -> None:
         super().__init__(message)
         self.comparison = comparison
+
+
+def ended(text: str) -> str:
+    """``text`` as the end of a sentence: one full stop added, unless it already ends
+    with ``.``, ``?`` or ``!`` (an exception's text may end with one: Python 3.13's
+    ``TypeError`` adds "Did you mean 'allow'?")."""
+    stripped = text.rstrip()
+    return stripped if stripped.endswith((".", "?", "!")) else stripped + "."
 
 
 class UsageError(ValueError):

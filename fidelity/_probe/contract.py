@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import ParamSpec, Self, TypeVar
@@ -118,6 +118,14 @@ class Probe(abc.ABC):
         the probe calls is annotated read-only or idempotent, ``False`` when one may
         write; ``None`` for a probe that knows no such thing (the run's own rules hold)."""
         return None
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """What the probe learned of its target, for the card's record of where it was
+        measured: ``library`` (the client library and its version), ``server`` (an MCP
+        server's ``serverInfo`` name and version), ``protocol`` (the negotiated protocol
+        version), ``http_server`` (an HTTP ``Server`` header). Empty by default."""
+        return {}
 
     @property
     def client_info(self) -> ClientInfo | None:
@@ -260,6 +268,7 @@ def stamp(observation: Observation, payload: Payload) -> Observation:
         payload_id=payload.id,
         families=payload.families,
         effect=obs.effect,
+        silent=obs.silent,
     )
 
 

@@ -12,7 +12,10 @@ from fidelity._core.records import fast_init
 if TYPE_CHECKING:
     from fidelity._compare.api import Comparison
 
-__all__ = ["Direction", "Hop", "Observation"]
+__all__ = ["SILENT_ANSWER", "Direction", "Hop", "Observation"]
+
+#: What precedes the tool's answer in the ``error`` of a ``silent`` rejection.
+SILENT_ANSWER = "it answered without an error flag: "
 
 
 class Direction(StrEnum):
@@ -48,7 +51,10 @@ class Observation:
     round trip. ``client_side`` marks a failure that happened in the client library
     before anything was sent. ``effect`` says, for a call that timed out on a tool that
     may write, whether reading back once afterwards found the value: ``landed``,
-    ``absent`` or ``unknown`` (empty when there was no such read).
+    ``absent`` or ``unknown`` (empty when there was no such read). ``silent`` marks a
+    ``rejected`` payload whose calls all answered without an error flag but did not do
+    what was asked (an edit whose ``{mark}`` never reached the read-back, see
+    ``expect``); ``error`` then quotes the tool's answer.
     """
 
     sent: str
@@ -66,6 +72,7 @@ class Observation:
     payload_id: str = ""
     families: tuple[str, ...] = ()
     effect: str = ""
+    silent: bool = False
 
     @property
     def kinds(self) -> frozenset[str]:

@@ -43,7 +43,9 @@ class ProbeSetup:
     calibration call rather than given). ``allow_destructive``: the run called tools
     that are not annotated read-only, with the caller's consent (``--yes``).
     ``clients``: the MCP client libraries the same plan went through, in order
-    (``--clients``; empty when the probe's own client was used).
+    (``--clients``; empty when the probe's own client was used). ``expect``: what the
+    read-back had to equal when not the payload itself (``{payload}{mark}`` for an
+    edit that must apply; empty for the default ``{payload}``).
     """
 
     transport: str
@@ -63,25 +65,38 @@ class ProbeSetup:
     id_from: str = ""
     allow_destructive: bool = False
     clients: tuple[str, ...] = ()
+    #: HTTP: the names of the headers sent (never their values), the user of basic
+    #: auth (never the password), the body template (JSON text), the read-back's method.
+    headers: tuple[str, ...] = ()
+    auth: str = ""
+    body: str = ""
+    read_method: str = ""
+    expect: str = ""
 
     def __post_init__(self) -> None:
-        for key in ("args", "read_args"):
+        for key in ("args", "read_args", "body"):
             object.__setattr__(self, key, _canonical(getattr(self, key)))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: empty fields left out, templates as JSON values."""
         out: dict[str, Any] = {"transport": self.transport, "target": self.target}
-        for key in ("tool", "param", "read", "read_tool", "method", "send", "read_url", "id_from"):
+        for key in (
+            "tool", "param", "read", "read_tool", "method", "send", "read_url", "id_from",
+            "auth", "read_method",
+            "expect",
+        ):  # fmt: skip
             value = getattr(self, key)
             if value:
                 out[key] = value
         for key in ("param_found", "read_found", "allow_destructive"):
             if getattr(self, key):
                 out[key] = True
-        for key in ("args", "read_args"):
+        for key in ("args", "read_args", "body"):
             value = getattr(self, key)
             if value:
                 out[key] = json.loads(value)
+        if self.headers:
+            out["headers"] = list(self.headers)
         if self.before:
             out["before"] = [{"tool": s.tool, "args": json.loads(s.args)} for s in self.before]
         if self.clients:
@@ -96,7 +111,7 @@ class ProbeSetup:
         text: dict[str, str] = {}
         for key in (
             "transport", "target", "tool", "param", "read", "read_tool", "method", "send",
-            "read_url", "id_from",
+            "read_url", "id_from", "auth", "read_method", "expect",
         ):  # fmt: skip
             value = raw.get(key, "")
             if not isinstance(value, str):
@@ -109,7 +124,7 @@ class ProbeSetup:
                 raise ValueError(f"the probe setup's {key} must be true or false")
             flags[key] = value
         templates: dict[str, str] = {}
-        for key in ("args", "read_args"):
+        for key in ("args", "read_args", "body"):
             value = raw.get(key)
             if value is not None and not isinstance(value, dict):
                 raise ValueError(f"the probe setup's {key} must be a JSON object")
@@ -129,7 +144,14 @@ class ProbeSetup:
         clients = raw.get("clients", [])
         if not isinstance(clients, list) or not all(isinstance(c, str) and c for c in clients):
             raise ValueError("the probe setup's clients must be a list of client names")
+        headers = raw.get("headers", [])
+        if not isinstance(headers, list) or not all(isinstance(h, str) and h for h in headers):
+            raise ValueError("the probe setup's headers must be a list of header names")
         return cls(
+            headers=tuple(headers),
+            auth=text["auth"],
+            body=templates["body"],
+            read_method=text["read_method"],
             transport=text["transport"],
             target=text["target"],
             tool=text["tool"],
@@ -147,6 +169,7 @@ class ProbeSetup:
             id_from=text["id_from"],
             allow_destructive=flags["allow_destructive"],
             clients=tuple(clients),
+            expect=text["expect"],
         )
 
     def command(self) -> tuple[str, ...]:
@@ -154,20 +177,31 @@ class ProbeSetup:
         args: list[str] = ["fidelity", "probe"]
         if self.transport == "http":
             args.append(self.target)
+            where = self.send.partition(":")[0]
+            in_body = where not in ("query", "path", "url", "header") or self.body
+            usual = "POST" if in_body else "GET"
             for option, value in (
+                ("--method", self.method if self.method != usual else ""),
+                ("--body", self.body),
                 ("--send", self.send),
                 ("--read-url", self.read_url),
+                ("--read-method", self.read_method if self.read_method != "GET" else ""),
                 ("--id-from", self.id_from),
                 ("--read", self.read),
+                ("--expect", self.expect),
             ):
                 if value:
                     args += [option, value]
-            return tuple(args)
+            return (*args, *self._secrets())
+        args += self._secrets()
         if self.transport == "mcp http":
             args += ["--mcp", self.target]
         else:
             args.append("--mcp")
-        if self.tool:
+        kind, _, name = self.tool.partition(":")
+        if kind in ("prompt", "resource") and name:
+            args += [f"--{kind}", name]
+        elif self.tool:
             args += ["--tool", self.tool]
         if self.param:
             args += ["--param", self.param]
@@ -181,6 +215,8 @@ class ProbeSetup:
             args += ["--read-args", self.read_args]
         if self.read:
             args += ["--read", self.read]
+        if self.expect:
+            args += ["--expect", self.expect]
         if self.allow_destructive:
             args.append("--yes")
         if self.clients:
@@ -188,6 +224,15 @@ class ProbeSetup:
         if self.transport == "mcp stdio":
             args += ["--", *shlex.split(self.target)]
         return tuple(args)
+
+    def _secrets(self) -> list[str]:
+        """``--header`` and ``--auth`` as a record shows them: values as ``***``."""
+        args: list[str] = []
+        for name in self.headers:
+            args += ["--header", f"{name}: ***"]
+        if self.auth:
+            args += ["--auth", f"{self.auth}:***"]
+        return args
 
     def command_line(self) -> str:
         """:meth:`command` as one shell-quoted line."""

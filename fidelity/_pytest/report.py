@@ -117,7 +117,7 @@ def _finding_line(finding: Finding) -> str:
 def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
     """Write each card as NAME.json and NAME.md in ``directory``, atomically (never
     through a symbolic link that leads out of it, never over a read-only file)."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -132,8 +132,8 @@ def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
 def _check(cards: tuple[Card, ...], directory: Path) -> dict[str, list[str]]:
     """Each card that does not match its committed card, with its problem lines."""
     from fidelity._report.card import Card
-    from fidelity._report.drift import drift_lines
-    from fidelity._report.results import read_limited
+    from fidelity._report.document import read
+    from fidelity._report.drift import around, drift_lines
 
     failures: dict[str, list[str]] = {}
     for card in cards:
@@ -147,13 +147,18 @@ def _check(cards: tuple[Card, ...], directory: Path) -> dict[str, list[str]]:
             )
             continue
         try:
-            committed = Card.from_json(read_limited(path, "card", limit=_MAX_CARD_BYTES))
+            committed = Card.from_json(read(path, "card", limit=_MAX_CARD_BYTES))
         except (UsageError, OSError, UnicodeDecodeError) as exc:
             problems.append(f"committed card {safe(str(path))!s} cannot be read: {safe(str(exc))}")
             continue
         changes = drift_lines(card.rows, committed.rows)
         if changes:
             problems.append(f"card {label!s} drifted from {safe(str(path))!s}:")
+            context = around(
+                card.rows, committed.rows, card.facts.environment, committed.facts.environment
+            )
+            if context:
+                problems.append(f"    environment changed: {context}")
             problems.extend(changes)
     return {name: lines for name, lines in failures.items() if lines}
 

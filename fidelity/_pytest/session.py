@@ -42,7 +42,7 @@ def marker_context(item: pytest.Item) -> MarkContext:
     ``allow`` lists of all markers on the item (function, class, module) are united;
     ``card`` comes from the closest marker that names one.
     """
-    from fidelity._core.errors import UsageError
+    from fidelity._core.errors import UsageError, ended
 
     allow: dict[str, None] = {}
     card: str | None = None
@@ -52,7 +52,7 @@ def marker_context(item: pytest.Item) -> MarkContext:
         except TypeError as exc:
             reason = str(exc).replace(f"{_marker_arguments.__name__}()", "it")
             raise UsageError(
-                f"@pytest.mark.fidelity takes (allow=[kind ids], card='name'): {reason}."
+                f"@pytest.mark.fidelity takes (allow=[kind ids], card='name'): {ended(reason)}"
             ) from None
         try:
             checked = check_kinds(kinds, name="allow")

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import UsageError, ended
 from fidelity._core.kinds import Status
 from fidelity._probe.observation import Direction, Observation
 from fidelity._probe.setup import ProbeSetup
@@ -31,6 +31,7 @@ from fidelity._report.card_records import (
     CardRow,
 )
 from fidelity._report.clients import ClientsSection
+from fidelity._report.environment import Environment
 from fidelity._report.json_doc import (
     COLLECTION,
     RECORD,
@@ -116,6 +117,10 @@ class Card:
     rows: tuple[CardRow, ...]
     observations: tuple[CardObservation, ...]
     clients: ClientsSection | None = None
+    #: The rewrites of the observations as the engine named them when the card was
+    #: made (stored in its JSON with the engine's version), so that reports do not
+    #: compare the values again; ``None``: computed from the observations when needed.
+    rewrites: tuple[Rewrite, ...] | None = dataclasses.field(default=None, compare=False)
 
     # -- building ------------------------------------------------------------------
 
@@ -132,12 +137,19 @@ class Card:
         seed: int | None = None,
         allow: Iterable[str] = (),
         complete: bool = True,
+        environment: Environment | None = None,
     ) -> Card:
-        """The card of a run: its observations, the rows they gave, and the run's facts."""
+        """The card of a run: its observations, the rows they gave, and the run's facts,
+        with where it was measured (``environment``; this process's by default, with the
+        libraries the chain's name and hops name)."""
         from fidelity._core.version import __version__
-        from fidelity._report.rewrites import remember
+        from fidelity._report.environment import here
+        from fidelity._report.rewrites import from_card, remember
 
         live = tuple(observations)
+        if environment is None:
+            hops = dict.fromkeys(h.name for o in live[:64] for h in o.hops)
+            environment = here((chain, *hops))
         recorded = [CardObservation.of(o) for o in live]
         remember(zip(live, recorded, strict=True))
 
@@ -152,9 +164,11 @@ class Card:
                 seed=seed,
                 allow=tuple(sorted(allow)),
                 complete=complete,
+                environment=environment,
             ),
             rows=tuple(CardRow.of(o) for o in outcomes),
             observations=tuple(sorted(recorded, key=_canonical)),
+            rewrites=from_card(recorded),
         )
 
     @classmethod
@@ -182,6 +196,7 @@ class Card:
         clients = {c.clients for c in pool}
         seeds = {c.facts.seed for c in pool}
         setups = {c.facts.setup for c in pool}
+        environments = {c.facts.environment for c in pool}
         catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
         return cls(
             name=name or names[0],
@@ -196,10 +211,12 @@ class Card:
                 complete=all(c.facts.complete for c in pool),
                 setup=setups.pop() if len(setups) == 1 else None,
                 warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
+                environment=environments.pop() if len(environments) == 1 else None,
             ),
             rows=_rows(observations),
             observations=observations,
             clients=clients.pop() if len(clients) == 1 else None,
+            rewrites=_pooled(c.rewrites for c in pool),
         )
 
     @property
@@ -220,6 +237,12 @@ class Card:
         kept = tuple(dict.fromkeys(warnings))
         return dataclasses.replace(self, facts=dataclasses.replace(self.facts, warnings=kept))
 
+    def with_environment(self, environment: Environment | None) -> Card:
+        """This card, recording where it was measured."""
+        return dataclasses.replace(
+            self, facts=dataclasses.replace(self.facts, environment=environment)
+        )
+
     def with_clients(self, clients: ClientsSection | None) -> Card:
         """This card, with the section of the MCP clients it was run through."""
         return dataclasses.replace(self, clients=clients)
@@ -239,9 +262,18 @@ class Card:
         kind, in the order of ``KINDS``, refined by the hop that changed the value and
         naming the paths (request, response) it was seen on."""
         from fidelity._report.hints import hints
-        from fidelity._report.rewrites import from_card
 
-        return hints(from_card(self.observations))
+        return hints(self.found())
+
+    def notes(self) -> tuple[str, ...]:
+        """Sentences beside the map: the payloads whose edit did not apply although the
+        tool answered without an error flag (``silent`` rejections), if any."""
+        from fidelity._report.silent import silent_note
+
+        setup = self.facts.setup
+        tool = setup.tool if setup is not None and setup.tool else self.name.split(".")[0]
+        note = silent_note(tool, self.observations)
+        return (note,) if note else ()
 
     def describe(self) -> str:
         """What happens to this parameter, in a few plain sentences for a model (to
@@ -251,13 +283,21 @@ class Card:
         name is the probed parameter, else the card's; with a read tool or a read URL,
         the chain from the parameter to it (``between write_file.content and
         read_file``): a rewrite there may be the reader's."""
+        return self._describe(self.found())
+
+    def found(self) -> tuple[Rewrite, ...]:
+        """The rewrites of this card's observations: the stored ones, else computed
+        from the recorded values."""
+        if self.rewrites is not None:
+            return self.rewrites
         from fidelity._report.rewrites import from_card
 
-        return self._describe(from_card(self.observations))
+        return from_card(self.observations)
 
     def _describe(self, found: tuple[Rewrite, ...]) -> str:
         from fidelity._report.describe import describe, refused_families
         from fidelity._report.outcomes import family_key
+        from fidelity._report.silent import unapplied_families
 
         setup = self.facts.setup
         name = setup.param if setup is not None and setup.param else self.name
@@ -266,8 +306,13 @@ class Card:
             name = f"between {setup.tool}.{name} and {setup.read_tool}"
         elif setup is not None and setup.read_url:
             name = f"between {setup.send or name} and GET {setup.read_url}"
-        refused = refused_families((o.families, o.status) for o in self.observations)
-        return describe(name, found, sorted(refused, key=family_key))
+        refused = refused_families(
+            (o.families, "silent" if o.silent else o.status) for o in self.observations
+        )
+        unapplied = unapplied_families(self.observations)
+        return describe(
+            name, found, sorted(refused, key=family_key), sorted(unapplied, key=family_key)
+        )
 
     # -- JSON ----------------------------------------------------------------------
 
@@ -275,10 +320,11 @@ class Card:
         """The JSON object of this card (with ``schema_version``), with its hints and the
         sentence for the model (derived from the observations), and ``clients`` only when
         there were several clients (so other cards read as before)."""
+        from fidelity._core.version import __version__
+        from fidelity._report.card_rewrites import rewrites_to_dict
         from fidelity._report.hints import hints
-        from fidelity._report.rewrites import from_card
 
-        found = from_card(self.observations)
+        found = self.found()
         out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "record": RECORD,
@@ -288,6 +334,7 @@ class Card:
             "observations": [o.to_dict() for o in self.observations],
             "hints": [h.to_dict() for h in hints(found)],
             "describe": self._describe(found),
+            "transformations": rewrites_to_dict(__version__, found),
         }
         if self.clients is not None:
             out["clients"] = self.clients.to_dict()
@@ -307,19 +354,21 @@ class Card:
                 raise Malformed(f"record is {raw.get('record')!r}, not {RECORD!r}")
             # Derived from the observations, so computed again rather than trusted.
             check_derived(raw)
+            observations = tuple(
+                CardObservation.from_dict(o) for o in list_field(raw, "observations")
+            )
             return cls(
                 name=card_name(str_field(raw, "name")),
                 facts=CardFacts.from_dict(raw.get("facts")),
                 rows=tuple(CardRow.from_dict(r) for r in list_field(raw, "rows")),
-                observations=tuple(
-                    CardObservation.from_dict(o) for o in list_field(raw, "observations")
-                ),
+                observations=observations,
                 clients=(
                     None if raw.get("clients") is None else ClientsSection.from_dict(raw["clients"])
                 ),
+                rewrites=_stored(raw.get("transformations"), observations),
             )
         except Malformed as exc:
-            raise UsageError(f"not a valid contract card: {exc}.") from None
+            raise UsageError(f"not a valid contract card: {ended(str(exc))}") from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Card:
@@ -330,7 +379,9 @@ class Card:
         """A standalone HTML report of this card."""
         from fidelity._report.html.card import render_html
 
-        html: str = render_html(self.name, self.facts, self.rows, self.observations, self.hints())
+        html: str = render_html(
+            self.name, self.facts, self.rows, self.observations, self.hints(), notes=self.notes()
+        )
         return html
 
     def to_markdown(self) -> str:
@@ -338,7 +389,7 @@ class Card:
         rewrite, and the facts."""
         from fidelity._report.markdown import render_markdown
 
-        text = render_markdown(self.name, self.rows, self.facts, self.hints())
+        text = render_markdown(self.name, self.rows, self.facts, self.hints(), self.notes())
         if self.clients is None:
             return text
         from fidelity._report.client_map import client_markdown
@@ -356,6 +407,24 @@ class Card:
         return row_changes(self.rows, committed.rows)
 
     # -- drift ---------------------------------------------------------------------
+
+
+def _stored(raw: object, observations: tuple[CardObservation, ...]) -> tuple[Rewrite, ...] | None:
+    from fidelity._core.version import __version__
+    from fidelity._report.card_rewrites import read_rewrites
+
+    return read_rewrites(raw, observations, __version__)
+
+
+def _pooled(stored: Iterable[tuple[Rewrite, ...] | None]) -> tuple[Rewrite, ...] | None:
+    """The stored rewrites of merged cards: every card's, once each (``None`` when one
+    card has none)."""
+    pool = tuple(stored)
+    if any(r is None for r in pool):
+        return None
+    from fidelity._report.rewrites import ordered
+
+    return ordered(r for rewrites in pool if rewrites is not None for r in rewrites)
 
 
 def cards_to_json(cards: Iterable[Card]) -> str:

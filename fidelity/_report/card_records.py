@@ -18,6 +18,7 @@ from fidelity._core.text import to_utf8
 from fidelity._probe.observation import Hop, Observation
 from fidelity._probe.setup import ProbeSetup
 from fidelity._report.display import FAILURES, cut, md, shown
+from fidelity._report.environment import Environment
 from fidelity._report.json_doc import (
     Malformed,
     date,
@@ -314,6 +315,7 @@ class CardObservation:
     parts: tuple[CardObservation, ...] = ()
     client_side: bool = False
     effect: str = ""
+    silent: bool = False
 
     @classmethod
     def of(cls, obs: Observation) -> CardObservation:
@@ -335,13 +337,14 @@ class CardObservation:
             parts=tuple(cls.of(p) for p in obs.parts),
             client_side=obs.client_side,
             effect=obs.effect,
+            silent=obs.silent,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; a value identical to ``sent`` is written as the string ``"sent"``.
 
-        ``client_side`` and ``effect`` are written only when set, so a card without them
-        reads as it always did.
+        ``client_side``, ``effect`` and ``silent`` are written only when set, so a card
+        without them reads as it always did.
         """
         out: dict[str, Any] = {
             "payload_id": self.payload_id,
@@ -363,6 +366,8 @@ class CardObservation:
             out["client_side"] = True
         if self.effect:
             out["effect"] = self.effect
+        if self.silent:
+            out["silent"] = True
         return out
 
     def _ref(self, value: CardValue | None) -> dict[str, Any] | str | None:
@@ -410,6 +415,7 @@ class CardObservation:
             parts=tuple(cls.from_dict(p) for p in list_field(d, "parts")),
             client_side=_flag(d, "client_side"),
             effect=_effect(d),
+            silent=_flag(d, "silent"),
         )
 
 
@@ -469,10 +475,11 @@ class CardFacts:
     complete: bool = True
     setup: ProbeSetup | None = None
     warnings: tuple[str, ...] = ()
+    environment: Environment | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``setup`` and ``warnings`` only when there are some, so older
-        cards read the same)."""
+        """The JSON form (``setup``, ``warnings`` and ``environment`` only when there
+        are some, so older cards read the same)."""
         out: dict[str, Any] = {
             "version": self.version,
             "date": self.date,
@@ -487,6 +494,8 @@ class CardFacts:
             out["setup"] = self.setup.to_dict()
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.environment is not None:
+            out["environment"] = self.environment.to_dict()
         return out
 
     @classmethod
@@ -505,6 +514,12 @@ class CardFacts:
                 setup = ProbeSetup.from_dict(d["setup"])
             except ValueError as exc:
                 raise Malformed(f"facts.setup is malformed: {exc}") from None
+        environment = None
+        if d.get("environment") is not None:
+            try:
+                environment = Environment.from_dict(d["environment"])
+            except ValueError as exc:
+                raise Malformed(str(exc)) from None
         return cls(
             version=str_field(d, "version"),
             date=date(str_field(d, "date")),
@@ -516,4 +531,5 @@ class CardFacts:
             complete=complete,
             setup=setup,
             warnings=_warnings(d),
+            environment=environment,
         )

@@ -284,10 +284,17 @@ def refused_families(observations: Iterable[tuple[Sequence[str], str]]) -> tuple
     return tuple(f for f, found in statuses.items() if found == {"rejected"})
 
 
-def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()) -> str:
-    """The sentences for a parameter named ``name``: what its ``rewrites`` do, then the
-    hazard families whose every payload it ``refused`` (``surrogates`` is left out: a
-    model cannot write a lone surrogate). ``""`` when nothing happens to it.
+def describe(
+    name: str,
+    rewrites: Iterable[Rewrite],
+    refused: Iterable[str] = (),
+    unapplied: Iterable[str] = (),
+) -> str:
+    """The sentences for a parameter named ``name``: the hazard families whose edits
+    were not applied although the tool reported no error (``unapplied``), what its
+    ``rewrites`` do, then the hazard families whose every payload it ``refused``
+    (``surrogates`` is left out: a model cannot write a lone surrogate). ``""`` when
+    nothing happens to it.
 
     Sentences go most dangerous kind first (``unescape.*``, ``truncate``, the
     ``encoding.*`` kinds...) while they fit in :data:`LIMIT` characters, at most four;
@@ -299,9 +306,26 @@ def describe(name: str, rewrites: Iterable[Rewrite], refused: Iterable[str] = ()
     """
     found = tuple(rewrites)
     families = [f for f in dict.fromkeys(refused) if f != "surrogates"]
-    detailed = _fitted(name, _sentences(found), families)
-    compact = _fitted(name, _sentences(found, points=False), families)
+    silent = _unapplied([f for f in dict.fromkeys(unapplied) if f != "surrogates"])
+    detailed = _fitted(name, [*silent, *_sentences(found)], families)
+    compact = _fitted(name, [*silent, *_sentences(found, points=False)], families)
     return detailed[1] if detailed[0] >= compact[0] else compact[1]
+
+
+def _unapplied(families: Sequence[str]) -> list[tuple[str, str]]:
+    """The sentence on edits that did not apply without an error (none: ``[]``), with
+    no kind of its own (``""``): it is said first and never listed as a kind."""
+    phrases = [_REFUSED.get(f, f) for f in families]
+    if not phrases:
+        return []
+    listed = ", ".join(phrases[:-1]) + (" or " if len(phrases) > 1 else "") + phrases[-1]
+    return [
+        (
+            "",
+            f"an edit of text with {listed} may not apply although the tool reports no "
+            "error; read the result back.",
+        )
+    ]
 
 
 def _fitted(
@@ -318,7 +342,7 @@ def _fitted(
             if len(candidate) > LIMIT:
                 break
             text, count = candidate, count + 1
-        rest = [k for kinds, _ in sentences[count:] for k in kinds.split(", ")]
+        rest = [k for kinds, _ in sentences[count:] for k in kinds.split(", ") if k]
         if rest:
             also = _also(rest, LIMIT - len(text) - 1)
             if not also or count + 1 > _MOST:

@@ -14,10 +14,11 @@ from typing import Any
 from fidelity._core.render import codepoints, safe
 from fidelity._probe.observation import Direction
 from fidelity._report.card_records import CardExample, CardRow, CardValue
+from fidelity._report.environment import Environment, differences
 from fidelity._report.markdown import outcome_text
 from fidelity._report.outcomes import family_key
 
-__all__ = ["drift_lines", "row_changes"]
+__all__ = ["around", "drift_lines", "row_changes"]
 
 #: Code points of an example's text shown in a drift message.
 _EXAMPLE_LIMIT = 16
@@ -127,3 +128,29 @@ def drift_lines(
             if example.key in appeared:
                 lines.append(f"{indent}    e.g. {safe(example.key)!s}: {_example(example)}")
     return tuple(lines)
+
+
+def around(
+    rows: Sequence[CardRow],
+    committed: Sequence[CardRow],
+    environment: Environment | None,
+    committed_environment: Environment | None,
+) -> str:
+    """What changed around a drift, to show before it: the differences of the
+    environment, then each row whose outcome changed (``Python 3.11.7 -> 3.13.0;
+    newlines: transformed -> preserved``). Empty when the rows did not drift (an
+    environment change with no behaviour change is not drift) or the environment is
+    the same (or unknown on one side)."""
+    changed = differences(committed_environment, environment)
+    if not changed or not row_changes(rows, committed):
+        return ""
+    old = {r.key: r for r in committed}
+    outcomes = []
+    for row in rows:
+        before = old.get(row.key)
+        if before is not None and before.outcome != row.outcome:
+            where = row.family
+            if row.direction != Direction.ROUND_TRIP.value:
+                where += f" ({row.direction.replace('_', ' ')})"
+            outcomes.append(f"{where}: {before.outcome} -> {row.outcome}")
+    return safe("; ".join((*changed, *outcomes)))

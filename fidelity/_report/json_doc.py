@@ -21,6 +21,7 @@ from fidelity._probe.observation import Direction
 
 __all__ = [
     "COLLECTION",
+    "READ_VERSIONS",
     "RECORD",
     "SCHEMA_VERSION",
     "Malformed",
@@ -44,8 +45,11 @@ __all__ = [
     "strs_field",
 ]
 
-#: The version of the JSON form written by ``Card.to_json``.
-SCHEMA_VERSION = 1
+#: The version of the JSON form written by ``Card.to_json`` (2 added
+#: ``facts.environment``: where the card was measured).
+SCHEMA_VERSION = 2
+#: The versions read (older documents read as they were written).
+READ_VERSIONS = (1, 2)
 RECORD = "param-fidelity.card"
 COLLECTION = "param-fidelity.cards"
 
@@ -86,10 +90,10 @@ def check_version(raw: object) -> None:
     if not isinstance(raw, dict) or "schema_version" not in raw:
         raise UsageError("not a contract card: the JSON object has no 'schema_version'.")
     version = raw["schema_version"]
-    if version != SCHEMA_VERSION or not is_int(version):
+    if not is_int(version) or version not in READ_VERSIONS:
         raise UsageError(
-            f"unsupported card schema_version {version!r}; "
-            f"this param-fidelity reads version {SCHEMA_VERSION}."
+            f"unsupported card schema_version {safe(repr(version))[:40]}; this "
+            f"param-fidelity reads versions {', '.join(map(str, READ_VERSIONS))}."
         )
 
 

@@ -23,10 +23,14 @@ INCOMPLETE = "**incomplete run** (interrupted)"
 
 
 def render_markdown(
-    name: str, rows: Sequence[CardRow], facts: CardFacts, hints: Sequence[Hint] = ()
+    name: str,
+    rows: Sequence[CardRow],
+    facts: CardFacts,
+    hints: Sequence[Hint] = (),
+    notes: Sequence[str] = (),
 ) -> str:
-    """A Markdown section for a tool's contract card: the table, a hint per kind, the
-    facts."""
+    """A Markdown section for a tool's contract card: the table, ``notes`` (sentences
+    such as an edit that did not apply), a hint per kind, the facts."""
     lines = [
         f"#### Parameter transformations: {md(name)}",
         "",
@@ -42,6 +46,8 @@ def render_markdown(
         )
     if not rows:
         lines.append("| — | — | no payloads observed | — | — |")
+    for note in notes:
+        lines += ["", md(note)]
     lines += hint_lines(hints)
     f = facts
     allow = ", ".join(_id(k) for k in f.allow) or "none"
@@ -55,6 +61,8 @@ def render_markdown(
         "then the text as code with invisible and control characters as [U+XXXX NAME] badges.",
         "",
     ]
+    if f.environment is not None and f.environment.items():
+        lines += [f.environment.markdown(), ""]
     if f.warnings:
         for warning in f.warnings:
             lines += [f"Warning: {md(warning)}", ""]

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card_records import CardObservation, CardValue
 
-__all__ = ["Rewrite", "from_card", "from_observations", "mojibake_reversed", "remember"]
+__all__ = [
+    "Rewrite",
+    "from_card",
+    "from_observations",
+    "mojibake_reversed",
+    "ordered",
+    "remember",
+]
 
 #: Code points of a changed segment kept per rewrite (enough to name what changed).
 _SEGMENT = 16
@@ -105,7 +112,7 @@ def from_observations(observations: Iterable[Observation]) -> tuple[Rewrite, ...
             blame = measured.blame if measured.blame is not None else obs.blame
             direction = measured.direction.value
             seen.update(_of(comparison.transformations, hops, blame, direction))
-    return _ordered(seen)
+    return ordered(seen)
 
 
 def from_card(observations: Iterable[CardObservation]) -> tuple[Rewrite, ...]:
@@ -136,7 +143,7 @@ def from_card(observations: Iterable[CardObservation]) -> tuple[Rewrite, ...]:
                 Rewrite(kind=k, hop=hops.get(k, blame), direction=measured.direction)
                 for k in missing
             )
-    return _ordered(seen)
+    return ordered(seen)
 
 
 #: Transformations of a card's (sent, received) values, most recently used last.
@@ -189,8 +196,10 @@ def _kinds(before: object, after: object) -> frozenset[str]:
     return compare(before, after).kinds
 
 
-def _ordered(rewrites: Iterable[Rewrite]) -> tuple[Rewrite, ...]:
+def ordered(rewrites: Iterable[Rewrite]) -> tuple[Rewrite, ...]:
+    """The distinct ``rewrites`` in a deterministic order."""
+
     def key(r: Rewrite) -> tuple[str, str, str, str, str, str]:
         return (r.kind, r.direction, r.hop or "", r.detail, r.sent, r.received)
 
-    return tuple(sorted(rewrites, key=key))
+    return tuple(sorted(set(rewrites), key=key))

@@ -30,6 +30,11 @@ _OPTIONS = {
     "send": "--send",
     "timeout": "--timeout",
     "clients": "--clients",
+    "body": "--body",
+    "headers": "--header",
+    "auth": "--auth",
+    "method": "--method",
+    "expect": "--expect",
 }
 # An API argument as the probes quote it: ``name=`` right before its repr.
 _API_ARGUMENT = re.compile(r"\b(" + "|".join(_OPTIONS) + r"|url|target)=(?=['\"\[{(0-9-])")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
@@ -52,6 +52,10 @@ class RateLimited(Probe):
     @property
     def splits_directions(self) -> bool:
         return self.inner.splits_directions
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        return self.inner.environment
 
     def close(self) -> None:
         self.inner.close()

@@ -48,6 +48,9 @@ class Survey:
         default_factory=dict
     )
     outcomes: tuple[FamilyOutcome, ...] = ()
+    #: What the probe reported of its target (``Probe.environment``: the MCP server's
+    #: name and version, the protocol version, an HTTP ``Server`` header...).
+    target: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(
@@ -60,6 +63,7 @@ class Survey:
         seed: int | None = None,
         examples: int = 0,
         catalogue_size: int | None = None,
+        target: Mapping[str, str] | None = None,
     ) -> Survey:
         """Build the survey of already stamped observations (e.g. a run cut short).
 
@@ -110,6 +114,7 @@ class Survey:
             unexpected=kinds - frozenset(allowed),
             families=MappingProxyType({f: MappingProxyType(d) for f, d in families.items()}),
             outcomes=outcomes,
+            target=MappingProxyType(dict(target or {})),
         )
 
     def hints(self, kinds: Iterable[str] | None = None) -> tuple[Hint, ...]:
@@ -126,7 +131,12 @@ class Survey:
         return hints(found)
 
     def card(self, name: str | None = None) -> Card:
-        """The contract card of this survey (named ``name``, default the survey's name)."""
+        """The contract card of this survey (named ``name``, default the survey's name),
+        recording where it was measured (this process, and what the probe reported of
+        its target)."""
+        from fidelity._report.environment import here
+
+        hops = dict.fromkeys(h.name for o in self.observations[:64] for h in o.hops)
         return Card.of(
             self.observations,
             name=name or self.name,
@@ -136,4 +146,5 @@ class Survey:
             examples=self.examples,
             seed=self.seed,
             allow=self.allow,
+            environment=here((self.chain, *hops), self.target),
         )

@@ -377,6 +377,7 @@ def survey_drawn(
                 seed=seed,
                 seen=seen,
             )
+    reported = probe.environment
     return Survey.of(
         observed,
         name=name or probe.name,
@@ -385,6 +386,7 @@ def survey_drawn(
         seed=seed,
         examples=len(extra),
         catalogue_size=_catalogue_size(todo),
+        target=reported,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from probes._http.exchange import ExchangeFailure, Reply
 from probes._http.places import parse_read
@@ -28,6 +28,7 @@ from probes._payload.placeholders import CALIBRATION_NUMBERS, Filled
 if TYPE_CHECKING:
     import httpx
 
+    from probes._http.options import HttpOptions
     from probes._http.places import ReadSpec, SendSpec
     from probes._payload.placeholders import TextTemplate
 
@@ -38,6 +39,7 @@ class HttpProbe(Protocol):
     read: ReadSpec
     read_found: bool
     run_id: str
+    options: HttpOptions
     name: str
     _default_name: str
     reflector: bool | None
@@ -93,8 +95,9 @@ def calibrate(probe: HttpProbe) -> str:
             return str(probe.read)  # the reference reflector: it reads itself
         replies.append(reply)
         kept.append(i)
-    markers = tuple(markers[n] for n in kept)
+    # The read-back holds what expect says (the marker, or text around it).
     values = [values[n] for n in kept]
+    markers = tuple(probe.options.expected.value(v) for v in values)
     spec, why = locate_read(replies, markers, values, hint=_hint(probe))
     if spec is None:
         answered = replies[0].excerpt()[:160] or "an empty body"
@@ -140,12 +143,13 @@ def _send(probe: HttpProbe, marker: str, i: int) -> Reply | None:
                 answer=f"the calibration request ({value}) failed: {reason}",
             ) from None
         raise TargetError(
-            f"the calibration request ({value} in place of a payload) got no answer: {reason}."
+            f"the calibration request ({value} in place of a payload) got no answer: "
+            f"{ended(reason)}"
         ) from None
     if reply.status >= 400:
         raise CalibrationFailed(
             f"the calibration request ({value} in place of a payload) was answered HTTP "
-            f"{reply.status}: {reply.excerpt()}; check the URL and send.",
+            f"{reply.status} ({_advice(reply.status)}): {reply.excerpt()}.",
             answer=f"the calibration request ({value}) was answered HTTP {reply.status}: "
             f"{reply.excerpt()[:160]}",
         )
@@ -163,6 +167,20 @@ def _hint(probe: HttpProbe) -> str | None:
         return None
     keys = [s for s in path.segments if isinstance(s, str)]
     return keys[-1] if keys else None
+
+
+def _advice(status: int) -> str:
+    """What to check after the calibration request was answered ``status``."""
+    if status in (401, 403):
+        return "the endpoint wants credentials: a header (--header) or basic auth (--auth)"
+    if status in (405, 404):
+        return "check the URL, the method (--method) and the send place"
+    if status in (400, 422):
+        return (
+            "check the send place, and give the other fields the endpoint requires in a "
+            "body template (--body)"
+        )
+    return "check the URL and send"
 
 
 def locate_read(

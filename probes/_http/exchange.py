@@ -47,15 +47,18 @@ class ExchangeFailure(Exception):
 class Reply:
     """A complete response: ``response`` holds the whole (capped) body for decoding.
 
-    ``json()`` parses the body once and keeps the document (or the error).
+    ``json()`` parses the body once and keeps the document (or the error). ``secrets``
+    (the probe's credentials) are shown as ``***`` in the excerpt, should the server
+    echo them.
     """
 
-    __slots__ = ("_document", "_error", "response")
+    __slots__ = ("_document", "_error", "response", "secrets")
 
     def __init__(self, response: httpx.Response) -> None:
         self.response = response
         self._document: Any = None
         self._error: ValueError | None = None
+        self.secrets: tuple[str, ...] = ()
 
     def json(self) -> Any:
         """The body parsed as JSON (httpx's ``Response.json``), memoized."""
@@ -76,8 +79,10 @@ class Reply:
 
     def excerpt(self) -> str:
         """A bounded, terminal-safe excerpt of the body."""
-        text = self.response.content[: EXCERPT * 4].decode("utf-8", "replace")[:EXCERPT]
-        return safe(text)
+        text = self.response.content[: EXCERPT * 4].decode("utf-8", "replace")
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return safe(text[:EXCERPT])
 
     def read(self, spec: ReadSpec, values: Filled | None = None) -> tuple[bool, object, str]:
         """``(found, value, why_not)``: the value at ``spec`` (``values`` fill the

@@ -8,18 +8,23 @@ reflector's emit URL. A bad option is a ``UsageError`` in one sentence.
 
 from __future__ import annotations
 
+import base64
 import codecs
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 import httpx
 
 from fidelity._core.errors import UsageError
+from probes._http.body import body_template
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._mcp.template import ArgumentTemplate
+from probes._payload.expect import Expectation
 from probes._payload.placeholders import TextTemplate
 
-__all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
+__all__ = ["DEFAULT_MAX_BODY", "HttpOptions", "shown_url"]
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 #: The placeholders of ``read_url``.
@@ -30,7 +35,7 @@ _READ_URL_NAMES = ("id", "n", "run")
 class HttpOptions:
     """The options of :func:`probes.http` as given, checked, and what they resolve to.
 
-    The fields up to ``emit_charset`` are the options as given; the rest are worked
+    The fields up to ``expect`` are the options as given; the rest are worked
     out from them. Creating one with a bad option raises ``UsageError``.
     """
 
@@ -48,6 +53,10 @@ class HttpOptions:
     reflector: bool | None = None
     default_encoding: str = "utf-8"
     emit_charset: str | None = "utf-8"
+    body: Mapping[str, Any] | None = None
+    read_method: str = "GET"
+    auth: tuple[str, str] | None = None
+    expect: str | None = None
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -58,6 +67,15 @@ class HttpOptions:
     #: The reflector switch in force: never with ``read_url``.
     uses_reflector: bool | None = dataclasses.field(init=False)
     emit_url: str = dataclasses.field(init=False)
+    body_template: ArgumentTemplate | None = dataclasses.field(init=False)
+    #: The URL requests go to: without the credentials it held (they are in ``headers``).
+    request_url: str = dataclasses.field(init=False)
+    #: The URL as shown in names, records and messages: a password as ``***``.
+    shown_url: str = dataclasses.field(init=False)
+    #: The headers every request carries: those given, and basic auth from ``auth`` or
+    #: the URL's credentials.
+    request_headers: dict[str, str] = dataclasses.field(init=False)
+    expected: Expectation = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         _check_url("url", self.url)
@@ -69,6 +87,13 @@ class HttpOptions:
         if self.rate is not None:
             _positive("rate", self.rate)
         _check_encoding(self.default_encoding)
+        expected = Expectation.parse(self.expect, where="expect")
+        if expected.uses_mark:
+            raise UsageError(
+                f"expect={self.expect!r} holds {{mark}}, but an HTTP probe sends the payload "
+                "alone, so nothing carries the mark; expect text around {payload} only."
+            )
+        self._resolve("expected", expected)
         self._check_placeholder()
         self._resolve("place", self._evidence_place())
         self._check_read_url()
@@ -77,6 +102,31 @@ class HttpOptions:
         self._resolve("uses_reflector", False if self.read_url is not None else self.reflector)
         origin = httpx.URL(self.url.replace(PLACEHOLDER, "v"))
         self._resolve("emit_url", str(origin.copy_with(raw_path=b"/_fidelity/emit")))
+        if self.body is not None and self.send_spec.where in ("form", "multipart", "filename"):
+            raise UsageError(
+                f"body is a JSON body template; send={self.send!r} fills the body with a form."
+            )
+        self._resolve("body_template", body_template(self.body))
+        if self.body_template is not None and self.expect is None:
+            self.body_template.refuse_embedded()
+        self._resolve_credentials()
+
+    def _resolve_credentials(self) -> None:
+        headers = {str(k): str(v) for k, v in (self.headers or {}).items()}
+        user, password, url = _credentials(self.url)
+        if self.auth is not None:
+            if not (isinstance(self.auth, tuple) and len(self.auth) == 2):
+                raise UsageError("auth must be a (user, password) pair.")
+            user, password = str(self.auth[0]), str(self.auth[1])
+        shown = self.url
+        if user is not None and password is not None:
+            if not any(k.lower() == "authorization" for k in headers):
+                token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+                headers["Authorization"] = f"Basic {token}"
+            shown = shown_url(self.url)
+        self._resolve("request_url", url)
+        self._resolve("shown_url", shown)
+        self._resolve("request_headers", headers)
 
     def _resolve(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)
@@ -86,11 +136,13 @@ class HttpOptions:
         if self.send_spec.where in ("path", "url") and count != 1:
             raise UsageError(
                 f"send={self.send!r} needs the URL to hold {PLACEHOLDER} exactly once, e.g. "
-                f"'http://host/items/{PLACEHOLDER}'; url={self.url!r} holds it {count} times."
+                f"'http://host/items/{PLACEHOLDER}'; url={shown_url(self.url)!r} holds it "
+                f"{count} times."
             )
         if self.send_spec.where not in ("path", "url") and count:
             raise UsageError(
-                f"url={self.url!r} holds {PLACEHOLDER}, which only send='path' or send='url' fills."
+                f"url={shown_url(self.url)!r} holds {PLACEHOLDER}, which only send='path' or "
+                "send='url' fills."
             )
 
     def _evidence_place(self) -> SendSpec:
@@ -133,6 +185,30 @@ class HttpOptions:
             raise UsageError("id_from is only used with read_url.")
 
 
+def _credentials(url: str) -> tuple[str | None, str | None, str]:
+    """The user and password a URL holds (percent-decoded) and the URL without them."""
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not (sep and at):
+        return None, None, url
+    from urllib.parse import unquote
+
+    user, _, password = userinfo.partition(":")
+    return unquote(user), unquote(password), f"{scheme}://{host}{slash}{tail}"
+
+
+def shown_url(url: str) -> str:
+    """``url`` with the password of its credentials (if any) as ``***``."""
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not (sep and at):
+        return url
+    user = userinfo.partition(":")[0]
+    return f"{scheme}://{user}:***@{host}{slash}{tail}"
+
+
 def _id_spec(id_from: str) -> ReadSpec:
     try:
         spec = parse_read(id_from)
@@ -159,9 +235,9 @@ def _check_url(name: str, url: object) -> str:
     try:
         parsed = httpx.URL(url.replace(PLACEHOLDER, "v"))
     except httpx.InvalidURL as exc:
-        raise UsageError(f"{name}={url!r} is not a valid URL ({exc}).") from None
+        raise UsageError(f"{name}={shown_url(url)!r} is not a valid URL ({exc}).") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise UsageError(f"{name}={url!r} must be an absolute http:// or https:// URL.")
+        raise UsageError(f"{name}={shown_url(url)!r} must be an absolute http:// or https:// URL.")
     return url
 
 

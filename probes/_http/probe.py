@@ -38,7 +38,7 @@ from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
 from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
-from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
+from probes._http.options import DEFAULT_MAX_BODY, HttpOptions, shown_url
 from probes._http.places import (
     ReadSpec,
     SendSpec,
@@ -46,6 +46,7 @@ from probes._http.places import (
 )
 from probes._http.readback import read_observation
 from probes._http.request import RequestPlan, build_request
+from probes._payload.expect import Expectation
 from probes._payload.locate import CALIBRATION_CALLS
 from probes._payload.placeholders import (
     Filled,
@@ -80,15 +81,25 @@ class HttpProbe(Probe):
         reflector: bool | None = None,
         default_encoding: str = "utf-8",
         emit_charset: str | None = "utf-8",
+        body: Mapping[str, Any] | None = None,
+        read_method: str = "GET",
+        auth: tuple[str, str] | None = None,
+        expect: str | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
-            emit_charset=emit_charset,
+            emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
+            expect=expect,
         )  # fmt: skip
         self.options = options
-        self.url = url
+        # Requests go to the URL without its credentials (they are a header); names
+        # and records show it with the password as ***.
+        self.url = options.request_url
+        self.shown_url = options.shown_url
+        self.read_method = str(read_method).upper()
+        self.body = options.body_template
         self.send: SendSpec = options.send_spec
         # read=None: located by a calibration call (``calibrate``) before the first
         # payload; until then the default place stands in.
@@ -100,7 +111,9 @@ class HttpProbe(Probe):
         self.concurrency = concurrency
         self.rate = rate
         self.max_body = max_body
-        self.headers = dict(headers or {})
+        self.headers = dict(options.request_headers)
+        self._server_header = ""
+        self._secrets = _secrets(options)
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
         self.place = options.place
@@ -262,14 +275,15 @@ class HttpProbe(Probe):
 
     # --- building the request -------------------------------------------------------
 
-    def _build(self, text: str, *, echo: bool) -> httpx.Request:
+    def _build(self, text: str, *, echo: bool, n: int = 0) -> httpx.Request:
         """Build (and fully encode) the request, or fail as the client's refusal."""
         try:
             assert self._client is not None
             plan = RequestPlan(
-                self.method, self.url, self.headers, self.send, self.read, self.place
+                self.method, self.url, self.headers, self.send, self.read, self.place, self.body
             )
-            request = build_request(self._client, plan, text, echo=echo)
+            values = Filled(payload=text, n=n, run=self.run_id)
+            request = build_request(self._client, plan, text, echo=echo, values=values)
             request.read()
         except (UnicodeError, ValueError, TypeError, httpx.InvalidURL) as exc:
             raise ExchangeFailure(
@@ -284,7 +298,7 @@ class HttpProbe(Probe):
 
     def _exchange(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
-        return exchange(
+        reply = exchange(
             self._transport,
             request,
             pacer=self._pacer,
@@ -293,6 +307,18 @@ class HttpProbe(Probe):
             default_encoding=self.default_encoding,
             sent=self._count,
         )
+        if not self._server_header:
+            self._server_header = reply.response.headers.get("server", "")
+        reply.secrets = self._secrets
+        return reply
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library and the target's ``Server`` header (when it sends one)."""
+        from importlib.metadata import version
+
+        found = {"library": f"httpx {version('httpx')}", "http_server": self._server_header}
+        return {k: v for k, v in found.items() if v}
 
     @staticmethod
     def _failed(text: str, failure: ExchangeFailure, **fields: Any) -> Observation:
@@ -341,7 +367,7 @@ class HttpProbe(Probe):
     def _observe_once(self, text: str, n: int) -> Observation:
         wire: bytes | None = None
         try:
-            request = self._build(text, echo=self._seen_reflector)
+            request = self._build(text, echo=self._seen_reflector, n=n)
             wire = self._evidence.wire(request)
             reply = self._exchange(request)
         except ExchangeFailure as failure:
@@ -369,7 +395,9 @@ class HttpProbe(Probe):
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
         values = Filled(payload=text, n=n, run=self.run_id)
-        return self._read_observation(text, reply, wire=wire, values=values)
+        return self._read_observation(
+            text, reply, wire=wire, expected=self.options.expected, values=values
+        )
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
@@ -387,7 +415,8 @@ class HttpProbe(Probe):
                 )
             ident = path_segment(ident)
         values = Filled(payload="", n=n, run=self.run_id, id=ident)
-        return self._exchange(self._client.build_request("GET", self._read_url.fill(values)))
+        url = self._read_url.fill(values)
+        return self._exchange(self._client.build_request(self.read_method, url))
 
     @staticmethod
     def _ident(reply: Reply, spec: ReadSpec) -> str | None:
@@ -410,8 +439,8 @@ class HttpProbe(Probe):
     # --- locating the read-back -----------------------------------------------------
 
     def _name(self) -> str:
-        name = f"http {self.method} {self.url} send={self.send} read={self.read}"
-        return f"{name} read_url={self.read_url}" if self.read_url is not None else name
+        name = f"http {self.method} {self.shown_url} send={self.send} read={self.read}"
+        return f"{name} read_url={shown_url(self.read_url)}" if self.read_url is not None else name
 
     def requests_to_start(self, observations: int) -> int:
         """The calibration (while the read-back is still to be located), then
@@ -453,13 +482,18 @@ class HttpProbe(Probe):
         """The plan of this probe, for the JSON result and the card."""
         return ProbeSetup(
             transport="http",
-            target=self.url,
+            target=self.shown_url,
             method=self.method,
             send=str(self.send),
             read=str(self.read),
             read_found=self.read_found,
-            read_url=self.read_url or "",
+            read_url=shown_url(self.read_url) if self.read_url else "",
             id_from=self.id_from or "",
+            headers=tuple(str(k) for k in (self.options.headers or {})),
+            auth=self.options.auth[0] if self.options.auth else "",
+            body=self.body.to_json() if self.body is not None else "",
+            read_method=self.read_method if self.read_url is not None else "",
+            expect="" if self.options.expected.is_default else self.options.expected.source,
         )
 
     def _read_observation(
@@ -468,12 +502,20 @@ class HttpProbe(Probe):
         reply: Reply,
         *,
         direction: Direction = Direction.ROUND_TRIP,
+        expected: Expectation | None = None,
         values: Filled | None = None,
         **fields: Any,
     ) -> Observation:
-        """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
+        """Find the value at ``read`` in ``reply`` and compare it with ``text`` (with
+        ``expected``: with what the read-back must equal)."""
         return read_observation(
-            self.read, text, reply, direction=direction, values=values, **fields
+            self.read,
+            text,
+            reply,
+            direction=direction,
+            expected=expected,
+            values=values,
+            **fields,
         )
 
     # --- against the reflector ------------------------------------------------------
@@ -531,6 +573,36 @@ class HttpProbe(Probe):
         if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
             round_trip = dataclasses.replace(round_trip, hops=hops, blame=blame(text, list(hops)))
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
+
+
+def _secrets(options: HttpOptions) -> tuple[str, ...]:
+    """What an excerpt of a server's answer must not show: every header value given, the
+    token after its scheme (``Bearer TOKEN``), the basic credentials and their password."""
+    found: set[str] = set()
+    for name, value in options.request_headers.items():
+        if name.lower() in _PLAIN_HEADERS:
+            continue
+        found.add(value)
+        found.add(value.rpartition(" ")[2])
+    if options.auth is not None:
+        found.add(options.auth[1])
+    found.update(_url_password(options.url))
+    # Longest first, so a token inside a longer value is not left half shown.
+    return tuple(sorted((s for s in found if len(s) >= 4), key=len, reverse=True))
+
+
+def _url_password(url: str) -> tuple[str, ...]:
+    authority = url.partition("://")[2].partition("/")[0]
+    userinfo, at, _ = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return ()
+    from urllib.parse import unquote
+
+    return (unquote(userinfo.partition(":")[2]),)
+
+
+#: Header values that hold no secret (kept readable in excerpts).
+_PLAIN_HEADERS = frozenset({"accept", "content-type", "user-agent", "accept-language"})
 
 
 http = factory(

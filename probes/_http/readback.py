@@ -15,6 +15,7 @@ from fidelity._probe.contract import observe_value
 from fidelity._probe.observation import Direction, Observation
 from probes._http.exchange import Reply
 from probes._http.places import ReadSpec
+from probes._payload.expect import Expectation
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
@@ -30,11 +31,14 @@ def read_observation(
     reply: Reply,
     *,
     direction: Direction = Direction.ROUND_TRIP,
+    expected: Expectation | None = None,
     values: Filled | None = None,
     **fields: Any,
 ) -> Observation:
-    """Find the value at ``read`` in ``reply`` and compare it with ``text``; ``values``
-    fill the placeholders of a ``json:`` path. A lost value quotes the response."""
+    """Find the value at ``read`` in ``reply`` and compare it with ``text`` (with
+    ``expected`` and the payload's ``values``: with what the read-back must equal);
+    ``values`` fill the placeholders of a ``json:`` path. A lost value quotes the
+    response."""
     try:
         _, value, missing = reply.read(read, values)
     except ValueError as exc:
@@ -60,4 +64,6 @@ def read_observation(
             direction=direction,
             **fields,
         )
+    if expected is not None and values is not None and not expected.is_default:
+        return expected.judge(text, value, values, direction=direction, fields=fields)
     return observe_value(text, value, direction=direction, **fields)

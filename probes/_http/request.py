@@ -13,12 +13,16 @@ from typing import Any
 
 import httpx
 
+from probes._http.body import json_body
 from probes._http.evidence import PLACEHOLDER
-from probes._http.places import ReadSpec, SendSpec, put_path
-from probes._payload.placeholders import path_segment
+from probes._http.places import ReadSpec, SendSpec
+from probes._mcp.template import ArgumentTemplate
+from probes._payload.placeholders import Filled, path_segment
 
 __all__ = ["RequestPlan", "build_request"]
 
+#: The send places that leave the request body free for a body template.
+_BODY_FREE = frozenset({"json", "query", "path", "url", "header"})
 #: Content of the file part when the value is sent as a multipart filename.
 _FILE_CONTENT = b"param-fidelity"
 
@@ -27,7 +31,8 @@ _FILE_CONTENT = b"param-fidelity"
 class RequestPlan:
     """What every request of a probe shares: ``method`` and ``url`` (a template when the
     value goes in it), the ``headers``, the ``send`` place, and for the reflector's echo
-    the ``read`` place and the ``place`` its evidence holds the value at."""
+    the ``read`` place and the ``place`` its evidence holds the value at; ``body`` is
+    the JSON body template (sent with every place that leaves the body free)."""
 
     method: str
     url: str
@@ -35,19 +40,31 @@ class RequestPlan:
     send: SendSpec
     read: ReadSpec
     place: SendSpec
+    body: ArgumentTemplate | None = None
 
 
 def build_request(
-    client: httpx.Client, plan: RequestPlan, text: str, *, echo: bool
+    client: httpx.Client,
+    plan: RequestPlan,
+    text: str,
+    *,
+    echo: bool,
+    values: Filled | None = None,
 ) -> httpx.Request:
     """The request that carries ``text`` at the send place (not yet encoded); with
-    ``echo``, asking the reflector to echo the value back at the read place."""
+    ``echo``, asking the reflector to echo the value back at the read place. ``values``
+    fill the body template's placeholders (``{n}`` 0 when not given)."""
     where, name = plan.send.where, plan.send.name
     headers = dict(plan.headers)
     kwargs: dict[str, Any] = {}
     url = plan.url
+    filled = values if values is not None else Filled(payload=text, n=0, run="")
+    if where == "json" or (plan.body is not None and where in _BODY_FREE):
+        # JSON written here, so a lone surrogate goes out as its \udXXX escape.
+        kwargs["content"] = json_body(plan.body, name if where == "json" else None, text, filled)
+        headers["content-type"] = "application/json"
     if where == "json":
-        kwargs["json"] = put_path(name, text)
+        pass
     elif where == "form":
         kwargs["data"] = {name: text}
     elif where == "multipart":
@@ -55,7 +72,8 @@ def build_request(
     elif where == "filename":
         kwargs["files"] = {name: (text, _FILE_CONTENT, "application/octet-stream")}
     elif where == "query":
-        kwargs["params"] = {name: text}
+        # Added to the URL's own query (params= would replace it: ?_extra=query lost).
+        url = str(httpx.URL(url).copy_add_param(name, text))
     elif where == "path":
         url = url.replace(PLACEHOLDER, path_segment(text))
     elif where == "url":

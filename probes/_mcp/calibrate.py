@@ -20,6 +20,7 @@ from probes._payload.placeholders import CALIBRATION_NUMBERS
 if TYPE_CHECKING:
     from probes._mcp.calls import CallPlan
     from probes._mcp.read import Reader
+    from probes._payload.expect import Expectation
     from probes._payload.placeholders import Filled
 
 
@@ -30,6 +31,7 @@ class McpProbe(Protocol):
     read_found: bool
     read_tool: str | None
     run_id: str
+    expected: Expectation
     _split: bool
 
     @property
@@ -75,7 +77,9 @@ def calibrate(probe: McpProbe) -> str:
                 # the read is proved on the markers that went through.
                 continue
             raise _failed(result, marker, i)
-        markers.append(marker)
+        # The read-back holds what the calls must leave (the marker, or the marker and
+        # its mark after an edit that must apply).
+        markers.append(probe.expected.value(filled))
         values.append(filled)
         results.append(result)
     hint = next(

@@ -28,6 +28,7 @@ from probes._mcp.reply_limit import ReplyTooLarge
 
 if TYPE_CHECKING:
     from probes._mcp.lifecycle import Session, Sessions
+    from probes._mcp.prompts import Route
 
 __all__ = ["CallStep", "margin"]
 
@@ -63,16 +64,17 @@ class CallStep:
         self.timeout = timeout
         self.requests = 0
         self.answers = 0
+        #: Prompts' and resource templates' records, by name (see ``_send``).
+        self.routes: dict[str, Route] = {}
 
     def call(self, text: str, name: str, arguments: dict[str, Any], direction: Direction) -> Any:
         """One ``tools/call``: the ``CallToolResult``, or the failure as an ``Observation``."""
         session = self.sessions.current(text, direction)
         if isinstance(session, Observation):
             return session
-        timeout = self.timeout
         self.requests += 1
         try:
-            result = session.call_tool(name, arguments, timeout, timeout + margin(timeout))
+            result = self._send(session, name, arguments)
         except TimeoutError:
             return self._timed_out(text, session, direction)
         except UnencodableRequest as exc:
@@ -128,6 +130,21 @@ class CallStep:
             return _unparsable(text, why, direction)
         self.answers += 1
         return result
+
+    def _send(self, session: Session, name: str, arguments: dict[str, Any]) -> Any:
+        """The request ``name`` stands for: a ``tools/call``, or, for a prompt's or a
+        resource template's record (:mod:`probes._mcp.prompts`), ``prompts/get`` or
+        ``resources/read``, its answer shaped like a tool result."""
+        from probes._mcp.prompts import PROMPT, answer_of, expand
+
+        timeout = self.timeout
+        bound = timeout + margin(timeout)
+        route = self.routes.get(name)
+        if route is None:
+            return session.call_tool(name, arguments, timeout, bound)
+        if route.kind == PROMPT:
+            return answer_of(session.get_prompt(route.target, arguments, timeout, bound))
+        return answer_of(session.read_resource(expand(route.target, arguments), timeout, bound))
 
     def _rpc_error(
         self, text: str, exc: RpcError, session: Session, direction: Direction

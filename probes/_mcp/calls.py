@@ -100,7 +100,8 @@ class CallPlan:
             return self.read_template.fill(values)
         assert self.read_tool is not None
         wanted = set(self.read_tool.properties)
-        carrying = {p.top for p in self.payload_paths}
+        embedded = self.template.embedded if self.template is not None else ()
+        carrying = {p.top for p in (*self.payload_paths, *embedded)}
         return {k: v for k, v in arguments.items() if k in wanted and k not in carrying}
 
 

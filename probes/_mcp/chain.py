@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from probes._mcp.call import CallStep
     from probes._mcp.calls import CallPlan
     from probes._mcp.read import Reader
+    from probes._payload.expect import Expectation
 
 
 class McpProbe(Protocol):
@@ -34,6 +35,7 @@ class McpProbe(Protocol):
     read_tool: str | None
     reader: Reader | None
     timeout: float
+    expected: Expectation
     _calls: CallStep
 
     @property
@@ -63,9 +65,10 @@ REFLECT_TOOL = "reflect"
 EMIT_TOOL = "emit"
 
 
-def chain(probe: McpProbe, text: str, values: Filled) -> Any:
+def chain(probe: McpProbe, text: str, values: Filled, answers: list[str] | None = None) -> Any:
     """The setup steps, the payload tool, the read tool: the result to read the value
-    from, or how the chain failed as an ``Observation``."""
+    from, or how the chain failed as an ``Observation``. The payload tool's answer (its
+    text, bounded and terminal-safe) is appended to ``answers`` when given."""
     plan = probe.plan
     for i, step in enumerate(plan.steps, 1):
         done = _step(probe, text, i, step.tool, step.arguments.fill(values))
@@ -79,6 +82,8 @@ def chain(probe: McpProbe, text: str, values: Filled) -> Any:
         return result
     if result.is_error:
         return _rejected(text, result, Direction.ROUND_TRIP)
+    if answers is not None:
+        answers.append(result_text(result) or no_text(result))
     if probe.read_tool is not None:
         read_arguments = plan.read_arguments(values, arguments)
         result = probe._calls.call(text, probe.read_tool, read_arguments, Direction.ROUND_TRIP)
@@ -160,7 +165,9 @@ def _step(
 
 
 def observe_tool(probe: McpProbe, text: str, values: Filled) -> Observation:
-    result = chain(probe, text, values)
+    """One payload's calls and the value read back, judged against ``probe.expected``."""
+    answers: list[str] = []
+    result = chain(probe, text, values, answers)
     if isinstance(result, Observation):
         return result
     assert probe.reader is not None
@@ -178,7 +185,14 @@ def observe_tool(probe: McpProbe, text: str, values: Filled) -> Observation:
             error=f"{why.rstrip('.')}; what came back: {answered}",
             direction=direction,
         )
-    return observe_value(text, value, direction=direction)
+    return probe.expected.judge(
+        text,
+        value,
+        values,
+        direction=direction,
+        answer=answers[0] if answers else "",
+        tool=safe(probe.tool),
+    )
 
 
 def observe_request(probe: McpProbe, text: str) -> Observation:

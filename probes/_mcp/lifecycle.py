@@ -56,6 +56,8 @@ class Sessions:
         self.closed = False
         self.protocol_version = ""
         self.library = ""
+        #: The server's ``serverInfo`` (``name version``) of the current (or last) session.
+        self.server_info = ""
         self.noise_lines = 0
         self.noise_first = ""
         self._started = 0
@@ -133,6 +135,7 @@ class Sessions:
                 session.abandon()
                 raise
         self.protocol_version = session.protocol_version
+        self.server_info = str(getattr(session, "server_info", "") or "")
         if not self.library:
             self.library = _library_of(session)
         return session
@@ -265,7 +268,7 @@ class Sessions:
         )
         if isinstance(where, str):
             return Client(
-                guard_transport(streamable_http(where), close_within),
+                guard_transport(streamable_http(where, self.options.headers), close_within),
                 read_timeout_seconds=timeout,
                 mode=mode,
                 cache=None,

@@ -21,6 +21,7 @@ from probes._mcp.clients import CLIENTS, PYTHON_MODES
 from probes._mcp.read import Reader, parse_read
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 from probes._mcp.template import ArgumentTemplate, Step, steps_of
+from probes._payload.expect import Expectation
 from probes._payload.paths import ParamPath
 
 __all__ = ["McpOptions", "transport_of"]
@@ -33,10 +34,10 @@ _MAX_TIMEOUT = 3600
 class McpOptions:
     """The options of :func:`probes.mcp` as given, checked, and what they resolve to.
 
-    The fields up to ``max_reply`` are the options as given; the rest (``kind``,
+    The fields up to ``headers`` are the options as given; the rest (``kind``,
     ``where``, ``param_path``, ``template``, ``steps``, ``read_template``,
-    ``reader``, ``python_mode``) are worked out from them. Creating one with a bad option raises
-    ``UsageError``.
+    ``reader``, ``python_mode``, ``expected``) are worked out from them. Creating one
+    with a bad option raises ``UsageError``.
     """
 
     target: Sequence[str] | str
@@ -57,6 +58,11 @@ class McpOptions:
     fill_args: ArgumentFiller | None = None
     client: str | None = None
     max_reply: int = DEFAULT_MAX_REPLY
+    expect: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
+    #: Streamable HTTP: headers sent with every request (credentials, API keys).
+    headers: Mapping[str, str] | None = None
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)
@@ -65,13 +71,20 @@ class McpOptions:
     read_template: ArgumentTemplate | None = dataclasses.field(init=False)
     reader: Reader | None = dataclasses.field(init=False)
     python_mode: str = dataclasses.field(init=False)
+    expected: Expectation = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         kind = transport_of(self.target, self.transport)
         self._resolve("kind", kind)
+        if self.headers and kind == "stdio":
+            raise UsageError(
+                "headers= applies to MCP over Streamable HTTP; a stdio server takes its "
+                "secrets from env=."
+            )
         self._resolve("where", list(self.target) if kind == "stdio" else str(self.target))
         self._check_calls()
         self._check_session()
+        self._check_reads()
         self._resolve("reader", parse_read(self.read) if self.read is not None else None)
         self._resolve("python_mode", PYTHON_MODES.get(self.client or "", self.mode or "auto"))
 
@@ -104,6 +117,39 @@ class McpOptions:
             "read_template",
             ArgumentTemplate.of(read_args, where="read_args") if read_args is not None else None,
         )
+        self._resolve("expected", Expectation.parse(self.expect, where="expect"))
+        if self.expect is None:
+            for template in (self.template, *(s.arguments for s in self.steps), self.read_template):
+                if template is not None:
+                    template.refuse_embedded()
+
+    def _check_reads(self) -> None:
+        """``prompt`` and ``resource``: one prompt or one resource template, read in one
+        request (no setup steps, no read tool), through the Python SDK."""
+        from probes._mcp.prompts import PROMPT, RESOURCE
+
+        given = [(k, v) for k, v in ((PROMPT, self.prompt), (RESOURCE, self.resource)) if v]
+        if not given:
+            return
+        if len(given) > 1:
+            raise UsageError("give prompt='NAME' or resource='TEMPLATE', not both.")
+        kind, name = given[0]
+        if not isinstance(name, str):
+            raise UsageError(f"{kind}={name!r} must be a name.")
+        if self.tool not in ("echo", f"{kind}:{name}"):
+            raise UsageError(
+                f"{kind}={safe(name)!r} is probed instead of a tool; leave out tool={self.tool!r}."
+            )
+        if self.before or self.read_tool is not None:
+            raise UsageError(
+                f"a {kind} is read in one request, with no side effect: before= and read_tool= "
+                "do not apply to it."
+            )
+        if self.client == "typescript":
+            raise UsageError(
+                "prompts and resource templates are probed through the Python SDK only for "
+                "now; use client='python' or 'python-2026'."
+            )
 
     def _check_session(self) -> None:
         """The options of the session: timeout, protocol mode, client, reply bound."""

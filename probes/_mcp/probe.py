@@ -109,12 +109,20 @@ class McpProbe(Probe):
         fill_args: ArgumentFiller | None = None,
         client: str | None = None,
         max_reply: int = DEFAULT_MAX_REPLY,
+        expect: str | None = None,
+        prompt: str | None = None,
+        resource: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
+        if tool == "echo" and (prompt or resource):
+            tool = f"prompt:{prompt}" if prompt else f"resource:{resource}"
         options = McpOptions(
             target, tool=tool, param=param, args=args, before=before, read=read,
             read_tool=read_tool, read_args=read_args, transport=transport, timeout=timeout,
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
-            mode=mode, fill_args=fill_args, client=client, max_reply=max_reply,
+            mode=mode, fill_args=fill_args, client=client, max_reply=max_reply, expect=expect,
+            prompt=prompt, resource=resource,
+            headers=headers,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind
@@ -123,6 +131,7 @@ class McpProbe(Probe):
         self.template = options.template
         self.steps = options.steps
         self.read_template = options.read_template
+        self.expected = options.expected
         self.max_reply = max_reply
         self.tool = tool
         self.param = param
@@ -175,22 +184,70 @@ class McpProbe(Probe):
         assert self._tools is not None
         return self._tools
 
+    def list_reads(self) -> tuple[McpTool, ...]:
+        """The server's prompts and resource templates as tool-shaped records
+        (``prompt:NAME``, ``resource:TEMPLATE``; see :mod:`probes._mcp.prompts`), for a
+        run that surveys a whole server; starts the session if needed. They are read
+        without side effects, so they are annotated read-only."""
+        from probes._mcp.prompts import prompt_tools, template_tools
+
+        self._connect()
+        session = self._sessions.connect()
+        prompts, templates = session.prompts_and_templates(max(self.timeout, 2.5))
+        return (*prompt_tools(prompts), *template_tools(templates))
+
     def _connect(self) -> None:
         """Start a session unless one is up; the first one records the tool list."""
         first = self._tools is None
         try:
             session = self._sessions.connect()
             if first:
-                self._tools = tool_records(session.tools)
-        except TargetError:
+                self._tools = self._records(session)
+        except (TargetError, UsageError):
             if first:
                 self.close()
             raise
+
+    def _records(self, session: _Session) -> tuple[McpTool, ...]:
+        """The tools the server lists or, when a prompt or a resource template is probed,
+        the prompts' and templates' tool-shaped records (:mod:`probes._mcp.prompts`)."""
+        options = self.options
+        if not (options.prompt or options.resource):
+            return tool_records(session.tools)
+        from probes._mcp.prompts import prompt_tools, route_of, template_tools
+
+        prompts, templates = session.prompts_and_templates(max(self.timeout, 2.5))
+        records = (*prompt_tools(prompts), *template_tools(templates))
+        if options.resource:  # a template may be named by its name as well as its URI
+            named = [t for t in templates if getattr(t, "name", None) == options.resource]
+            if named and f"resource:{options.resource}" not in {r.name for r in records}:
+                self.tool = f"resource:{named[0].uri_template}"
+        for record in records:
+            route = route_of(record)
+            if route is not None:
+                self._calls.routes[record.name] = route
+        if self.tool not in self._calls.routes:
+            kind = "prompt" if options.prompt else "resource template"
+            listed = (
+                ", ".join(
+                    safe(r.name.split(":", 1)[1])
+                    for r in records
+                    if r.name.startswith(kind.split(maxsplit=1)[0] + ":")
+                )
+                or "none"
+            )
+            raise UsageError(
+                f"{kind} {safe(options.prompt or options.resource or '')!r} is not offered "
+                f"by this MCP server; its {kind}s are: {listed}."
+            )
+        return records
 
     def _listed_again(self, session: _Session) -> None:
         """(A new session after the first.) List the tools again and check the plan
         against the new listing: a planned tool that vanished, or that lost the
         read-only annotation its consent rested on, stops every further call."""
+        if self.options.prompt or self.options.resource:
+            return  # prompts and templates: read-only by design, listed once
         tools = tool_records(session.tools)
         if self._plan is None:
             self._tools = tools  # not planned yet: the plan is made from this listing
@@ -198,6 +255,17 @@ class McpProbe(Probe):
         changed = listing_change(self._plan.calls, tools, self.allow_destructive)
         if changed:
             raise ListingChanged(changed)
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The client library, the server's ``serverInfo`` (name and version) and the
+        negotiated protocol version of the current (or last) session."""
+        found = {
+            "library": self._sessions.library,
+            "server": self._sessions.server_info,
+            "protocol": self._sessions.protocol_version,
+        }
+        return {k: v for k, v in found.items() if v}
 
     @property
     def client_info(self) -> ClientInfo:
@@ -406,6 +474,8 @@ class McpProbe(Probe):
             read_args=self.read_template.to_json() if self.read_template is not None else "",
             allow_destructive=self.allow_destructive
             and any(consent_reason(info) for info, _ in plan.calls),
+            headers=tuple(str(k) for k in (self.options.headers or {})),
+            expect="" if self.expected.is_default else self.expected.source,
         )
 
     @property
@@ -528,7 +598,8 @@ mcp = factory(
     client.
     ``max_reply`` bounds every message from the server in bytes (8 MiB by default:
     a stdio line, an HTTP body or server-sent event); a longer one is not read
-    further, its call is ``broken`` and the server is let go.
+    further, its call is ``broken`` and the server is let go. ``headers`` (Streamable
+    HTTP, the Python clients) go with every request: credentials, API keys.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

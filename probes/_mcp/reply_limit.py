@@ -18,7 +18,7 @@ in flight with :class:`ReplyTooLarge` and lets the server go.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -140,7 +140,9 @@ def _cut_error(limit: int) -> Exception:
     return httpx2.StreamError(f"the response went past the reply limit ({size_text(limit)})")
 
 
-def bounded_http_client(limit: ReplyLimit) -> httpx2.AsyncClient:
+def bounded_http_client(
+    limit: ReplyLimit, headers: Mapping[str, str] | None = None
+) -> httpx2.AsyncClient:
     """An HTTP client for the SDK's Streamable HTTP transport, its responses bounded.
 
     The SDK reads a body with ``aread()`` and an event stream with ``aiter_text()``;
@@ -193,5 +195,7 @@ def bounded_http_client(limit: ReplyLimit) -> httpx2.AsyncClient:
 
     hooks: dict[str, list[Callable[..., Any]]] = {"response": [bound]}
     return httpx2.AsyncClient(
-        timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT), event_hooks=hooks
+        timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT),
+        event_hooks=hooks,
+        headers=dict(headers or {}),
     )

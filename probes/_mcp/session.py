@@ -117,6 +117,8 @@ class McpSession:
         self.tools: list[Any] = []
         #: The protocol version the handshake (or ``server/discover``) settled on.
         self.protocol_version = ""
+        #: The server's ``serverInfo``, ``name version`` (empty when it sent none).
+        self.server_info = ""
         self._dead = threading.Event()
         self._stop: asyncio.Event | None = None
         self._host: concurrent.futures.Future[None] | None = None
@@ -168,6 +170,9 @@ class McpSession:
             async with self._make_client(self._on_message, self._close_within) as client:
                 self.client = client
                 self.protocol_version = str(client.protocol_version)
+                info = client.server_info
+                if info is not None:
+                    self.server_info = f"{info.name} {info.version}".strip()
                 listing = await client.list_tools()
                 self.tools = list(listing.tools)
                 cursor = listing.next_cursor
@@ -271,6 +276,52 @@ class McpSession:
             return self.call(call, bound)
         except MCPError as exc:
             raise RpcError(exc.code, str(exc.message)) from None
+
+    def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
+        """One ``prompts/get`` within ``timeout`` seconds (``bound`` for the whole call):
+        the ``GetPromptResult``; failures as for :meth:`call_tool`."""
+        from mcp import MCPError
+
+        async def get(client: Client) -> Any:
+            return await client.get_prompt(name, {k: str(v) for k, v in arguments.items()})
+
+        try:
+            return self.call(get, min(timeout, bound))
+        except MCPError as exc:
+            raise RpcError(exc.code, str(exc.message)) from None
+
+    def read_resource(self, uri: str, timeout: float, bound: float) -> Any:
+        """One ``resources/read`` of ``uri``, bounded as :meth:`get_prompt`: the
+        ``ReadResourceResult``; failures as for :meth:`call_tool`."""
+        from mcp import MCPError
+
+        async def read(client: Client) -> Any:
+            return await client.read_resource(uri)
+
+        try:
+            return self.call(read, min(timeout, bound))
+        except MCPError as exc:
+            raise RpcError(exc.code, str(exc.message)) from None
+
+    def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
+        """The prompts and resource templates the server lists (first page each; a
+        server without the capability, or that does not answer within ``bound`` seconds,
+        lists none)."""
+        from mcp import MCPError
+
+        async def prompts(client: Client) -> Any:
+            return (await client.list_prompts()).prompts
+
+        async def templates(client: Client) -> Any:
+            return (await client.list_resource_templates()).resource_templates
+
+        found: list[list[Any]] = []
+        for lister in (prompts, templates):
+            try:
+                found.append(list(self.call(lister, bound)))
+            except (MCPError, TimeoutError, ConnectionError, ValueError):
+                found.append([])  # not offered, or not answered: nothing to survey
+        return found[0], found[1]
 
     def ping(self, bound: float) -> None:
         """A health check (``tools/list``) within ``bound`` seconds; raises when it fails."""

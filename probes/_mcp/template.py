@@ -3,9 +3,11 @@
 An :class:`ArgumentTemplate` is a JSON object (the arguments of a tool, a setup step
 or a read tool) checked once, when it is built: every string in it is parsed for
 placeholders (:mod:`probes._payload.placeholders`), and the places that are exactly
-``"{payload}"`` are recorded as paths. :meth:`ArgumentTemplate.fill` makes the
-arguments of one payload. A :class:`Step` is a tool called with a template before each
-payload (``write_file`` of a seed file, ``git_add``).
+``"{payload}"`` are recorded as paths, and those that hold it inside a longer string
+(``"{payload}{mark}"``, the new text of an edit that must apply) apart, as ``embedded``.
+:meth:`ArgumentTemplate.fill` makes the arguments of one payload. A :class:`Step` is a
+tool called with a template before each payload (``write_file`` of a seed file,
+``git_add``).
 """
 
 from __future__ import annotations
@@ -22,18 +24,22 @@ from probes._payload.placeholders import PAYLOAD, Filled, TextTemplate
 
 __all__ = ["ArgumentTemplate", "Step", "steps_of"]
 
-_IN_STRINGS = ("n", "run")
+_IN_STRINGS = ("n", "run", "mark")
 _MAX_NODES = 10_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentTemplate:
     """A JSON object with placeholders; ``source`` is its JSON text, keys in the order
-    given; ``payload_paths`` are the ``"{payload}"`` places in that order."""
+    given; ``payload_paths`` are the ``"{payload}"`` places in that order, ``embedded``
+    the strings that hold ``{payload}`` among other text (taken only with an ``expect``
+    template: see :meth:`refuse_embedded`); ``where`` names the option in messages."""
 
     source: str
     payload_paths: tuple[ParamPath, ...]
     uses_n: bool = False
+    embedded: tuple[ParamPath, ...] = ()
+    where: str = "args"
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any], *, where: str = "args") -> ArgumentTemplate:
@@ -47,6 +53,7 @@ class ArgumentTemplate:
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{where} must hold JSON values only ({exc}).") from None
         payloads: list[ParamPath] = []
+        embedded: list[ParamPath] = []
         names: set[str] = set()
         nodes = 0
         # Depth first, in document order: the stack holds the later siblings reversed.
@@ -68,16 +75,28 @@ class ArgumentTemplate:
                     continue
                 parsed = TextTemplate.parse(node, allowed=(*_IN_STRINGS, "payload"), where=where)
                 if "payload" in parsed.names:
-                    raise UsageError(
-                        f"{where} has {{payload}} inside the string {safe(node)!r}; the payload "
-                        'replaces a whole string value ("{payload}"), since text around it would '
-                        "be measured as part of it."
-                    )
+                    embedded.append(ParamPath(path))
                 names |= parsed.names
         return cls(
             source=source,
             payload_paths=tuple(payloads),
             uses_n="n" in names,
+            embedded=tuple(embedded),
+            where=where,
+        )
+
+    def refuse_embedded(self) -> None:
+        """Refuse ``{payload}`` inside a longer string when no ``expect`` template says
+        what the read-back must then equal."""
+        if not self.embedded:
+            return
+        node = get(self.value, self.embedded[0])
+        raise UsageError(
+            f"{self.where} has {{payload}} inside the string {safe(str(node))!r}; the payload "
+            'replaces a whole string value ("{payload}"), since text around it would be '
+            "measured as part of it; to send it with other text (an edit's new text "
+            '"{payload}{mark}"), say what the read-back must equal with '
+            "expect='{payload}{mark}'."
         )
 
     @property
@@ -109,7 +128,9 @@ def _fill(node: Any, values: Filled) -> Any:
     if isinstance(node, str):
         if node == PAYLOAD:
             return values.payload
-        return TextTemplate.parse(node, allowed=_IN_STRINGS, where="args").fill(values)
+        return TextTemplate.parse(node, allowed=(*_IN_STRINGS, "payload"), where="args").fill(
+            values
+        )
     return node
 
 

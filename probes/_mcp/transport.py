@@ -5,7 +5,7 @@ limit, and every transport behind a check that the SDK can serialize each reques
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any
@@ -17,11 +17,11 @@ __all__ = ["guard_transport", "streamable_http"]
 
 
 @contextlib.asynccontextmanager
-async def streamable_http(url: str) -> AsyncIterator[Any]:
+async def streamable_http(url: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[Any]:
     """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
 
     Entered in the session's task (where the limit is known); without a limit it is
-    the SDK's transport as it comes.
+    the SDK's transport as it comes. ``headers`` go with every request.
     """
     from mcp.client.streamable_http import streamable_http_client
 
@@ -29,10 +29,17 @@ async def streamable_http(url: str) -> AsyncIterator[Any]:
 
     limit = REPLY_LIMIT.get()
     async with contextlib.AsyncExitStack() as stack:
-        if limit is None:
+        if limit is None and not headers:
             streams = await stack.enter_async_context(streamable_http_client(url))
+        elif limit is None:
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            client = await stack.enter_async_context(create_mcp_http_client(dict(headers or {})))
+            streams = await stack.enter_async_context(
+                streamable_http_client(url, http_client=client)
+            )
         else:
-            client = await stack.enter_async_context(bounded_http_client(limit))
+            client = await stack.enter_async_context(bounded_http_client(limit, headers))
             streams = await stack.enter_async_context(
                 streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
             )

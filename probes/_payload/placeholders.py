@@ -1,13 +1,17 @@
-"""Placeholders in a probe's argument templates and URLs: ``{payload}``, ``{n}``, ``{run}``.
+"""Placeholders in a probe's argument templates and URLs: ``{payload}``, ``{n}``,
+``{run}``, ``{mark}``.
 
 Inside a string, ``{n}`` becomes a number unique to the payload within the run (1, 2,
 3... in the order the payloads are sent, :func:`payload_numbers`; the calibration that
 locates the read-back sends its values with :data:`CALIBRATION_NUMBERS`: 0, then
-numbers no payload takes), ``{run}`` an id unique to the run, and, in an HTTP ``read_url``, ``{id}``
-the id the write response returned. ``{{`` and ``}}`` are literal braces. In a JSON
-template a string value that is exactly ``"{payload}"`` becomes the payload itself
-(see :mod:`probes._mcp.template`); ``{payload}`` inside a longer string is refused,
-because text around the payload would be measured as part of it.
+numbers no payload takes), ``{run}`` an id unique to the run, ``{mark}`` a plain-ASCII
+token unique to the payload (letters and digits only, see :func:`mark_of`: an edit that
+must apply puts it into the file, and the read-back must hold it), and, in an HTTP
+``read_url``, ``{id}`` the id the write response returned. ``{{`` and ``}}`` are literal
+braces. In a JSON template a string value that is exactly ``"{payload}"`` becomes the
+payload itself (see :mod:`probes._mcp.template`); ``{payload}`` inside a longer string
+(such as ``"{payload}{mark}"``) is taken only with an ``expect`` template, which says
+what the read-back must then equal.
 
 Strings are parsed once, when the template is built: an unknown name or a stray
 brace is a ``UsageError`` naming the placeholders, before anything is sent.
@@ -30,6 +34,7 @@ __all__ = [
     "PAYLOAD",
     "Filled",
     "TextTemplate",
+    "mark_of",
     "new_run_id",
     "path_segment",
     "payload_numbers",
@@ -58,6 +63,13 @@ def new_run_id() -> str:
     return secrets.token_hex(4)
 
 
+def mark_of(run: str, n: int) -> str:
+    """The value of ``{mark}`` for payload ``n`` of run ``run``: lowercase ASCII letters
+    and digits only (``mk`` + the run id + ``x`` + n + ``k``), which no normalization of
+    text rewrites, unique in the run and not a prefix of another payload's mark."""
+    return f"mk{run}x{n}k"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Filled:
     """The values placeholders take for one payload."""
@@ -67,12 +79,19 @@ class Filled:
     run: str
     id: str | None = None
 
+    @property
+    def mark(self) -> str:
+        """The payload's ``{mark}`` (see :func:`mark_of`)."""
+        return mark_of(self.run, self.n)
+
     def value(self, name: str) -> str:
         """The text of placeholder ``name`` (``payload`` only where a whole value is)."""
         if name == "n":
             return str(self.n)
         if name == "run":
             return self.run
+        if name == "mark":
+            return self.mark
         if name == "id" and self.id is not None:
             return self.id
         if name == "payload":

@@ -85,6 +85,40 @@ def _every_string(tools: list[dict[str, Any]]) -> dict[str, bool]:
     return found
 
 
+def _reads(command: list[str]) -> tuple[dict[str, bool], set[str]]:
+    """The prompts' arguments and the resource templates' variables the server lists
+    (``prompt:NAME.ARG``, ``resource:TEMPLATE.VAR``: all free-form text), from a plain
+    MCP SDK session, and the prompts without arguments."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def listing() -> tuple[list[Any], list[Any]]:
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(REPO))
+        with open(os.devnull, "w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                prompts = (await client.list_prompts()).prompts
+                templates = (await client.list_resource_templates()).resource_templates
+                return list(prompts), list(templates)
+
+    prompts, templates = anyio.run(listing)
+    found = {f"prompt:{p.name}.{a.name}": True for p in prompts for a in p.arguments or ()}
+    for t in templates:
+        for var in re.findall(r"\{[+#]?([A-Za-z0-9_]+)\}", t.uri_template):
+            found[f"resource:{t.uri_template}.{var}"] = True
+    return found, {f"prompt:{p.name}" for p in prompts if not p.arguments}
+
+
+#: The prompts' arguments of server-everything that come back (the others refuse the
+#: calibration value, or need a resource id).
+_EVERYTHING_PROMPTS = {
+    "prompt:args-prompt.city",
+    "prompt:args-prompt.state",
+    "prompt:completable-prompt.department",
+    "prompt:completable-prompt.name",
+}
+
+
 def _read_only(tool: dict[str, Any]) -> bool:
     return (tool.get("annotations") or {}).get("readOnlyHint") is True
 
@@ -111,6 +145,7 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     tools = _listed(server)
     by_name = {t["name"]: t for t in tools}
     strings = _every_string(tools)
+    reads, no_arguments = _reads(server)
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
     result = fidelity(
         "probe", "--mcp", "--all-tools", "--families", "quotes,newlines", "--json", str(out),
@@ -119,8 +154,9 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert not RAW.search(result.stdout)
     surveyed, skipped = _accounted(out)
-    # Every string parameter, exactly once: surveyed, or not surveyed with a reason.
-    assert set(surveyed) | set(skipped) == set(strings)
+    # Every string parameter, exactly once: surveyed, or not surveyed with a reason;
+    # the prompts' arguments and the resource templates' variables too.
+    assert set(surveyed) | set(skipped) == set(strings) | set(reads)
     assert not set(surveyed) & set(skipped)
     for name, free in strings.items():
         tool = by_name[name.split(".", 1)[0]]
@@ -128,7 +164,7 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
             assert skipped[name].startswith("constrained ("), (name, skipped.get(name))
         elif not _read_only(tool):
             assert skipped[name].startswith("needs --yes ("), (name, skipped.get(name))
-    assert set(surveyed) == {"echo.message"}
+    assert set(surveyed) == {"echo.message", *_EVERYTHING_PROMPTS}
     # The guard: only tools annotated read-only were called, and only those surveyed.
     made = called(calls)
     assert made
@@ -137,13 +173,15 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     # Every tool without a string parameter is named and was never called.
     document = json.loads(out.read_text())
     without = {t["name"] for t in tools if not any(_strings(t.get("inputSchema") or {}))}
-    assert set(document["tools_without_string_parameters"]) == without
+    assert set(document["tools_without_string_parameters"]) == without | no_arguments
     # The terminal: one row per tool.param, the others listed with their reason.
     assert re.search(r"^echo\.message +\. \.  -$", result.stdout, re.M)
-    assert "gzip-file-as-resource.name           needs --yes (annotated readOnlyHint: false)" in (
-        result.stdout
+    assert re.search(
+        r"^  gzip-file-as-resource\.name +needs --yes \(annotated readOnlyHint: false\)$",
+        result.stdout,
+        re.M,
     )
-    assert result.stdout.endswith("29 payloads to 1 tool parameter: 29 preserved.\n")
+    assert result.stdout.endswith("145 payloads to 5 tool parameters: 145 preserved.\n")
 
 
 def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
@@ -152,6 +190,7 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
     need_module("mcp")
     server = [npm_server("everything")]
     strings = _every_string(_listed(server))
+    reads, _ = _reads(server)
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
     # gzip-file-as-resource fetches a URL from the network unless its data is given.
     data = '{"data": "data:text/plain;base64,SGVsbG8="}'
@@ -162,8 +201,8 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     surveyed, skipped = _accounted(out)
-    assert set(surveyed) | set(skipped) == set(strings)
-    assert set(surveyed) == {"echo.message"}
+    assert set(surveyed) | set(skipped) == set(strings) | set(reads)
+    assert set(surveyed) == {"echo.message", *_EVERYTHING_PROMPTS}
     # Called once each to locate the read-back, and listed with what they answered.
     assert skipped["gzip-file-as-resource.name"] == (
         "no read-back: the calibration value did not come back; the tool answered: no text "

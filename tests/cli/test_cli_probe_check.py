@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 from pathlib import Path
 
 import pytest
@@ -171,7 +172,7 @@ def test_an_http_endpoint_checks_against_its_card(tmp_path: Path) -> None:
         assert first.returncode == 0, first.stderr
         again = fidelity("probe", url, "--families", "quotes,surrogates", "--check", str(doc))
     assert again.returncode == 0, again.stdout
-    assert again.stdout.endswith(f"{doc}, block http json:text: matches.\n")
+    assert again.stdout.endswith(f"{doc}, block POST /reflect json:text: matches.\n")
 
 
 def test_card_describe_prints_the_sentence_for_the_model(committed: Path) -> None:
@@ -183,6 +184,8 @@ def test_card_describe_prints_the_sentence_for_the_model(committed: Path) -> Non
     )
     document = json.loads((committed.parent / "edit.json").read_text())
     assert document["describe"] == result.stdout.rstrip("\n")
+    # Where it was measured, briefly, on stderr (stdout is what goes to the model).
+    assert f"measured on Python {platform.python_version()} (" in result.stderr
 
 
 def test_card_describe_of_a_faithful_parameter_prints_nothing(tmp_path: Path) -> None:

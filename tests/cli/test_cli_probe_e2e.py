@@ -109,7 +109,7 @@ def test_json_to_stdout_is_nothing_but_json(straightener: str) -> None:
     result = fidelity("probe", straightener, "--families", "quotes", "--json", "-")
     assert result.returncode == 1
     card = json.loads(result.stdout)
-    assert card["schema_version"] == 1
+    assert card["schema_version"] == 2
     assert "quote.straighten" in {k for r in card["rows"] for k in r["kinds"]}
     assert "quote.straighten" in result.stderr  # the map went to stderr instead
 

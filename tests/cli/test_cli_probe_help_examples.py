@@ -4,8 +4,10 @@ The examples are read from the help itself and run through bash, with three thin
 put in place: the directory is tests/servers, where the npm servers are installed
 (so ``npx -y @modelcontextprotocol/server-...`` runs the installed package, offline,
 as the help says npx does where a server is installed), the /tmp paths become this
-test's temporary directory, and ``127.0.0.1:8000`` becomes the test's write-then-read
-endpoint (tests/servers/http_servers.py ``store``: ``POST /items`` answers its id).
+test's temporary directory, ``127.0.0.1:8000`` becomes the test's write-then-read
+endpoint (tests/servers/http_servers.py ``store``: ``POST /items`` answers its id), and
+``127.0.0.1:8001`` the notes API behind auth (tests/servers/http_api.py, its token in
+``API_TOKEN``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 from _needs import need_executable, need_module
 from _support.cli import fidelity
 from _support.mcp import NODE_MODULES, npm_server
-from _support.servers import SERVERS, http_server
+from _support.servers import SERVERS, http_server, serving
 
 
 def _examples() -> list[str]:
@@ -38,12 +40,12 @@ def _examples() -> list[str]:
 
 def test_the_help_has_the_examples_this_test_runs() -> None:
     examples = _examples()
-    assert len(examples) == 6
+    assert len(examples) == 10
     assert examples[0] == "fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything"
     assert all("fidelity probe " in e for e in examples)
 
 
-@pytest.mark.parametrize("index", range(6))
+@pytest.mark.parametrize("index", range(10))
 def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
     need_module("mcp")
     need_module("starlette")
@@ -59,9 +61,11 @@ def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
         "npm_config_offline": "true",
         # The typescript client's SDK: the one installed for the tests (no install).
         "FIDELITY_NODE_MODULES": str(NODE_MODULES),
+        "API_TOKEN": "help-token",
     }
-    with http_server("store") as url:
+    with http_server("store") as url, serving("http_api.py", "alice:secret", "help-token") as api:
         command = command.replace("http://127.0.0.1:8000/", url)
+        command = command.replace("http://127.0.0.1:8001/", api)
         result = subprocess.run(
             ["bash", "-c", command],
             cwd=SERVERS,

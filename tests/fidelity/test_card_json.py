@@ -43,7 +43,7 @@ def test_json_round_trip_is_exact() -> None:
     assert again == card
     assert again.to_json() == text
     assert text.isascii()
-    assert json.loads(text)["schema_version"] == 1
+    assert json.loads(text)["schema_version"] == 2
 
 
 def test_values_are_byte_faithful_and_typed() -> None:

@@ -39,6 +39,7 @@ def test_a_card_without_a_setup_writes_what_it_wrote_before() -> None:
     facts = json.loads(card.to_json())["facts"]
     assert set(facts) == {
         "version", "date", "chain", "catalogue_size", "examples", "seed", "allow", "complete",
+        "environment",
     }  # fmt: skip
     assert "Probed with" not in card.to_markdown()
     assert Card.from_json(card.to_json()) == card
@@ -98,3 +99,25 @@ def test_http_setup_repeats_as_an_http_probe() -> None:
         "--read", "json:text",
     )  # fmt: skip
     assert ProbeSetup.from_dict(setup.to_dict()) == setup
+
+
+def test_http_request_options_are_recorded_without_their_secrets() -> None:
+    setup = ProbeSetup(
+        transport="http",
+        target="http://alice:***@127.0.0.1:8000/notes/1",
+        method="PATCH",
+        send="json:title",
+        read="json:title",
+        headers=("Authorization", "X-Api-Key"),
+        auth="alice",
+        body='{"owner": "o-{run}"}',
+    )
+    assert ProbeSetup.from_dict(setup.to_dict()) == setup
+    assert setup.command_line() == (
+        "fidelity probe 'http://alice:***@127.0.0.1:8000/notes/1' --method PATCH "
+        '--body \'{"owner": "o-{run}"}\' --send json:title --read json:title '
+        "--header 'Authorization: ***' --header 'X-Api-Key: ***' --auth 'alice:***'"
+    )
+    # The method is left out where it is the default for the send place.
+    get = ProbeSetup(transport="http", target="http://h/search", method="GET", send="query:q")
+    assert "--method" not in get.command_line()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 
 import pytest
@@ -336,3 +337,30 @@ def test_no_cards_write_no_directory(tool_repo: pytest.Pytester) -> None:
         ["no cards were produced in this session: nothing written (cards come from *survey()*"]
     )
     assert not (tool_repo.path / "cards").exists()
+
+
+def test_drift_names_what_changed_around_it_first(
+    tool_repo: pytest.Pytester, tool_versions: dict[str, str]
+) -> None:
+    tool_repo.makepyfile(tool=tool_versions["faithful"], test_tool=SURVEY_TESTS)
+    tool_repo.runpytest(FAMILIES, "--fidelity-cards=committed").assert_outcomes(passed=1)
+    # The committed card was measured on another Python (its record says so).
+    path = tool_repo.path / "committed" / "edit_file.old_string.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    card["facts"]["environment"]["python"] = "3.0.1"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    # The environment alone changed: not drift.
+    same = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["1 card(s) match committed"])
+    tool_repo.makepyfile(tool=tool_versions["straightens"])
+    drifted = tool_repo.runpytest(FAMILIES, "--fidelity-check=committed")
+    assert drifted.ret == pytest.ExitCode.TESTS_FAILED
+    drifted.stdout.fnmatch_lines(
+        [
+            "card edit_file.old_string drifted from committed*edit_file.old_string.json:",
+            f"    environment changed: Python 3.0.1 -> {platform.python_version()}; "
+            "quotes: preserved -> mixed",
+            "    quotes (round trip): outcome preserved -> mixed; kind quote.straighten appeared",
+        ]
+    )

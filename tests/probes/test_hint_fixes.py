@@ -146,8 +146,12 @@ def test_minidom_attribute_hint_etree_keeps_whitespace() -> None:
     families = ["whitespace", "newlines"]
     kinds = {"newline.to_space", "whitespace.to_space"}
     broken = _survey(probes.chain(probes.xml_attr(writer="minidom")), families)
-    assert kinds <= broken.kinds
-    assert "`xml.etree.ElementTree`" in _hint(broken, "newline.to_space")
+    if sys.version_info >= (3, 13):
+        # minidom escapes tab and line breaks in attributes from 3.13 on (gh-50002).
+        _assert_gone(broken, kinds)
+    else:
+        assert kinds <= broken.kinds
+        assert "`xml.etree.ElementTree`" in _hint(broken, "newline.to_space")
     fixed = _survey(probes.chain(probes.xml_attr()), families)
     _assert_gone(fixed, kinds)
     _preserved(fixed)
@@ -191,9 +195,12 @@ def _email_header_base64() -> probes.ChainHop:
 
 def test_email_header_hint_base64_keeps_edges() -> None:
     families = ["whitespace", "newlines"]
-    kinds = {"whitespace.strip", "newline.final_removed"}
+    kinds = {"whitespace.strip"}
+    if sys.version_info < (3, 13):
+        # Up to 3.12 the header drops a final line break; 3.13 encodes it and keeps it.
+        kinds.add("newline.final_removed")
     broken = _survey(probes.chain(probes.email_header()), families)
-    assert kinds <= broken.kinds
+    assert kinds == broken.kinds & {"whitespace.strip", "newline.final_removed"}
     for kind in kinds:
         assert "base64-encode" in _hint(broken, kind)
     fixed = _survey(probes.chain(_email_header_base64()), families)

@@ -62,11 +62,19 @@ def test_yaml_rewrites_nel_and_folds_whitespace_around_it(style: str) -> None:
     assert _observe(hop, "a\u2028b").status is Status.PRESERVED
 
 
+#: From Python 3.13 on, minidom writes tab and line breaks in attribute values as
+#: character references (gh-50002), as ElementTree always did.
+MINIDOM_ESCAPES_WHITESPACE = sys.version_info >= (3, 13)
+
+
 def test_xml_attributes_normalize_tab_and_newline_to_spaces() -> None:
-    # minidom writes them raw; the parser's attribute-value normalization rewrites them.
     obs = _observe(probes.xml_attr(writer="minidom"), "a\tb\nc\r\nd")
-    assert obs.status is Status.TRANSFORMED
-    assert obs.received == "a b c d"
+    if MINIDOM_ESCAPES_WHITESPACE:
+        assert obs.status is Status.PRESERVED
+    else:
+        # minidom writes them raw; attribute-value normalization rewrites them.
+        assert obs.status is Status.TRANSFORMED
+        assert obs.received == "a b c d"
     # ElementTree writes them as character references, so they survive.
     assert _observe(probes.xml_attr(), "a\tb\nc\r\nd").status is Status.PRESERVED
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from _support.mcp import edit_file_schema
 
+import probes
 from fidelity import UsageError
 from probes._mcp.calls import choose_param, plan_calls
 from probes._mcp.schema import schema_at, string_params
@@ -119,8 +120,13 @@ def test_an_argument_template_places_the_payload_wherever_it_is_whole() -> None:
     assert template.to_json() == (
         '{"path": "/r/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}"}]}'
     )
+    # Inside a longer string only with an expect template, which the probe checks.
+    embedded = ArgumentTemplate.of({"m": "say {payload}"})
+    assert embedded.embedded == (ParamPath(("m",)),)
     with pytest.raises(UsageError, match="whole string value"):
-        ArgumentTemplate.of({"m": "say {payload}"})
+        embedded.refuse_embedded()
+    with pytest.raises(UsageError, match="whole string value"):
+        probes.mcp(["x"], args={"m": "say {payload}"})
     with pytest.raises(UsageError, match="JSON values only"):
         ArgumentTemplate.of({"m": {1, 2}})
     (step,) = steps_of([("git_add", {"files": ["f{n}.txt"]})])

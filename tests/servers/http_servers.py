@@ -228,7 +228,8 @@ def _store_app() -> Any:
             return JSONResponse({"error": "no such item"}, status_code=404)
         if request.url.path.endswith(".txt"):
             return PlainTextResponse(f"item {index}: {items[index]}")
-        return JSONResponse({"text": items[index]})
+        # json.dumps escapes what is not ASCII: a lone surrogate goes back as its escape.
+        return Response(json.dumps({"text": items[index]}), media_type="application/json")
 
     return Starlette(
         routes=[

@@ -506,7 +506,12 @@ OVERLAPS: dict[Rewrite, frozenset[str]] = {
     # A backslash leading the value dropped also replays as a basename; "\\\\" decoded
     # to "\\" leaves a prefix of the value, which replays as a cut, and a "\\n" ending it
     # decoded reads as a final newline added.
-    decode_backslashes: _k("path.basename", "truncate", "newline.final_added"),
+    # Escaped backslashes decoded with nothing JSON-only around them (four backslashes
+    # and a space become two and a space) read as a plain backslash unescape as well
+    # (found by Hypothesis).
+    decode_backslashes: _k(
+        "path.basename", "truncate", "newline.final_added", "unescape.backslash"
+    ),
     # A slash next to backslashes (and the reverse) realigns as a doubled backslash and
     # a decoded "\\/".
     slash_to_backslash: _k("escape.backslash", "unescape.json"),

@@ -210,6 +210,11 @@ def test_text_restricted_to_families_carries_their_hazards(value: str) -> None:
     assert _revealed(value, rewrites)
 
 
+def test_decoded_escaped_backslashes_are_a_known_overlap() -> None:
+    # Found by Hypothesis through the test above: named unescape.backslash only.
+    assert _revealed("\\\\\\\\ ", FAMILY_REWRITES["escapes"])
+
+
 @_FAST
 @given(strategies.payloads(families=("quotes", "bidi")))
 def test_payloads_are_labelled_records(payload: fidelity.Payload) -> None:

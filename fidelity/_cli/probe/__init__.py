@@ -14,11 +14,15 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url):
-  "{payload}"  a string value that is exactly this becomes the payload
+placeholders (in --args, --read-args, --before, --read-url, --expect, --body):
+  "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
+               inside a longer string only with --expect, which says what to read back)
   {n}          a number unique to the payload: 1, 2, 3... (0, 1000001, 1000002 for the
                calibration calls when the read-back is located)
   {run}        an id unique to the run;  {{ and }} are literal braces
+  {mark}       a plain-ASCII token unique to the payload: an edit that must apply writes
+               it, and a read-back without it is rejected (silent: no error flag, but
+               the edit did not apply; the tool's answer is quoted)
 
 tools are called without --yes only when the server annotates them readOnlyHint: true;
 annotations are the server's hints, not guarantees: point the run at disposable data.
@@ -27,11 +31,13 @@ examples (npx fetches each server unless it is installed where you run the comma
   # the echo tool: its argument (message) and where the value comes back are found
   fidelity probe --mcp -- npx -y @modelcontextprotocol/server-everything
 
-  # an identity edit (oldText = newText = the payload) of a seed file, read back
+  # an edit that must apply: seed a file with the payload, edit it to payload + mark,
+  # read it back; an edit that answers "no match" without an error flag is caught
   mkdir -p /tmp/fidelity-root && fidelity probe --mcp --yes --tool edit_file \\
     --before 'write_file={"path": "/tmp/fidelity-root/f{n}.txt", "content": "{payload}"}' \\
-    --args '{"path": "/tmp/fidelity-root/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}"}]}' \\
+    --args '{"path": "/tmp/fidelity-root/f{n}.txt", "edits": [{"oldText": "{payload}", "newText": "{payload}{mark}"}]}' \\
     --read-tool read_text_file --read-args '{"path": "/tmp/fidelity-root/f{n}.txt"}' \\
+    --expect '{payload}{mark}' \\
     --families newlines,whitespace -- npx -y @modelcontextprotocol/server-filesystem /tmp/fidelity-root
 
   # a payload deep in the arguments, read back from the JSON text open_nodes answers
@@ -43,6 +49,20 @@ examples (npx fetches each server unless it is installed where you run the comma
   # write-then-read over HTTP: an endpoint whose POST answers {"id": ...}
   fidelity probe http://127.0.0.1:8000/items --send json:text \\
     --read-url 'http://127.0.0.1:8000/items/{id}' --id-from json:id
+
+  # a prompt's argument, read back from the messages prompts/get answers
+  fidelity probe --mcp --prompt args-prompt --param city \\
+    -- npx -y @modelcontextprotocol/server-everything
+
+  # an API behind a bearer token, with a required field beside the payload's
+  fidelity probe http://127.0.0.1:8001/notes --header 'Authorization: Bearer ${API_TOKEN}' \\
+    --body '{"owner": "probe-{run}"}' --send json:title
+
+  # a PATCH endpoint, with basic auth
+  fidelity probe http://127.0.0.1:8001/notes/1 --method PATCH --auth alice:secret --send json:title
+
+  # a GET filter (GET is the default for query:NAME)
+  fidelity probe "http://127.0.0.1:8001/search?scope=notes" --send query:title --auth alice:secret
 
   # every free-form string parameter of every tool (read-only ones without --yes)
   fidelity probe --mcp --all-tools -- npx -y @modelcontextprotocol/server-everything
@@ -56,7 +76,8 @@ exit codes:
   1  rewrites beyond --allow (the map names them); with --clients, also when the
      clients disagree beyond --allow
   2  usage error, in one sentence; nothing was sent
-  3  the target is unreachable or broke; or a protocol failure: the client could not
+  3  the target is unreachable or broke; or the calibration request was sent and
+     refused, or did not bring the value back (the outputs are written); or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
@@ -107,6 +128,18 @@ def register(sub: Any) -> None:
     )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
     target.add_argument(
+        "--prompt",
+        metavar="NAME",
+        help="MCP: probe a prompt instead of a tool: the payload is its argument --param "
+        "ARG, read back from prompts/get's messages (no side effect: no --yes needed)",
+    )
+    target.add_argument(
+        "--resource",
+        metavar="TEMPLATE",
+        help="MCP: probe a resource template (its URI template or name): the payload fills "
+        "its variable --param VAR, read back from resources/read (no --yes needed)",
+    )
+    target.add_argument(
         "--param",
         metavar="PATH",
         help="MCP: where the payload goes in the tool's arguments: a name or a path such as "
@@ -133,6 +166,43 @@ def register(sub: Any) -> None:
         "{value}) (default json:text)",
     )
     target.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="HTTP and MCP over HTTP: a header sent with every request (repeat for several; "
+        "${VAR} is taken from the environment); its value is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--auth",
+        metavar="USER:PASS",
+        help="HTTP and MCP over HTTP: basic auth (credentials in the URL work too); the "
+        "password is shown as *** everywhere",
+    )
+    target.add_argument(
+        "--method",
+        metavar="METHOD",
+        help="HTTP: the write request's method (default POST when the payload or --body "
+        "goes in the body, GET when the payload goes in the query, the path or a header)",
+    )
+    target.add_argument(
+        "--read-method",
+        metavar="METHOD",
+        help="HTTP: the method of the --read-url request (default GET)",
+    )
+    target.add_argument(
+        "--body",
+        metavar="JSON",
+        help='HTTP: the request body, a JSON object with placeholders ("{payload}", {n}, '
+        "{run}); --send json:PATH places the payload at PATH in it, creating what is missing",
+    )
+    target.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the result's and the card block's name (default: HTTP the method, the URL's "
+        "path and the send place, such as 'POST /notes json:title'; MCP the tool and "
+        "parameter)",
+    )
+    target.add_argument(
         "--read",
         metavar="WHERE",
         help="where the value is read back: HTTP json:PATH, body, header:NAME, "
@@ -147,6 +217,13 @@ def register(sub: Any) -> None:
         "--read-args",
         metavar="JSON",
         help="MCP: arguments of --read-tool, a JSON object with placeholders",
+    )
+    target.add_argument(
+        "--expect",
+        metavar="TEMPLATE",
+        help="what the read-back must equal after the calls (default {payload}); with "
+        "{mark}, a read-back without the payload's mark means the edit did not apply: "
+        "that payload is rejected (silent), the tool's answer quoted",
     )
     target.add_argument(
         "--read-url",
@@ -172,6 +249,34 @@ def register(sub: Any) -> None:
         metavar="TOOL=JSON",
         help="with --all-tools: pin some arguments of TOOL (repeat for several tools; the "
         "others are made from its schema; same placeholders)",
+    )
+    target.add_argument(
+        "--openapi",
+        metavar="SPEC",
+        help="HTTP: survey every string field of every operation of this OpenAPI 3.0/3.1 "
+        "document (a file or URL, JSON or YAML); the base URL is the URL given, else the "
+        "document's first server; only GET, HEAD and OPTIONS run without --yes",
+    )
+    target.add_argument(
+        "--only-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: survey only the operations matching 'METHOD /path' globs, "
+        "such as 'POST /notes*' (repeat for several)",
+    )
+    target.add_argument(
+        "--skip-op",
+        action="append",
+        metavar="GLOB",
+        help="with --openapi: leave out the operations matching 'METHOD /path' globs",
+    )
+    target.add_argument(
+        "--default",
+        action="append",
+        metavar="NAME=JSON",
+        help="with --openapi: the value of a path, query or header parameter or a body "
+        "field NAME in every request, such as --default bid=3 (the others are made from "
+        "the schema)",
     )
     target.add_argument(
         "--clients",
@@ -238,6 +343,13 @@ def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
     from fidelity._cli.probe.plan import plan_from_args
 
+    if getattr(args, "openapi", None) is not None:
+        from fidelity._cli.probe.openapi_cli import run_openapi
+
+        return run_openapi(args)
+    from fidelity._cli.probe.openapi_cli import refuse_openapi_options
+
+    refuse_openapi_options(args)
     plan = plan_from_args(args)
     if plan.all_tools and not plan.list_tools:
         from fidelity._cli.probe.alltools import execute_all

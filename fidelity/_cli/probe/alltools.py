@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._cli.probe.execute import (
@@ -56,12 +56,43 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.outcomes import FamilyOutcome
-    from probes.frontend import Inventory, ToolParam
+    from probes.frontend import ToolParam
 
-__all__ = ["execute_all"]
+__all__ = ["ParamRun", "Row", "Rows", "execute_all", "report_runs", "run_param", "write_progress"]
 
 #: What one parameter costs at least: its calibration calls and one payload.
 _LEAST = CALIBRATION_CALLS + 1
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Row(Protocol):
+    """One row of a survey: a tool parameter, or a field of an HTTP operation."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def tool(self) -> _Named: ...
+    @property
+    def path(self) -> object: ...
+    @property
+    def skipped(self) -> str: ...
+
+
+class Rows(Protocol):
+    """The rows found: surveyed or skipped, and the tools (operations) without one."""
+
+    @property
+    def params(self) -> Sequence[Row]: ...
+    @property
+    def surveyed(self) -> Sequence[Row]: ...
+    @property
+    def skipped(self) -> Sequence[Row]: ...
+    @property
+    def without_strings(self) -> Sequence[_Named]: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,7 +107,7 @@ class ParamRun:
     could not be reached, which ends the whole run.
     """
 
-    param: ToolParam
+    param: Row
     card: Card | None = None
     outcomes: tuple[FamilyOutcome, ...] = ()
     observations: tuple[Observation, ...] = ()
@@ -129,9 +160,15 @@ def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, 
 def _subplan(
     plan: ProbePlan, param: ToolParam, args: dict[str, Any] | None, share: int | None
 ) -> ProbePlan:
-    """The single-tool plan of one parameter (its outputs are the whole run's)."""
+    """The single-tool plan of one parameter (its outputs are the whole run's); a
+    prompt's or a resource template's record is probed as ``--prompt``/``--resource``."""
+    from probes.frontend import PROMPT, route_of
+
+    route = route_of(param.tool)
     return dataclasses.replace(
         plan,
+        prompt=route.target if route is not None and route.kind == PROMPT else None,
+        resource=route.target if route is not None and route.kind != PROMPT else None,
         tool=param.tool.name,
         param=str(param.path),
         args=args,
@@ -172,7 +209,7 @@ def _survey_param(
     except TargetError as exc:
         return ParamRun(param=param, failure=str(exc), fatal=True)
     try:
-        return _run_open(sub, param, probe, payloads)
+        return run_param(sub, param, probe, payloads)
     finally:
         with suppress(Exception):  # closing a session that failed: nothing more to learn
             manager.__exit__(None, None, None)
@@ -184,9 +221,11 @@ def _cannot(exc: Exception) -> str:
     return f"not planned: {reason}; pin its arguments with --args-for 'TOOL=JSON'"
 
 
-def _run_open(
-    sub: ProbePlan, param: ToolParam, probe: Probe, payloads: Sequence[Payload]
+def run_param(
+    sub: ProbePlan, param: Row, probe: Probe, payloads: Sequence[Payload], *, name: str = ""
 ) -> ParamRun:
+    """One row's run on its open probe: the calibration call, the payloads within the
+    plan's budget, the verdict (``name`` the card's, else the single form's)."""
     from probes.frontend import CalibrationFailed
 
     per_payload = calls_per_payload(sub, probe)
@@ -210,7 +249,7 @@ def _run_open(
             requests=probe.requests or 0,
         )
     todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests or 0)
-    name = card_name(sub, probe)
+    name = name or card_name(sub, probe)
     seen: list[Observation] = []
     try:
         # The calibration call, or the parameter before, has just called the server.
@@ -218,11 +257,13 @@ def _run_open(
             sub, probe, todo=todo, examples=examples, name=name, calibrated=True, seen=seen
         )
     except KeyboardInterrupt as signal:
-        cut = survey_of(sub, probe.name, seen, examples, name=name)
+        cut = survey_of(sub, probe.name, seen, examples, name=name, target=probe.environment)
         card = run_card(cut, probe.setup, complete=False)
         run = ParamRun(param=param, card=card, outcomes=cut.outcomes, observations=cut.observations)
         raise _Interrupted(run, signal) from None
-    result = swept.result or survey_of(sub, probe.name, seen, examples, name=name)
+    result = swept.result or survey_of(
+        sub, probe.name, seen, examples, name=name, target=probe.environment
+    )
     # The verdict, once (a run the breaker stopped is not judged: it did not finish).
     verdict = None if swept.stopped else judge(result.observations, read=None, read_found=True)
     warnings = run_warnings(probe, verdict)
@@ -247,7 +288,7 @@ def _run_open(
 
 
 def _failure(
-    param: ToolParam, stopped: str, observations: Sequence[Observation], verdict: Verdict | None
+    param: Row, stopped: str, observations: Sequence[Observation], verdict: Verdict | None
 ) -> str:
     """The sentence of a parameter whose run failed (as the single-tool form's exit 3)."""
     if stopped:
@@ -279,7 +320,7 @@ def execute_all(plan: ProbePlan) -> int:
     from probes.frontend import inventory
 
     check_outputs(plan)
-    tools = _tools_of(plan)
+    tools = _tools_of(plan, reads=True)
     inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
@@ -310,7 +351,7 @@ def execute_all(plan: ProbePlan) -> int:
             run = _survey_param(plan, param, pinned.get(param.tool.name), payloads, share)
             spent += run.requests
             runs.append(run)
-            _write_json(plan, inv, runs, complete=False)
+            write_progress(plan, inv, runs, complete=False)
             if run.fatal:
                 break
     except _Interrupted as cut:
@@ -328,7 +369,7 @@ def execute_all(plan: ProbePlan) -> int:
 # -- outputs ------------------------------------------------------------------------
 
 
-def _collection(inv: Inventory, runs: Sequence[ParamRun], *, complete: bool) -> str:
+def _collection(inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> str:
     from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
 
     cards = [r.card for r in runs if r.card is not None]
@@ -352,25 +393,23 @@ def _collection(inv: Inventory, runs: Sequence[ParamRun], *, complete: bool) -> 
     return dump(document)
 
 
-def _write_json(
-    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
-) -> None:
+def write_progress(plan: ProbePlan, inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> None:
     """Keep the JSON result file current after each parameter (not ``-``: stdout gets
     the final result only)."""
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     if plan.json is not None and plan.json != "-":
         write_atomic(plan.json, _collection(inv, runs, complete=complete), "--json")
 
 
 def _write_all_reports(
-    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], *, complete: bool
+    plan: ProbePlan, inv: Rows, runs: Sequence[ParamRun], *, complete: bool
 ) -> None:
     """Write the JSON collection, the --html page and a --card block per parameter,
     each on its own (as the single-tool form does; a card of a run that did not
     complete never replaces a complete block); the first failure is raised after."""
     from fidelity._cli.probe.outputs import write_card, write_each
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     steps: list[Any] = []
     if plan.json is not None:
@@ -404,23 +443,43 @@ def _write_all_reports(
     write_each(steps)
 
 
+def report_runs(
+    plan: ProbePlan,
+    inv: Rows,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    *,
+    complete: bool,
+    noun: str = "tool parameter",
+) -> int:
+    """Write every output of a finished run, print its map and lines, and return the
+    exit code by the run's verdict rules (``noun`` names a row in the sentences)."""
+    _write_all_reports(plan, inv, runs, complete=complete)
+    return _verdict(plan, inv, runs, payloads, noun=noun)
+
+
 def _verdict(
-    plan: ProbePlan, inv: Inventory, runs: Sequence[ParamRun], payloads: Sequence[Payload]
+    plan: ProbePlan,
+    inv: Rows,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    *,
+    noun: str = "tool parameter",
 ) -> int:
     """Print the map and the lines of the run, then apply the run's verdict rules."""
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
-    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs)]
+    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
     for run in surveyed:
         if run.card is not None:
             lines += [
                 f"warning: {safe(run.param.name)}: {safe(w)}" for w in run.card.facts.warnings
             ]
     lines += [f"failed: {safe(r.failure)}" for r in runs if r.failure]
-    lines.append(_summary(plan, runs, payloads))
+    lines.append(_summary(plan, runs, payloads, noun))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
-    return _exit_code(inv, runs)
+    return _exit_code(inv, runs, noun)
 
 
 def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
@@ -437,14 +496,14 @@ def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
     return [table.rstrip("\n"), *dict.fromkeys(hints)]
 
 
-def _not_surveyed(inv: Inventory, runs: Sequence[ParamRun]) -> list[tuple[str, str]]:
+def _not_surveyed(inv: Rows, runs: Sequence[ParamRun]) -> list[tuple[str, str]]:
     """The parameters left out, and why: by the inventory, or by their own run."""
     return [(p.name, p.skipped) for p in inv.skipped] + [
         (r.param.name, r.skipped) for r in runs if r.card is None and r.skipped
     ]
 
 
-def _left_out_lines(inv: Inventory, runs: Sequence[ParamRun]) -> list[str]:
+def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> list[str]:
     """What was not surveyed, not called, not reached."""
     lines: list[str] = []
     not_surveyed = _not_surveyed(inv, runs)
@@ -454,7 +513,8 @@ def _left_out_lines(inv: Inventory, runs: Sequence[ParamRun]) -> list[str]:
         lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
     if inv.without_strings:
         names = ", ".join(safe(t.name) for t in inv.without_strings)
-        lines.append(f"tools without a string parameter (not called): {names}")
+        whose = "tools" if noun == "tool parameter" else "operations"
+        lines.append(f"{whose} without a string parameter (not called): {names}")
     done = {r.param.name for r in runs}
     unreached = [p.name for p in inv.surveyed if p.name not in done]
     if unreached:
@@ -462,7 +522,7 @@ def _left_out_lines(inv: Inventory, runs: Sequence[ParamRun]) -> list[str]:
     return lines
 
 
-def _exit_code(inv: Inventory, runs: Sequence[ParamRun]) -> int:
+def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> int:
     """The verdict of a run over many tool parameters (see ``--help``): exit 3 when
     the server or a parameter's run broke or nothing was measured, else 1 on rewrites
     beyond ``--allow``, else 0."""
@@ -472,8 +532,8 @@ def _exit_code(inv: Inventory, runs: Sequence[ParamRun]) -> int:
         raise TargetError(fatal.failure)
     if surveyed and all(r.nothing or r.failure for r in surveyed):
         raise TargetError(
-            f"nothing was measured: no payload sent to any of the {len(surveyed)} tool "
-            "parameters surveyed came back (the lines starting 'warning:' say why)."
+            f"nothing was measured: no payload sent to any of the {len(surveyed)} "
+            f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
         raise TargetError(f"nothing was measured: {_none_surveyed(inv)}")
@@ -481,14 +541,14 @@ def _exit_code(inv: Inventory, runs: Sequence[ParamRun]) -> int:
     if failures:
         names = ", ".join(safe(r.param.name) for r in failures)
         raise TargetError(
-            f"{len(failures)} of the {len(runs)} tool parameters run broke ({names}); the "
+            f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
     unexpected = set().union(*(r.unexpected for r in surveyed))
     return ExitCode.DIFFERENT if unexpected else ExitCode.OK
 
 
-def _none_surveyed(inv: Inventory) -> str:
+def _none_surveyed(inv: Rows) -> str:
     tools = len({p.tool.name for p in inv.params})
     params = len(inv.params)
     which = (
@@ -500,7 +560,12 @@ def _none_surveyed(inv: Inventory) -> str:
     return f"{which} {verb} (see 'not surveyed' above for why)."
 
 
-def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Payload]) -> str:
+def _summary(
+    plan: ProbePlan,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    noun: str = "tool parameter",
+) -> str:
     surveyed = [r for r in runs if r.card is not None]
     observations = [o for r in surveyed for o in r.observations]
     counts: dict[Status, int] = {}
@@ -509,7 +574,7 @@ def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Paylo
     shown = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts.get(s))
     line = (
         f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
-        f"{len(surveyed)} tool parameter{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
+        f"{len(surveyed)} {noun}{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
     )
     client = sum(1 for o in observations if o.client_side)
     if client:
@@ -527,7 +592,7 @@ def _summary(plan: ProbePlan, runs: Sequence[ParamRun], payloads: Sequence[Paylo
 
 
 def _dry_run(
-    plan: ProbePlan, inv: Inventory, payloads: Sequence[Payload], pinned: Mapping[str, Any]
+    plan: ProbePlan, inv: Rows, payloads: Sequence[Payload], pinned: Mapping[str, Any]
 ) -> int:
     out = sys.stdout
     transport = "stdio command" if isinstance(plan.target, tuple) else "Streamable HTTP"

@@ -25,27 +25,18 @@ __all__ = ["check_card", "read_document", "require_block"]
 
 def read_document(path: str) -> bytes:
     """The document's bytes: it must exist, be UTF-8 and not too large (``UsageError``)."""
-    from fidelity._cli.card import MAX_RESULT_BYTES
-    from fidelity._report.results import read_limited
+    from fidelity._report import document
 
-    data = read_limited(path, "--check document", limit=MAX_RESULT_BYTES)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"--check {safe(path)} is not valid UTF-8 (byte {exc.start}); contract-card "
-            "documents are UTF-8."
-        ) from None
-    return data
+    return document.read(path, "--check document")
 
 
 def require_block(path: str, name: str, document: bytes | None = None) -> None:
     """Refuse to probe when the document (``document``: its bytes, read already) has no
     card block named ``name``."""
-    from fidelity._report.block import find_block
+    from fidelity._report import document as card_document
     from fidelity._report.card_table import rows_from_markdown
 
-    block = find_block(read_document(path) if document is None else document, name)
+    block = card_document.find(read_document(path) if document is None else document, name)
     if block is None:
         raise UsageError(
             f"--check {safe(path)} has no block named {safe(name)!r}; write it first with "
@@ -61,7 +52,7 @@ def require_block(path: str, name: str, document: bytes | None = None) -> None:
 def check_card(path: str, card: Card, out: TextIO, document: bytes | None = None) -> int:
     """Compare ``card`` with its block in the document at ``path`` (``document``: its
     bytes, read already); print the outcome to ``out``; return 1 on drift, else 0."""
-    from fidelity._cli.card import check_blocks
+    from fidelity._report.document import check_blocks
 
     data = read_document(path) if document is None else document
     return check_blocks(path, data, ((card.name, card),), out)

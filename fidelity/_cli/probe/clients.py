@@ -49,6 +49,7 @@ class _Run:
         self.observations: list[Observation] = []
         self.library = ""
         self.protocol_version = ""
+        self.target: dict[str, str] = {}
         self.complete = False
         self.error = ""
         #: Stdout lines of a stdio server that were not JSON-RPC, and the first.
@@ -96,7 +97,9 @@ class _Matrix:
         from fidelity._cli.probe.execute import run_card, survey_of
 
         first = self.runs[0]
-        survey = survey_of(self.plan, self.chain, first.observations, self.examples, self.name)
+        survey = survey_of(
+            self.plan, self.chain, first.observations, self.examples, self.name, target=first.target
+        )
         card = run_card(
             survey, self.setup, complete=complete and all(r.complete for r in self.runs)
         )
@@ -144,6 +147,7 @@ def _survey_one(
         info = probe.client_info
         run.library = info.library if info is not None else ""
         run.protocol_version = info.protocol_version if info is not None else ""
+        run.target = dict(probe.environment)
 
 
 def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:

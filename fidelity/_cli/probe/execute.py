@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.outputs import write_reports
+from fidelity._cli.probe.outputs import refuse_other_target, write_reports
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
+from fidelity._cli.probe.request_options import mcp_headers, request_options
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
@@ -70,6 +71,8 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
             "read_url": plan.read_url,
             "id_from": plan.id_from,
             "max_body": plan.max_reply,
+            **request_options(plan),
+            "expect": plan.expect,
         }
         if plan.send is not None:
             kwargs["send"] = plan.send
@@ -94,6 +97,10 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
+        headers=mcp_headers(plan),
+        expect=plan.expect,
+        prompt=plan.prompt,
+        resource=plan.resource,
     )
 
 
@@ -130,14 +137,14 @@ def resolve(plan: ProbePlan, probe: Probe, ready: Prepared) -> ProbePlan:
 
 
 def announce(plan: ProbePlan, resolved: ProbePlan, probe: Probe) -> None:
-    """Say in one line each what was found rather than given, so it can be pinned."""
-    if plan.quiet:
-        return
+    """Say in one line each what was found rather than given, so it can be pinned
+    (``--quiet`` keeps the line that says where the value is read back)."""
     import shlex
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     place = probe.payload_place
-    if plan.is_mcp and plan.param is None and place is not None and place.found:
+    found = place is not None and place.found
+    if plan.is_mcp and plan.param is None and found and not plan.quiet:
         stream.write(
             f"payload argument: {safe(resolved.param or '')} (the only free-form string "
             f"parameter of {safe(plan.tool)!r}; pin it with --param)\n"
@@ -154,7 +161,7 @@ def card_name(plan: ProbePlan, probe: Probe) -> str:
     """The card's name: the tool and the payload's place(s) for MCP (as a block name
     allows: ``edit_file.edits.0.oldText``), the send place for HTTP."""
     place = probe.payload_place
-    if plan.is_mcp and place is not None:
+    if plan.is_mcp and place is not None and plan.given_name is None:
         return readable_name(f"{plan.tool}.{place.block_label}")
     return plan.name
 
@@ -164,6 +171,7 @@ _NAME_CHARS = 1000
 
 
 _BADGE = re.compile(r"\[U\+([0-9A-F]{4,6}) [^\]]*\]")
+_NOT_IN_BLOCK = re.compile(r"[^A-Za-z0-9._\-:/@+]")
 
 
 def readable_name(name: str) -> str:
@@ -171,6 +179,8 @@ def readable_name(name: str) -> str:
     is written with each such code point as ``U+XXXX`` (``ecU+001Bho``: printable, and
     in the characters a card block's marker allows), cut to 1000 characters, so that
     ``fidelity card`` and ``--card`` read back what ``--json`` wrote."""
+    if name.startswith("resource:"):  # a URI template: its braces and operators left out
+        name = _NOT_IN_BLOCK.sub("", name)
     shown = _BADGE.sub(r"U+\1", safe(name))
     if len(shown) <= _NAME_CHARS:
         return shown
@@ -189,6 +199,8 @@ def survey_of(
     observations: Sequence[Observation],
     examples: int = 0,
     name: str | None = None,
+    *,
+    target: Mapping[str, str] | None = None,
 ) -> Survey:
     from fidelity._survey.result import Survey
 
@@ -199,6 +211,7 @@ def survey_of(
         allow=plan.allow,
         seed=plan.seed if examples else None,
         examples=examples,
+        target=target,
     )
 
 
@@ -214,17 +227,24 @@ def summary_line(survey: Survey) -> str:
     client = sum(1 for o in survey.observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
+    silent = sum(1 for o in survey.observations if o.silent)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     return line
 
 
 def _print_map(
     plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
 ) -> None:
+    from fidelity._report.silent import silent_note
     from fidelity._report.terminal import render_map, use_color
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
         stream.write(render_map(survey.outcomes, color=use_color(stream)))
+        note_line = silent_note(plan.tool, survey.observations)
+        if note_line:
+            stream.write(note_line + "\n")
         stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
     line = summary_line(survey)
     if survey.unexpected:
@@ -295,6 +315,8 @@ def _probe(
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
+    if plan.kind is TargetKind.HTTP and probe.setup is not None:
+        refuse_other_target(plan, card_name(plan, probe), probe.setup.target)
     try:
         ready = prepare(plan, probe, payloads, target=plan.name)
     except CalibrationFailure as exc:
@@ -313,7 +335,7 @@ def _probe(
     setup = probe.setup
 
     def partial(seen: Sequence[Observation]) -> Survey:
-        return survey_of(plan, probe.name, seen, examples, name=name)
+        return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
     writer = None
     if plan.json is not None:

@@ -36,7 +36,9 @@ _MAX_ARGS = 12
 _ARGS_CHARS = 200
 
 
-def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
+def _tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
+    """The server's tools; with ``reads``, its prompts and resource templates after them
+    (as ``prompt:NAME`` and ``resource:TEMPLATE`` records)."""
     from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
@@ -48,7 +50,8 @@ def _tools_of(plan: ProbePlan) -> tuple[Any, ...]:
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
     try:
-        return probe.list_tools()
+        tools: tuple[Any, ...] = probe.list_tools()
+        return (*tools, *probe.list_reads()) if reads else tools
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
     except TargetError as exc:

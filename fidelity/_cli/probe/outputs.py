@@ -24,7 +24,14 @@ from fidelity._core.render import safe
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["MAX_CARD_DOCUMENT", "check_outputs", "write_card", "write_each", "write_reports"]
+__all__ = [
+    "MAX_CARD_DOCUMENT",
+    "check_outputs",
+    "refuse_other_target",
+    "write_card",
+    "write_each",
+    "write_reports",
+]
 
 #: Largest document --card rewrites (a card block is a few KiB).
 MAX_CARD_DOCUMENT = 64 * 1024 * 1024
@@ -36,10 +43,10 @@ def _outputs(plan: ProbePlan) -> tuple[tuple[str, str], ...]:
 
 
 def _document(plan: ProbePlan) -> bytes:
-    from fidelity._report.results import read_limited
+    from fidelity._report import document
 
     assert plan.card is not None
-    return read_limited(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
+    return document.read(plan.card, "--card", limit=MAX_CARD_DOCUMENT, missing=b"")
 
 
 def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[str] = ()) -> None:
@@ -50,44 +57,87 @@ def check_outputs(plan: ProbePlan, name: str | None = None, *, more: Sequence[st
     ``more``: other block names the run writes (one per tool parameter), checked in
     the same reading of the document.
     """
-    from fidelity._report.block import find_block
-    from fidelity._report.results import writable
+    from fidelity._report import document
 
     for option, path in _outputs(plan):
-        writable(path, option)
+        document.writable(path, option)
     if plan.card is not None:
-        document = _document(plan)
-        try:
-            for block_name in (name or plan.name, *more):
-                find_block(document, block_name)
-        except UsageError as exc:
-            raise UsageError(f"--card {safe(plan.card)}: {exc}") from None
+        data = _document(plan)
+        for block_name in (name or plan.name, *more):
+            document.find(data, block_name, what=f"--card {safe(plan.card)}")
+
+
+def _recorded_target(content: str) -> str | None:
+    """The target of the command a card block says it was probed with (``None``: the
+    block records none)."""
+    import shlex
+
+    lines = content.splitlines()
+    for at, line in enumerate(lines):
+        if line.startswith("Probed with") and at + 3 < len(lines):
+            try:
+                words = shlex.split(lines[at + 3])
+            except ValueError:
+                return None
+            if "--" in words:
+                return shlex.join(words[words.index("--") + 1 :])
+            if "--mcp" in words and words.index("--mcp") + 1 < len(words):
+                return words[words.index("--mcp") + 1]
+            return words[2] if len(words) > 2 and words[:2] == ["fidelity", "probe"] else None
+    return None
+
+
+def refuse_other_target(plan: ProbePlan, name: str, target: str) -> None:
+    """Refuse a ``--card`` document that holds a block ``name`` of another HTTP target
+    (the URL as the block records it), unless ``--name`` gave the name."""
+    from fidelity._report.block import find_block
+
+    if plan.card is None or plan.given_name is not None:
+        return
+    block = find_block(_document(plan), name)
+    recorded = _recorded_target(block.content) if block is not None else None
+    if recorded is not None and recorded != target:
+        raise UsageError(
+            f"--card {safe(plan.card)} already holds a block {safe(name)!r} of another target "
+            f"({safe(recorded)}); give this one its own --name, or --name {safe(name)!r} to "
+            "replace that block."
+        )
 
 
 def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
-    from fidelity._report.block import find_block, replace_block
+    """Write ``card``'s block in the --card document, under the document's lock (other
+    writers of the same document keep their blocks). A card of a run that did not
+    complete never replaces a complete block: a note says where the partial result is."""
+    from fidelity._report import document
     from fidelity._report.markdown import is_incomplete
-    from fidelity._report.results import write_atomic
 
     assert plan.card is not None
-    document = _document(plan)
-    if not card.complete:
-        block = find_block(document, card.name)
-        if block is not None and not is_incomplete(block.content):
-            if writer is None:
-                where = "was not kept (pass --json FILE to keep one)"
-            elif writer.to_stdout:
-                where = "is the JSON on standard output"
-            else:
-                where = f"is in {safe(plan.json or '')}"
-            print(
-                f"fidelity: note: the run did not complete, so the complete block "
-                f"{safe(card.name)} in {safe(plan.card)} was kept as it was; "
-                f"the partial result {where}.",
-                file=sys.stderr,
-            )
-            return
-    write_atomic(plan.card, replace_block(document, card.name, card.to_markdown()), "--card")
+    kept = False
+
+    def edit(text: bytes) -> bytes | None:
+        nonlocal kept
+        if not card.complete:
+            block = document.find(text, card.name)
+            if block is not None and not is_incomplete(block.content):
+                kept = True
+                return None
+        return document.replace(text, card.name, card.to_markdown())
+
+    document.update(plan.card, edit, "--card", limit=MAX_CARD_DOCUMENT)
+    if not kept:
+        return
+    if writer is None:
+        where = "was not kept (pass --json FILE to keep one)"
+    elif writer.to_stdout:
+        where = "is the JSON on standard output"
+    else:
+        where = f"is in {safe(plan.json or '')}"
+    print(
+        f"fidelity: note: the run did not complete, so the complete block "
+        f"{safe(card.name)} in {safe(plan.card)} was kept as it was; "
+        f"the partial result {where}.",
+        file=sys.stderr,
+    )
 
 
 def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
@@ -95,7 +145,7 @@ def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
 
     Each is written even when another fails; the first failure is raised afterwards.
     """
-    from fidelity._report.results import write_atomic
+    from fidelity._report.document import write as write_atomic
 
     steps: list[Callable[[], None]] = []
     if writer is not None:

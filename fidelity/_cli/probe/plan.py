@@ -17,8 +17,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from fidelity._cli.probe.request_options import (
+    body_send,
+    default_method,
+    http_name,
+    parse_auth,
+    parse_headers,
+    parse_method,
+)
 from fidelity._cli.probe.templates import (
     check_all_tools,
+    check_expect,
     check_mcp_options,
     check_read_url,
     parse_json_object,
@@ -43,8 +52,9 @@ __all__ = [
     "plan_from_args",
 ]
 
-_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args")
+_MCP_ONLY = ("tool", "param", "args", "before", "read_tool", "read_args", "prompt", "resource")
 _HTTP_ONLY = ("read_url", "id_from")
+_HTTP_REQUEST = ("method", "read_method", "body")
 _MCP_SCHEMES = {"mcp+http": "http", "mcp+https": "https"}
 #: Seconds per request when ``--timeout`` is not given.
 DEFAULT_TIMEOUT = 10.0
@@ -104,6 +114,18 @@ class ProbePlan:
     max_reply: int = DEFAULT_MAX_REPLY
     all_tools: bool = False
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
+    #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
+    #: template (HTTP) and the name given with ``--name``.
+    headers: tuple[tuple[str, str], ...] = ()
+    auth: tuple[str, str] | None = None
+    method: str = "POST"
+    read_method: str = "GET"
+    body: dict[str, Any] | None = None
+    given_name: str | None = None
+    expect: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -121,12 +143,15 @@ class ProbePlan:
 
     @property
     def name(self) -> str:
-        """The card name as far as the options tell: the tool and parameter for MCP
-        (:func:`card_name` completes it once the probe resolved the parameter), the
-        send place for HTTP."""
+        """The card name as far as the options tell: ``--name``; else the tool and
+        parameter for MCP (:func:`card_name` completes it once the probe resolved the
+        parameter), for HTTP the method, the URL's path and the send place."""
+        if self.given_name is not None:
+            return self.given_name
         if self.is_mcp:
             return f"{self.tool}.{self.param}" if self.param else self.tool
-        return f"http {self.send or 'json:text'}"
+        assert isinstance(self.target, str)
+        return http_name(self.method, self.target, self.send)
 
     @property
     def calls_per_payload(self) -> int:
@@ -306,6 +331,35 @@ def _check_option(args: argparse.Namespace) -> str | None:
     return check
 
 
+def _read_only_target(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """Check ``--prompt NAME`` and ``--resource TEMPLATE``: one of them, instead of a
+    tool, read in one request (no --before, no --read-tool, one client library)."""
+    prompt: str | None = getattr(args, "prompt", None)
+    resource: str | None = getattr(args, "resource", None)
+    if prompt is None and resource is None:
+        return None, None
+    given = "--prompt" if prompt is not None else "--resource"
+    if prompt is not None and resource is not None:
+        raise UsageError("give --prompt NAME or --resource TEMPLATE, not both.")
+    if not (prompt or resource):
+        raise UsageError(f"{given} needs a name.")
+    clash = [
+        o for o, v in (("--tool", args.tool), ("--before", args.before),
+                       ("--read-tool", args.read_tool)) if v is not None
+    ]  # fmt: skip
+    if clash:
+        raise UsageError(
+            f"{given} is probed instead of a tool, in one request with no side effect; "
+            f"leave out {', '.join(clash)}."
+        )
+    if args.clients is not None and "typescript" in args.clients:
+        raise UsageError(
+            "prompts and resource templates are probed through the Python SDK only for now; "
+            "leave typescript out of --clients."
+        )
+    return prompt, resource
+
+
 def _check_transport_options(args: argparse.Namespace, kind: TargetKind) -> None:
     """Options of the other transport are a usage error, in its words."""
     if kind is TargetKind.HTTP:
@@ -317,6 +371,14 @@ def _check_transport_options(args: argparse.Namespace, kind: TargetKind) -> None
                 "targets only; add --mcp or use an mcp+http(s):// URL for an MCP server."
             )
     else:
+        request = [
+            f"--{o.replace('_', '-')}" for o in _HTTP_REQUEST if getattr(args, o) is not None
+        ]
+        if request:
+            raise UsageError(
+                f"{', '.join(request)} shape{'s' if len(request) == 1 else ''} an HTTP "
+                "endpoint's request; an MCP tool's arguments are --args JSON."
+            )
         given = [f"--{o.replace('_', '-')}" for o in _HTTP_ONLY if getattr(args, o) is not None]
         if given:
             raise UsageError(
@@ -356,21 +418,43 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "name the argument with --param NAME (and the others with --args JSON)."
         )
     _check_places(kind, target, args.send, args.read)
+    if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
+        raise UsageError(
+            "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
+            "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
+        )
+    if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
+        raise UsageError(
+            "--header and --auth are sent by the Python MCP clients; leave typescript out of "
+            "--clients for a server that needs them."
+        )
+    body = parse_json_object("--body", args.body)
+    send = body_send(body, args.send, getattr(args, "expect", None))
+    method = parse_method("--method", args.method) or default_method(send, body)
+    read_method = parse_method("--read-method", args.read_method) or "GET"
+    if args.read_method is not None and args.read_url is None:
+        raise UsageError("--read-method needs --read-url, the request that reads the value back.")
+    if args.name is not None and not args.name.strip():
+        raise UsageError("--name needs a name for the result and the card block.")
     arguments = parse_json_object("--args", args.args)
     read_arguments = parse_json_object("--read-args", args.read_args)
     before = tuple(parse_step(v) for v in args.before or ())
     args_for = check_all_tools(args, kind)
+    expect: str | None = getattr(args, "expect", None)
     if kind is TargetKind.HTTP:
         check_read_url(args.read_url, args.id_from)
+        check_expect(expect)
     else:
-        check_mcp_options(args.param, arguments, before, read_arguments)
+        check_mcp_options(args.param, arguments, before, read_arguments, expect)
+    prompt, resource = _read_only_target(args)
+    tool = f"prompt:{prompt}" if prompt else f"resource:{resource}" if resource else args.tool
     return ProbePlan(
         kind=kind,
         target=target,
-        tool=args.tool or "echo",
+        tool=tool or "echo",
         param=args.param,
         args=arguments,
-        send=args.send,
+        send=send,
         read=args.read,
         read_tool=args.read_tool,
         read_args=read_arguments,
@@ -397,4 +481,13 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
         all_tools=bool(getattr(args, "all_tools", False)),
         args_for=args_for,
+        headers=parse_headers(args.header),
+        auth=parse_auth(args.auth),
+        method=method,
+        read_method=read_method,
+        body=body,
+        given_name=args.name,
+        expect=expect,
+        prompt=prompt,
+        resource=resource,
     )

@@ -19,6 +19,7 @@ from fidelity._run.messages import as_options
 
 __all__ = [
     "check_all_tools",
+    "check_expect",
     "check_mcp_options",
     "check_read_url",
     "parse_json_object",
@@ -67,8 +68,10 @@ def check_mcp_options(
     args: dict[str, Any] | None,
     before: tuple[tuple[str, dict[str, Any]], ...],
     read_args: dict[str, Any] | None,
+    expect: str | None = None,
 ) -> None:
-    """Check ``--param`` and the placeholders of the JSON options, as the probe will."""
+    """Check ``--param``, ``--expect`` and the placeholders of the JSON options, as the
+    probe will (``{payload}`` inside a longer string only with ``--expect``)."""
     from probes.frontend import ArgumentTemplate, ParamPath
 
     if param is not None:
@@ -78,12 +81,30 @@ def check_mcp_options(
             raise UsageError(as_options(str(exc))) from None
         if not isinstance(path.top, str):
             raise UsageError(f"--param {safe(param)!r} must start with an argument name.")
-    if args is not None:
-        ArgumentTemplate.of(args, where="--args")
-    for i, (tool, arguments) in enumerate(before, 1):
-        ArgumentTemplate.of(arguments, where=f"--before {safe(tool)}=... (step {i})")
-    if read_args is not None:
-        ArgumentTemplate.of(read_args, where="--read-args")
+    templates = [
+        *([ArgumentTemplate.of(args, where="--args")] if args is not None else []),
+        *(
+            ArgumentTemplate.of(arguments, where=f"--before {safe(tool)}=... (step {i})")
+            for i, (tool, arguments) in enumerate(before, 1)
+        ),
+        *([ArgumentTemplate.of(read_args, where="--read-args")] if read_args is not None else []),
+    ]
+    check_expect(expect)
+    if expect is None:
+        for template in templates:
+            try:
+                template.refuse_embedded()
+            except UsageError as exc:
+                raise UsageError(as_options(str(exc))) from None
+
+
+def check_expect(expect: str | None) -> None:
+    """Check ``--expect TEMPLATE``: it holds ``{payload}``, and may hold ``{mark}``,
+    ``{n}``, ``{run}``."""
+    from probes.frontend import Expectation
+
+    if expect is not None:
+        Expectation.parse(expect, where="--expect")
 
 
 def check_read_url(read_url: str | None, id_from: str | None) -> None:
@@ -119,7 +140,10 @@ def check_read_url(read_url: str | None, id_from: str | None) -> None:
 
 
 #: Options that name one tool's plan; ``--all-tools`` makes each tool's plan itself.
-_ONE_TOOL = ("tool", "param", "args", "before", "read", "read_tool", "read_args")
+_ONE_TOOL = (
+    "tool", "param", "args", "before", "read", "read_tool", "read_args", "expect", "prompt",
+    "resource",
+)  # fmt: skip
 
 
 def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]], ...]:

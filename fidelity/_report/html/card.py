@@ -222,6 +222,8 @@ def card_parts(
         f"payloads, {f.examples} generated examples, seed {'none' if f.seed is None else f.seed}; "
         f"allowed kinds: {', '.join(f.allow) or 'none'}."
     )
+    if f.environment is not None and f.environment.items():
+        facts_line += f" Measured on {f.environment.brief()}."
     warning = (
         ""
         if f.complete
@@ -292,9 +294,13 @@ def render_html(
     rows: Sequence[CardRow],
     observations: Sequence[CardObservation],
     hints: Sequence[Hint] = (),
+    *,
+    notes: Sequence[str] = (),
 ) -> str:
-    """The self-contained HTML report of ``card``, with how to fix each rewrite."""
+    """The self-contained HTML report of ``card``, with how to fix each rewrite;
+    ``notes`` are sentences shown under the map (an edit that did not apply)."""
     parts = card_parts(facts, rows, observations, hints=hints)
+    noted = "".join(f'<p class="note silent">{esc(n)}</p>\n' for n in notes)
     count = sent_count(len(observations), len(parts.rewritten) + len(parts.failed))
     body = "".join(parts.rewritten) or '<p class="none">No payload was rewritten.</p>'
     return document(
@@ -310,7 +316,7 @@ def render_html(
 <main>
 <h2>Transformation map</h2>
 {parts.map_table}
-{parts.fixes}
+{noted}{parts.fixes}
 <h2>Rewritten payloads ({len(parts.rewritten)})</h2>
 <div id="rewritten">{body}</div>
 {parts.failures}

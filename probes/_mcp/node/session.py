@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from fidelity._core.errors import TargetError
+from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError, UnparsableReply
 from probes._mcp.node.setup import NodeClient
@@ -148,6 +148,13 @@ def _rpc_error(message: str) -> RpcError | None:
     return RpcError(code, str(error.get("message", "")))
 
 
+#: Why prompts and resource templates are not probed through the TypeScript client.
+_NO_PROMPTS = (
+    "prompts and resource templates are probed through the Python SDK only for now; "
+    "use client='python' or 'python-2026'."
+)
+
+
 class NodeSession:
     """One TypeScript SDK ``Client`` session, held by a driver process.
 
@@ -179,6 +186,8 @@ class NodeSession:
         self._client_info = dict(client_info)
         self.tools: list[dict[str, Any]] = []
         self.protocol_version = ""
+        #: The server's ``serverInfo``, ``name version`` (empty when it sent none).
+        self.server_info = ""
         #: The SDK and Node versions, as the driver reported them.
         self.library = ""
         self.failure: BaseException | None = None
@@ -275,6 +284,9 @@ class NodeSession:
                 f"({safe(str(error.get('class', 'Error')))}: {_message(error)})."
             )
         self.protocol_version = str(record.get("protocol_version") or "")
+        info = record.get("server_info")
+        if isinstance(info, dict):
+            self.server_info = f"{info.get('name') or ''} {info.get('version') or ''}".strip()
         self.library = f"@modelcontextprotocol/sdk {record.get('sdk')} (node {record.get('node')})"
         try:
             listing = self._request({"op": "list_tools"}, self._timeout, bound)
@@ -448,6 +460,18 @@ class NodeSession:
         return _result(
             self._request({"op": "call_tool", "name": name, "arguments": arguments}, timeout, bound)
         )
+
+    def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
+        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
+        raise UsageError(_NO_PROMPTS)
+
+    def read_resource(self, uri: str, timeout: float, bound: float) -> Any:
+        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
+        raise UsageError(_NO_PROMPTS)
+
+    def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
+        """Not offered through the TypeScript driver yet: none."""
+        return [], []
 
     def ping(self, bound: float) -> None:
         """A health check (``tools/list``) within ``bound`` seconds; raises when it fails."""

@@ -1,0 +1,75 @@
+"""The command line of ``fidelity probe --openapi SPEC [URL]``: its options checked,
+the base URL found, then the run (:mod:`~fidelity._cli.probe.openapi_run`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from fidelity._core.errors import UsageError
+
+__all__ = ["refuse_openapi_options", "run_openapi"]
+
+_OWN = (("only_op", "--only-op"), ("skip_op", "--skip-op"), ("default", "--default"))
+_NOT_WITH = (
+    ("mcp", "--mcp"),
+    ("all_tools", "--all-tools"),
+    ("send", "--send"),
+    ("read", "--read"),
+    ("read_url", "--read-url"),
+    ("id_from", "--id-from"),
+    ("clients", "--clients"),
+    ("list_tools", "--list-tools"),
+)
+
+
+def refuse_openapi_options(args: argparse.Namespace) -> None:
+    """``--only-op``, ``--skip-op`` and ``--default`` without ``--openapi``."""
+    given = [option for key, option in _OWN if getattr(args, key, None)]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)} select{'s' if len(given) == 1 else ''} the operations of an "
+            "OpenAPI document; add --openapi SPEC."
+        )
+
+
+def run_openapi(args: argparse.Namespace) -> int:
+    """Check the ``--openapi`` command line, find the base URL, run the survey."""
+    from fidelity._cli.probe.openapi_run import (
+        OpenApiOptions,
+        execute_openapi,
+        parse_defaults,
+        resolve_base,
+    )
+    from fidelity._cli.probe.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
+
+    if getattr(args, "check", None) is not None:
+        raise UsageError(
+            "--check compares one endpoint's run with its card block; with --openapi write "
+            "the blocks with --card and the result with --json, then check them with "
+            "fidelity card RESULT.json --check DOC.md."
+        )
+    given = [option for key, option in _NOT_WITH if getattr(args, key, None)]
+    if given:
+        raise UsageError(
+            f"--openapi finds every field's place and read-back itself; drop "
+            f"{', '.join(given)} (select operations with --only-op/--skip-op)."
+        )
+    words = list(args.target or ())
+    if len(words) > 1:
+        raise UsageError("--openapi takes at most one URL: the API's base URL.")
+    if words and not words[0].lower().startswith(("http://", "https://")):
+        raise UsageError(
+            f"{words[0]!r} is not a base URL; give the API's http(s) URL after the options, "
+            "or none to use the document's first server."
+        )
+    options = OpenApiOptions(
+        spec=args.openapi,
+        only=tuple(args.only_op or ()),
+        skip=tuple(args.skip_op or ()),
+        defaults=parse_defaults(args.default),
+    )
+    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
+    base = resolve_base(options.spec, words[0] if words else None, timeout)
+    args.target = [base]
+    plan = plan_from_args(args)
+    return execute_openapi(plan, options)

@@ -1,0 +1,216 @@
+"""``fidelity probe --openapi SPEC [URL]``: every string field of every operation.
+
+The document is read (:mod:`~fidelity._cli.probe.openapi_doc`), its operations and
+their string fields found (:mod:`~fidelity._cli.probe.openapi_ops`), and each field
+surveyed as one HTTP endpoint would be (``probes.http`` with the operation's method,
+URL, body template and send place): a calibration call that finds the read-back, the
+payloads within its share of ``--max-requests``, the verdict. The rows, outputs and
+verdict rules are those of ``--all-tools`` (:mod:`~fidelity._cli.probe.alltools`):
+one row ``POST /notes body.title`` per field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.alltools import ParamRun, report_runs, run_param, write_progress
+from fidelity._cli.probe.execute import catalogue_payloads, with_seed
+from fidelity._cli.probe.openapi_model import Fill, OpField, OpInventory
+from fidelity._cli.probe.openapi_ops import fields, operations
+from fidelity._core.errors import ExitCode, TargetError, UsageError
+from fidelity._core.render import safe
+from fidelity._run.messages import as_options, one_line
+
+if TYPE_CHECKING:
+    from fidelity._cli.probe.plan import ProbePlan
+    from fidelity._core.payload import Payload
+
+__all__ = ["OpenApiOptions", "execute_openapi", "parse_defaults"]
+
+#: What one field costs at least: its calibration call and one payload.
+_LEAST = 2
+_NOUN = "operation field"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenApiOptions:
+    """The options only ``--openapi`` reads."""
+
+    spec: str
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def parse_defaults(values: Sequence[str] | None) -> dict[str, Any]:
+    """``--default NAME=JSON`` (repeated): a parameter's or a body field's value."""
+    out: dict[str, Any] = {}
+    for value in values or ():
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(
+                f"--default {safe(value)!r} is not NAME=JSON; give such as --default bid=3 or "
+                "--default 'title=\"a\"'."
+            )
+        try:
+            out[name.strip()] = json.loads(text)
+        except ValueError:
+            out[name.strip()] = text  # a bare word is a string: --default lang=en
+    return out
+
+
+def _request_probe(plan: ProbePlan, field: OpField) -> Any:
+    from probes import http
+
+    request = field.request
+    assert request is not None
+    kwargs: dict[str, Any] = {
+        "method": request.method,
+        "send": request.send,
+        "read": None,
+        "timeout": plan.timeout,
+        "concurrency": plan.concurrency,
+        "max_body": plan.max_reply,
+        "read_url": request.read_url,
+        "id_from": request.id_from,
+    }
+    if request.body is not None:
+        kwargs["body"] = dict(request.body)
+    if request.headers:
+        kwargs["headers"] = dict(request.headers)
+    if plan.rate is not None:
+        kwargs["rate"] = plan.rate
+    return http(request.url, **kwargs)
+
+
+def _survey_field(
+    plan: ProbePlan, field: OpField, payloads: Sequence[Payload], share: int | None
+) -> ParamRun:
+    request = field.request
+    assert request is not None
+    sub = dataclasses.replace(
+        plan,
+        target=request.url,
+        send=request.send,
+        read=None,
+        read_url=request.read_url,
+        id_from=request.id_from,
+        max_requests=share,
+        json=None,
+        card=None,
+        html=None,
+    )
+    try:
+        manager = _request_probe(plan, field)
+        probe = manager.__enter__()
+    except UsageError as exc:
+        reason = one_line(as_options(str(exc))).rstrip(".")
+        return ParamRun(param=field, skipped=f"not planned: {reason}; pin it with --default")
+    except TargetError as exc:
+        return ParamRun(param=field, failure=one_line(str(exc)), fatal=True)
+    try:
+        return run_param(sub, field, probe, payloads, name=field.block_name)
+    finally:
+        with suppress(Exception):  # closing a client that failed: nothing more to learn
+            manager.__exit__(None, None, None)
+
+
+def inventory_of(plan: ProbePlan, options: OpenApiOptions) -> OpInventory:
+    """Read the document and find the fields to survey (nothing is sent)."""
+    from probes.frontend import load_openapi
+
+    document = load_openapi(options.spec, timeout=plan.timeout)
+    assert isinstance(plan.target, str)
+    catalogue = tuple(operations(document))
+    chosen = operations(document, options.only, options.skip)
+    if not chosen:
+        names = ", ".join(safe(op.name) for op in catalogue[:12])
+        raise UsageError(
+            f"--only-op/--skip-op leave no operation of the document; its operations are: {names}."
+        )
+    fill = Fill(
+        base=plan.target.rstrip("/"),
+        defaults=options.defaults,
+        seed=plan.seed,
+        yes=plan.yes,
+        catalogue=catalogue,
+    )
+    return fields(chosen, fill)
+
+
+def resolve_base(spec: str, given: str | None, timeout: float) -> str:
+    """The base URL: ``given``, or the document's first server."""
+    from probes.frontend import load_openapi, openapi_base_url
+
+    return openapi_base_url(load_openapi(spec, timeout=timeout), given, spec)
+
+
+def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
+    """Run ``fidelity probe --openapi`` as planned; return the exit code."""
+    from fidelity._cli.probe.outputs import check_outputs
+
+    check_outputs(plan)
+    inv = inventory_of(plan, options)
+    check_outputs(plan, more=[p.block_name for p in inv.surveyed])
+    payloads = catalogue_payloads(plan)
+    plan = with_seed(plan)
+    surveyed = inv.surveyed
+    if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {_LEAST} requests each "
+            f"of the {len(surveyed)} operation fields needs (a calibration call and one "
+            f"payload); raise it to at least {_LEAST * len(surveyed)}."
+        )
+    if plan.dry_run:
+        return _dry_run(plan, inv, payloads)
+    runs: list[ParamRun] = []
+    spent = 0
+    try:
+        for i, field in enumerate(surveyed):
+            share = None
+            if plan.max_requests is not None:
+                share = (plan.max_requests - spent) // (len(surveyed) - i)
+            run = _survey_field(plan, field, payloads, share)
+            spent += run.requests
+            runs.append(run)
+            write_progress(plan, inv, runs, complete=False)
+            if run.fatal:
+                break
+    except KeyboardInterrupt:
+        report_runs(plan, inv, runs, payloads, complete=False, noun=_NOUN)
+        raise
+    complete = not any(r.fatal for r in runs)
+    return report_runs(plan, inv, runs, payloads, complete=complete, noun=_NOUN)
+
+
+def _dry_run(plan: ProbePlan, inv: OpInventory, payloads: Sequence[Payload]) -> int:
+    out = sys.stdout
+    out.write("dry run: no request is sent.\n")
+    out.write(f"  target: HTTP API at {safe(plan.shown_target)}\n")
+    ops = len({p.tool.name for p in inv.params}) + len(inv.without_strings)
+    out.write(
+        f"  {ops} operations, {len(inv.params)} string fields: {len(inv.surveyed)} to survey, "
+        f"{len(inv.skipped)} not surveyed\n"
+    )
+    width = max((len(safe(p.name)) for p in inv.params), default=10)
+    if inv.surveyed:
+        out.write("  to survey (a calibration call each, then the payloads):\n")
+        for p in inv.surveyed:
+            assert p.request is not None
+            out.write(f"    {safe(p.name):<{width}}  read-back: {safe(p.request.read_how)}\n")
+    if inv.skipped:
+        out.write("  not surveyed:\n")
+        for p in inv.skipped:
+            out.write(f"    {safe(p.name):<{width}}  {safe(p.skipped)}\n")
+    if inv.without_strings:
+        names = ", ".join(safe(op.name) for op in inv.without_strings)
+        out.write(f"  operations without a string field (not called): {names}\n")
+    out.write(f"  {len(payloads)} payloads per field\n")
+    out.flush()
+    return ExitCode.OK

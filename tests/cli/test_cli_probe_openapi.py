@@ -1,0 +1,275 @@
+"""``fidelity probe --openapi SPEC [URL]``: every string field of an HTTP API.
+
+Against tests/servers/openapi_app.py, a FastAPI app under uvicorn on loopback whose
+truth is in its code: ``title`` and ``tags`` stored as sent, ``body`` NFC-normalized,
+``meta.author`` stripped, ``kind`` an enum, ``POST /items`` answering only the id and
+``GET /items/{item_id}`` reading the name back casefolded, a ``DELETE``. The app
+writes every request's ``METHOD /path`` to a file: what was called is known apart
+from the probe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _needs import need_module
+
+# In-process: the words, exit codes and files are those of a subprocess.
+from _support.cli import fidelity_inprocess as fidelity
+from _support.servers import serving
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The notes API on loopback: its base URL and the file of its calls."""
+    need_module("fastapi")
+    calls = tmp_path_factory.mktemp("openapi") / "calls.txt"
+    calls.touch()
+    with serving("openapi_app.py", str(calls)) as url:
+        yield url, calls
+
+
+def _calls(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _cards(path: Path) -> dict[str, dict[str, object]]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return {card["name"]: card for card in document["cards"]}
+
+
+def _kinds(card: dict[str, object]) -> set[str]:
+    observations = card["observations"]
+    assert isinstance(observations, list)
+    return {k for o in observations for k in o["kinds"]}
+
+
+def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
+    api: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, calls = api
+    before = len(_calls(calls))
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--families",
+        "normalization,whitespace,case", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    cards = _cards(out)
+    assert set(cards) == {
+        "POST:/notes:body.title",
+        "POST:/notes:body.body",
+        "POST:/notes:body.tags.0",
+        "POST:/notes:body.meta.author",
+        "POST:/items:body.name",
+        "GET:/search:query.q",
+    }
+    assert _kinds(cards["POST:/notes:body.title"]) == set()
+    assert _kinds(cards["POST:/notes:body.tags.0"]) == set()
+    assert _kinds(cards["GET:/search:query.q"]) == set()
+    assert "unicode.nfc" in _kinds(cards["POST:/notes:body.body"])
+    assert "whitespace.strip" in _kinds(cards["POST:/notes:body.meta.author"])
+    assert "unicode.case" in _kinds(cards["POST:/items:body.name"])
+    # The map names the rows as METHOD /path field.
+    for row in ("POST /notes body.meta.author", "POST /items body.name"):
+        assert any(ln.startswith(row) for ln in result.stdout.splitlines())
+    # The enum is listed, not sent; the item's name is read back by its id.
+    assert "POST /notes body.kind" in result.stdout
+    assert "constrained (enum)" in result.stdout
+    made = _calls(calls)[before:]
+    assert any(c.startswith("GET /items/") for c in made)
+    assert not any(c.startswith("DELETE") for c in made)
+    setup = cards["POST:/items:body.name"]["facts"]["setup"]  # type: ignore[index]
+    assert setup["read_url"].endswith("/items/{id}")
+    assert setup["id_from"] == "json:id"
+
+
+def test_without_yes_only_get_is_called_and_the_rest_needs_yes(
+    api: tuple[str, Path],
+) -> None:
+    url, calls = api
+    before = len(_calls(calls))
+    result = fidelity(
+        "probe", "--openapi", f"{url}/openapi.json", "--families", "whitespace",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    made = _calls(calls)[before:]
+    assert made
+    assert all(c.split()[0] == "GET" for c in made), made
+    assert "GET /search query.q" in result.stdout
+    for row in ("POST /notes body.title", "POST /items body.name"):
+        line = next(ln for ln in result.stdout.splitlines() if row in ln)
+        assert "needs --yes" in line
+
+
+def test_dry_run_says_where_each_row_is_read_back(api: tuple[str, Path]) -> None:
+    url, calls = api
+    before = len(_calls(calls))
+    result = fidelity("probe", "--openapi", f"{url}/openapi.json", "--yes", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    item = next(ln for ln in lines if "POST /items body.name" in ln)
+    assert "GET /items/{item_id} with the id from json:id" in item
+    note = next(ln for ln in lines if "POST /notes body.title" in ln)
+    assert "the response" in note
+    assert _calls(calls)[before:] == ["GET /openapi.json", "GET /openapi.json"]
+
+
+def test_only_op_and_max_requests_spread_over_every_row(
+    api: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, calls = api
+    before = len(_calls(calls))
+    out = tmp_path / "result.json"
+    result = fidelity(
+        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--only-op", "POST /notes*",
+        "--max-requests", "12", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    cards = _cards(out)
+    assert set(cards) == {
+        "POST:/notes:body.title",
+        "POST:/notes:body.body",
+        "POST:/notes:body.tags.0",
+        "POST:/notes:body.meta.author",
+    }
+    assert all(card["observations"] for card in cards.values())
+    made = [c for c in _calls(calls)[before:] if c != "GET /openapi.json"]
+    assert made
+    assert set(made) == {"POST /notes"}
+    assert len(made) <= 12
+
+
+def test_card_html_and_describe_hold_one_block_per_row(
+    api: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, _ = api
+    card, page, out = tmp_path / "CARD.md", tmp_path / "report.html", tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--only-op", "POST /items",
+        "--families", "case", "--card", str(card), "--html", str(page), "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    text = card.read_text(encoding="utf-8")
+    assert text.count("<!-- fidelity:begin POST:/items:body.name -->") == 1
+    assert "POST /items" in page.read_text(encoding="utf-8")
+    described = fidelity("card", str(out), "--describe")
+    assert described.returncode == 0, described.stderr
+    assert "POST:/items:body.name" in described.stdout
+    assert "case" in described.stdout
+    checked = fidelity("card", str(out), "--check", str(card))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- the document -------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, document: object, name: str = "api.json") -> str:
+    path = tmp_path / name
+    text = document if isinstance(document, str) else json.dumps(document)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+_PATHS = {
+    "/echo": {
+        "get": {
+            "parameters": [
+                {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}
+            ],
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("document", "words"),
+    [
+        ({"swagger": "2.0", "paths": _PATHS}, "Swagger 2.0"),
+        ({"openapi": "4.0.0", "paths": _PATHS}, "OpenAPI 4.0.0"),
+        ({"openapi": "3.1.0", "paths": {}}, "has no paths"),
+        (
+            {
+                "openapi": "3.0.3",
+                "paths": {
+                    "/a": {
+                        "post": {
+                            "requestBody": {
+                                "content": {
+                                    "application/json": {
+                                        "schema": {"$ref": "#/components/schemas/Missing"}
+                                    }
+                                }
+                            },
+                            "responses": {},
+                        }
+                    }
+                },
+            },
+            "$ref '#/components/schemas/Missing' does not resolve",
+        ),
+        (
+            {"openapi": "3.0.3", "paths": {"/a": {"$ref": "other.yaml#/paths/a"}}},
+            "points outside the document",
+        ),
+        ("{not json: [", "neither JSON nor YAML"),
+    ],
+)
+def test_a_document_that_cannot_be_read_is_one_sentence_and_exit_2(
+    tmp_path: Path, document: object, words: str
+) -> None:
+    spec = _write(tmp_path, document)
+    result = fidelity("probe", "--openapi", spec, "http://127.0.0.1:9/", "--dry-run")
+    assert result.returncode == 2
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_yaml_31_document_with_its_server_and_defaults(tmp_path: Path) -> None:
+    spec = _write(
+        tmp_path,
+        """
+openapi: 3.1.0
+servers: [{url: "http://127.0.0.1:9/v1"}]
+components:
+  schemas:
+    Book:
+      type: object
+      required: [title, year]
+      properties:
+        title: {type: string}
+        year: {type: integer, minimum: 1900}
+        isbn: {type: string, pattern: "^[0-9]+$"}
+paths:
+  /shelves/{bid}/books:
+    parameters:
+      - {name: bid, in: path, required: true, schema: {type: integer}}
+    put:
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/Book"}
+      responses: {"200": {description: ok}}
+    delete:
+      responses: {"204": {description: gone}}
+""",
+        "api.yaml",
+    )
+    result = fidelity("probe", "--openapi", spec, "--default", "bid=3", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "target: HTTP API at http://127.0.0.1:9/v1" in result.stdout
+    assert "PUT /shelves/{bid}/books body.title" in result.stdout
+    assert "needs --yes" in result.stdout
+    assert "constrained (pattern: ^[0-9]+$)" in result.stdout
+    assert "DELETE /shelves/{bid}/books" in result.stdout  # listed, never called
+
+
+def test_openapi_options_alone_are_a_usage_error() -> None:
+    result = fidelity("probe", "http://127.0.0.1:9/", "--only-op", "GET /*")
+    assert result.returncode == 2
+    assert "add --openapi SPEC" in result.stderr
