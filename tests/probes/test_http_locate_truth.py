@@ -25,6 +25,14 @@ HARD = (
 )
 
 
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 @pytest.fixture(scope="module")
 def truth() -> Iterator[str]:
     need_module("starlette")
@@ -48,6 +56,10 @@ def test_a_located_read_back_never_makes_a_finding(
     truth: str, route: str, options: dict[str, Any], expected: str
 ) -> None:
     payloads = [*HARD, *(p.text for p in one_per_family(catalogue()))]
+    if route == "job":
+        # A text answer is UTF-8: it has no form for a lone surrogate (sent as its JSON
+        # escape), so that endpoint cannot give one back; the JSON answers can.
+        payloads = [t for t in payloads if not _lone_surrogate(t)]
     with probes.http(f"{truth}{route}", read=None, **options) as probe:
         assert probe.calibrate() == expected
         seen = [probe.observe(text) for text in payloads]
