@@ -251,7 +251,7 @@ def _truth_app() -> Any:
     from starlette.responses import PlainTextResponse, Response
     from starlette.routing import Route
 
-    def JSONResponse(document: object) -> Response:  # noqa: N802
+    def JSONResponse(document: object) -> Response:
         # json.dumps escapes what is not ASCII: a lone surrogate (sent as its JSON
         # escape) goes back as its escape, as the request carried it.
         return Response(json.dumps(document), media_type="application/json")
