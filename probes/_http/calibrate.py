@@ -52,7 +52,7 @@ class HttpProbe(Protocol):
 
     def _start(self) -> httpx.Client: ...
 
-    def _build(self, text: str, *, echo: bool) -> httpx.Request: ...
+    def _build(self, text: str, *, echo: bool, n: int = 0) -> httpx.Request: ...
 
     def _exchange(self, request: httpx.Request) -> Reply: ...
 
@@ -126,7 +126,7 @@ def _send(probe: HttpProbe, marker: str, i: int) -> Reply | None:
     when the target is the reference reflector."""
     value = f"the plain value {marker!r}" if i == 0 else f"a value with {MARKER_SHAPES[i]}"
     try:
-        request = probe._build(marker, echo=False)
+        request = probe._build(marker, echo=False, n=CALIBRATION_NUMBERS[i])
         reply = probe._exchange(request)
         if probe._is_reflection(reply):
             probe._seen_reflector = probe._decided = probe._calibrated = True
