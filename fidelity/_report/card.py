@@ -305,7 +305,10 @@ class Card:
             # The value was read back by another tool: a rewrite may be either's doing.
             name = f"between {setup.tool}.{name} and {setup.read_tool}"
         elif setup is not None and setup.read_url:
-            name = f"between {setup.send or name} and GET {setup.read_url}"
+            # An --openapi row's card is named for its operation and field
+            # (POST:/items:body.name): that says more than the send place alone.
+            sent = self.name if ":/" in self.name else setup.send or name
+            name = f"between {sent} and GET {setup.read_url}"
         refused = refused_families(
             (o.families, "silent" if o.silent else o.status) for o in self.observations
         )
