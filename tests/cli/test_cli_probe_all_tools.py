@@ -219,7 +219,7 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
     # Every calibration value was sent and none came back; the first one's failure ends it.
     assert made.count("gzip-file-as-resource") == 3
     assert made.count("simulate-research-query") == 1
-    assert made.count("echo") == 1 + 17
+    assert made.count("echo") == 3 + 17  # the three calibration calls and one per payload
     assert set(made) == {"echo", "gzip-file-as-resource", "simulate-research-query"}
 
 
