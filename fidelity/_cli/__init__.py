@@ -107,8 +107,20 @@ def error(message: str) -> None:
     print(f"fidelity: {safe(message)}", file=sys.stderr)
 
 
+def _hypothesis_out_of_cwd() -> None:
+    """Hypothesis keeps its caches (Unicode tables, examples) in ``./.hypothesis``, which
+    a command run in a user's project would leave behind: they go to the user's cache
+    directory instead, unless ``HYPOTHESIS_STORAGE_DIRECTORY`` already says where. (The
+    pytest plugin leaves a suite's own Hypothesis settings alone.)"""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(base, "param-fidelity", "hypothesis")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    _hypothesis_out_of_cwd()
     parser = _parser()
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)

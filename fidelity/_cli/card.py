@@ -40,7 +40,13 @@ def register(sub: Any) -> None:
             "that the document still matches."
         ),
     )
-    p.add_argument("result", metavar="RESULT.json", help="a JSON result ('-' reads stdin)")
+    p.add_argument(
+        "result",
+        nargs="+",
+        metavar="RESULT.json",
+        help="a JSON result ('-' reads stdin); several (the parts of a run split across CI "
+        "jobs) are joined in the order given",
+    )
     action = p.add_mutually_exclusive_group()
     action.add_argument(
         "--update", metavar="DOC.md", help="rewrite the card's block in DOC.md (created if absent)"
@@ -59,6 +65,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--name", help="block name (default: the card's name; only for a single-card result)"
     )
+    p.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="also write the cards' JUnit XML for a CI system (as fidelity probe --junit does)",
+    )
     p.set_defaults(run=run)
 
 
@@ -66,13 +77,18 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
     from fidelity._report.card import cards_from_json
     from fidelity._report.results import read_limited
 
-    cards = cards_from_json(
-        read_limited(args.result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+    if args.result.count("-") > 1:
+        raise UsageError("standard input ('-') can be read once; name it once.")
+    cards = tuple(
+        card
+        for result in args.result
+        for card in cards_from_json(
+            read_limited(result, "result", limit=MAX_RESULT_BYTES, dash_is_stdin=True)
+        )
     )
     if args.name is not None and len(cards) != 1:
-        raise UsageError(
-            f"--name applies to a result with one card; {args.result} holds {len(cards)}."
-        )
+        shown = " ".join(safe(r) for r in args.result)
+        raise UsageError(f"--name applies to a result with one card; {shown} holds {len(cards)}.")
     for card in cards:
         if not card.complete:
             print(
@@ -80,6 +96,24 @@ def _cards(args: argparse.Namespace) -> tuple[tuple[str, Card], ...]:
                 file=sys.stderr,
             )
     return tuple((args.name or card.name, card) for card in cards)
+
+
+def _texts(args: argparse.Namespace) -> list[bytes]:
+    from fidelity._report.results import read_limited
+
+    return [read_limited(r, "result", limit=MAX_RESULT_BYTES) for r in args.result if r != "-"]
+
+
+def _join(args: argparse.Namespace, named: tuple[tuple[str, Card], ...]) -> int:
+    """The parts of a run split across CI jobs, joined: the map of servers x families,
+    the document and the JUnit that one ``fidelity probe --config`` run writes."""
+    from fidelity._cli.joined import read_parts, servers_map, write_cards
+
+    cards = [card for _, card in named]
+    failed = read_parts(_texts(args))
+    sys.stdout.write(servers_map(cards, failed))
+    write_cards(cards, card_path=args.update, junit_path=args.junit, failed=failed)
+    return 0
 
 
 def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
@@ -141,7 +175,23 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Print, update, check or describe; return the exit code."""
+    if args.junit is not None:
+        from fidelity._report.results import writable
+
+        if args.junit == "-":
+            raise UsageError("--junit needs a file name, e.g. --junit fidelity.xml.")
+        writable(args.junit, "--junit")
     named = _cards(args)
+    if len(args.result) > 1 and args.update is not None:
+        return _join(args, named)
+    if args.junit is not None:
+        from fidelity._cli.joined import FAILED_CASE, read_parts
+        from fidelity._cli.junit import write_junit
+
+        failed = read_parts(_texts(args))
+        write_junit(
+            args.junit, [card for _, card in named], [(s, FAILED_CASE, e) for s, e in failed]
+        )
     if args.describe:
         return _describe(named)
     if args.update is not None:

@@ -73,6 +73,11 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="write the map as a self-contained HTML page (click a cell for its examples)",
     )
+    p.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="write JUnit XML for a CI system: a testsuite per chain, a testcase per family",
+    )
     p.add_argument("--list", action="store_true", help="list the chains and their availability")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no map")
     p.set_defaults(run=run)
@@ -143,6 +148,10 @@ def _save(
         _write(args.json, cards_to_json(cards))
     if args.card is not None:
         _write(args.card, "\n".join(c.to_markdown() for c in cards))
+    if args.junit is not None and final:
+        from fidelity._cli.junit import write_junit
+
+        write_junit(args.junit, cards)
     if args.html is not None and final:
         from fidelity._report.html.survey import render_survey_html
 
@@ -181,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html == "-":
         raise UsageError("--html needs a file name, e.g. --html survey.html.")
     _check_output(args.html, "--html")
+    if args.junit == "-":
+        raise UsageError("--junit needs a file name, e.g. --junit fidelity.xml.")
+    _check_output(args.junit, "--junit")
 
     from fidelity._core.siblings import load
 

@@ -163,6 +163,68 @@ def _check(cards: tuple[Card, ...], directory: Path) -> dict[str, list[str]]:
     return {name: lines for name, lines in failures.items() if lines}
 
 
+def _findings_lines(log: SessionLog) -> list[str]:
+    """The summary's first lines: the chains and rewrites found, the allows no test
+    needed, and the workers that sent no results."""
+    from fidelity._pytest.coverage import unused_allows
+
+    lines: list[str] = []
+    findings = log.findings()
+    notable = [f for f in findings if f.kinds or any(s != "preserved" for s, _ in f.statuses)]
+    if notable:
+        lines.append("chains and rewrites found:")
+        lines.extend(_finding_line(f) for f in notable)
+    lines.extend(unused_allows(findings))
+    for worker in log.workers_lost:  # xdist already fails the run for the crash
+        lines.append(f"worker {safe(worker)!s} sent no results: its cards are missing")
+    return lines
+
+
+def _check_lines(
+    lines: list[str], merged: MergedCards, check_dir: str, partial: str | None
+) -> dict[str, list[str]]:
+    """Check the merged cards against the committed ones in ``check_dir``, adding the
+    summary's lines to ``lines``; the cards that drifted, with their problem lines."""
+    from fidelity._pytest.coverage import unproduced_cards
+
+    cards = merged.cards
+    if not cards and not merged.problems:
+        lines.append(f"no cards were produced in this session: nothing to check ({_WHERE})")
+    card_failures = _check(cards, Path(check_dir))
+    unproduced = unproduced_cards(
+        Path(check_dir), {card_filename(c.name) for c in cards}, partial=partial
+    )
+    if partial is None:
+        card_failures.update(unproduced.failures)
+    if card_failures:
+        lines.append("card drift (the chains now behave differently; the run fails):")
+        lines.extend(line for problems in card_failures.values() for line in problems)
+    matched = len(cards) - len(card_failures.keys() & {c.name for c in cards})
+    if matched:
+        lines.append(f"{matched} card(s) match {safe(check_dir)!s}")
+    lines.extend(unproduced.notes)
+    return card_failures
+
+
+def _write_lines(lines: list[str], merged: MergedCards, cards_dir: str) -> bool:
+    """Write the merged cards to ``cards_dir``, adding the summary's lines to ``lines``;
+    True when they could not be written."""
+    cards = merged.cards
+    if not cards:
+        if not merged.problems:
+            lines.append(f"no cards were produced in this session: nothing written ({_WHERE})")
+        return False
+    try:
+        stems = _write(cards, Path(cards_dir))
+    except (OSError, UsageError) as exc:
+        lines.append(f"cannot write cards to {safe(cards_dir)!s}: {safe(str(exc))}")
+        return True
+    lines.append(
+        f"cards written to {safe(cards_dir)!s}: " + ", ".join(f"{s}.md/.json" for s in stems)
+    )
+    return False
+
+
 def finish(
     log: SessionLog, settings: PluginSettings, *, partial: str | None = None
 ) -> SessionReport:
@@ -173,19 +235,9 @@ def finish(
     Never raises for bad data: what cannot be merged, read or written becomes a line of
     the summary and fails the session.
     """
-    from fidelity._pytest.coverage import unproduced_cards, unused_allows
-
-    lines: list[str] = []
-    findings = log.findings()
-    notable = [f for f in findings if f.kinds or any(s != "preserved" for s, _ in f.statuses)]
-    if notable:
-        lines.append("chains and rewrites found:")
-        lines.extend(_finding_line(f) for f in notable)
-    lines.extend(unused_allows(findings))
+    lines = _findings_lines(log)
     failed = False
     card_failures: dict[str, list[str]] = {}
-    for worker in log.workers_lost:  # xdist already fails the run for the crash
-        lines.append(f"worker {safe(worker)!s} sent no results: its cards are missing")
     try:
         merged = merged_cards(log)
     except (UsageError, ValueError) as exc:
@@ -193,43 +245,13 @@ def finish(
             lines=(*lines, f"the session's cards cannot be merged: {safe(str(exc))}"),
             failed=True,
         )
-    cards = merged.cards
     if merged.problems:
         failed = True
         lines.append("cards left out:")
         lines.extend(f"  {p}" for p in merged.problems)
     if settings.check_dir is not None:
-        if not cards and not merged.problems:
-            lines.append(f"no cards were produced in this session: nothing to check ({_WHERE})")
-        card_failures = _check(cards, Path(settings.check_dir))
-        unproduced = unproduced_cards(
-            Path(settings.check_dir), {card_filename(c.name) for c in cards}, partial=partial
-        )
-        if partial is None:
-            card_failures.update(unproduced.failures)
-        if card_failures:
-            failed = True
-            lines.append("card drift (the chains now behave differently; the run fails):")
-            lines.extend(line for problems in card_failures.values() for line in problems)
-        matched = len(cards) - len(card_failures.keys() & {c.name for c in cards})
-        if matched:
-            lines.append(f"{matched} card(s) match {safe(settings.check_dir)!s}")
-        lines.extend(unproduced.notes)
+        card_failures = _check_lines(lines, merged, settings.check_dir, partial)
+        failed = failed or bool(card_failures)
     if settings.cards_dir is not None:
-        if not cards:
-            if not merged.problems:
-                lines.append(f"no cards were produced in this session: nothing written ({_WHERE})")
-        else:
-            try:
-                stems = _write(cards, Path(settings.cards_dir))
-            except (OSError, UsageError) as exc:
-                failed = True
-                lines.append(
-                    f"cannot write cards to {safe(settings.cards_dir)!s}: {safe(str(exc))}"
-                )
-            else:
-                lines.append(
-                    f"cards written to {safe(settings.cards_dir)!s}: "
-                    + ", ".join(f"{s}.md/.json" for s in stems)
-                )
+        failed = _write_lines(lines, merged, settings.cards_dir) or failed
     return SessionReport(lines=tuple(lines), failed=failed, card_failures=card_failures)

@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fidelity._core.errors import UsageError, ended
 from fidelity._core.kinds import Status
@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from fidelity._report.rewrites import Rewrite
 
 __all__ = ["SCHEMA_VERSION", "Card", "cards_from_json", "cards_to_json"]
+
+_T = TypeVar("_T")
 
 
 def _today() -> str:
@@ -180,42 +182,14 @@ class Card:
         of different names without ``name=``, are a ``UsageError``.
         """
         pool = tuple(cards)
-        if not pool or not all(isinstance(c, Card) for c in pool):
-            raise UsageError("Card.merge needs one or more Card objects.")
-        chains = sorted({c.facts.chain for c in pool})
-        if len(chains) > 1:
-            raise UsageError(
-                f"cannot merge cards of different chains ({', '.join(map(repr, chains))})."
-            )
-        names = sorted({c.name for c in pool})
-        if name is None and len(names) > 1:
-            raise UsageError(
-                f"the cards have different names ({', '.join(map(repr, names))}); pass name=."
-            )
+        chain, merged_name = _merge_target(pool, name)
         observations = tuple(sorted({o for c in pool for o in c.observations}, key=_canonical))
-        clients = {c.clients for c in pool}
-        seeds = {c.facts.seed for c in pool}
-        setups = {c.facts.setup for c in pool}
-        environments = {c.facts.environment for c in pool}
-        catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
         return cls(
-            name=name or names[0],
-            facts=CardFacts(
-                version=", ".join(sorted({c.facts.version for c in pool})),
-                date=max(c.facts.date for c in pool),
-                chain=chains[0],
-                catalogue_size=len(catalogue),
-                examples=sum(c.facts.examples for c in pool),
-                seed=seeds.pop() if len(seeds) == 1 else None,
-                allow=tuple(sorted({k for c in pool for k in c.facts.allow})),
-                complete=all(c.facts.complete for c in pool),
-                setup=setups.pop() if len(setups) == 1 else None,
-                warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
-                environment=environments.pop() if len(environments) == 1 else None,
-            ),
+            name=merged_name,
+            facts=_merged_facts(pool, chain, observations),
             rows=_rows(observations),
             observations=observations,
-            clients=clients.pop() if len(clients) == 1 else None,
+            clients=_sole({c.clients for c in pool}),
             rewrites=_pooled(c.rewrites for c in pool),
         )
 
@@ -452,3 +426,47 @@ def cards_from_json(text: str | bytes) -> tuple[Card, ...]:
             raise UsageError("not a valid card collection: 'cards' must be a list.")
         return tuple(Card.from_dict(item) for item in items)
     return (Card.from_dict(raw),)
+
+
+def _sole(values: set[_T]) -> _T | None:
+    """The one value every merged card agrees on, else ``None``."""
+    return values.pop() if len(values) == 1 else None
+
+
+def _merge_target(pool: tuple[Card, ...], name: str | None) -> tuple[str, str]:
+    """The chain and the name of the card merging ``pool``; a ``UsageError`` when
+    ``pool`` is empty, holds other objects, mixes chains, or mixes names without
+    ``name``."""
+    if not pool or not all(isinstance(c, Card) for c in pool):
+        raise UsageError("Card.merge needs one or more Card objects.")
+    chains = sorted({c.facts.chain for c in pool})
+    if len(chains) > 1:
+        raise UsageError(
+            f"cannot merge cards of different chains ({', '.join(map(repr, chains))})."
+        )
+    names = sorted({c.name for c in pool})
+    if name is None and len(names) > 1:
+        raise UsageError(
+            f"the cards have different names ({', '.join(map(repr, names))}); pass name=."
+        )
+    return chains[0], name or names[0]
+
+
+def _merged_facts(
+    pool: tuple[Card, ...], chain: str, observations: tuple[CardObservation, ...]
+) -> CardFacts:
+    """The facts of the card merging ``pool``: what the runs agree on, pooled counts."""
+    catalogue = {(o.payload_id, o.sent) for o in observations if not is_example(o.payload_id)}
+    return CardFacts(
+        version=", ".join(sorted({c.facts.version for c in pool})),
+        date=max(c.facts.date for c in pool),
+        chain=chain,
+        catalogue_size=len(catalogue),
+        examples=sum(c.facts.examples for c in pool),
+        seed=_sole({c.facts.seed for c in pool}),
+        allow=tuple(sorted({k for c in pool for k in c.facts.allow})),
+        complete=all(c.facts.complete for c in pool),
+        setup=_sole({c.facts.setup for c in pool}),
+        warnings=tuple(dict.fromkeys(w for c in pool for w in c.facts.warnings)),
+        environment=_sole({c.facts.environment for c in pool}),
+    )

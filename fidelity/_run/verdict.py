@@ -19,6 +19,11 @@ finished run and returns a :class:`Verdict`:
 
 Refusals in the client library before anything was sent (``client_side``) count toward
 none of these: the target never saw those payloads.
+
+A run over many parameters (``--all-tools``) is judged per parameter as above, then as a
+whole by :func:`unmeasured`: any parameter it set out to survey that measured nothing
+(no read-back found, arguments that could not be made, every payload lost or rejected)
+fails the run (exit 3, the results kept); a parameter the user left out is not counted.
 """
 
 from __future__ import annotations
@@ -31,9 +36,22 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.failures import FailureKind
 from fidelity._probe.observation import Observation
+from fidelity._report.card_records import CardObservation
 from fidelity._run.messages import one_line
 
-__all__ = ["REPLY_TOO_LARGE", "UNPARSABLE", "Verdict", "broke", "common_error", "judge", "wrapped"]
+__all__ = [
+    "REPLY_TOO_LARGE",
+    "UNPARSABLE",
+    "Verdict",
+    "broke",
+    "common_error",
+    "error_of",
+    "judge",
+    "measured_counts",
+    "recorded",
+    "unmeasured",
+    "wrapped",
+]
 
 #: The error type of an observation whose reply the client library could not parse.
 UNPARSABLE = FailureKind.UNPARSABLE.value
@@ -48,6 +66,8 @@ _PAYLOAD = "<payload>"
 _MIN_QUOTED = 4
 #: Different payloads that must have come back as one text before it is suspected.
 _SAME_PAYLOADS = 3
+#: Parameters named in the sentence of a run over many; the others are counted.
+_NAMED = 6
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -243,3 +263,59 @@ def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: b
         f"every value came back {what}, at {where}: name where the value alone comes back "
         f"with --read (such as {option} over the same text), or leave --read out to locate it."
     )
+
+
+def recorded(observations: Sequence[CardObservation]) -> tuple[Observation, ...]:
+    """The observations of a card's records, as much as the verdict reads of them
+    (statuses, values, errors, client side), so a result file is judged by the same
+    rules as the run that wrote it."""
+    return tuple(
+        Observation(
+            sent=str(o.sent.value()),
+            status=Status(o.status),
+            received=None if o.received is None else o.received.value(),
+            error_type=o.error_type,
+            error=o.error,
+            client_side=o.client_side,
+            payload_id=o.payload_id,
+            families=o.families,
+        )
+        for o in observations
+    )
+
+
+def error_of(observations: Sequence[CardObservation], *, complete: bool = True) -> str:
+    """The sentence that makes a recorded run an error (``""`` when none): it did not
+    complete, payloads broke the chain, or the verdict failed (nothing measured, a
+    protocol failure). The same for a run and for the result file it wrote."""
+    if not complete:
+        return "the run did not complete; the result holds what it saw"
+    seen = recorded(observations)
+    if not seen:
+        return "nothing was measured: no payload was sent"
+    broken = broke(seen)
+    if broken:
+        return broken
+    return judge(seen, read="", read_found=False).failure
+
+
+def unmeasured(names: Sequence[str], *, surveyed: int) -> str:
+    """The failure of a run over ``surveyed`` parameters when those ``names`` measured
+    nothing (``""`` when none did): one sentence, naming them, for exit 3."""
+    if not names:
+        return ""
+    shown = ", ".join(safe(n) for n in names[:_NAMED])
+    if len(names) > _NAMED:
+        shown += f" and {len(names) - _NAMED} more"
+    return (
+        f"{len(names)} of the {surveyed} tool parameters surveyed measured nothing ({shown}); "
+        "the lines above say why, and the results of the others are kept."
+    )
+
+
+def measured_counts(measured: int, unmeasured_count: int) -> str:
+    """``N parameters measured, M measured nothing`` for a run's summary line."""
+    line = f"{measured} parameter{'s' if measured != 1 else ''} measured"
+    if unmeasured_count:
+        line += f", {unmeasured_count} measured nothing"
+    return line

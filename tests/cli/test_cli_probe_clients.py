@@ -647,3 +647,36 @@ def test_a_few_unparsable_replies_are_a_warning_per_client_as_for_one_client() -
     for client in ("python", "python-2026"):
         assert f"{client}: 17 payloads: 15 preserved, 2 broken." in many.stdout
         assert f"warning: {client}: the target's reply to 2 of the 17 payloads" in many.stdout
+
+
+@pytest.mark.parametrize("failing", ["python", "python-2026"])
+def test_a_client_that_cannot_open_hides_no_other_clients_results(
+    tmp_path: Path, failing: str
+) -> None:
+    # A server that starts once only (the second start exits at once), or fails its first
+    # start only: one client cannot open it; the other's table, JSON and card stand.
+    mark = tmp_path / "started"
+    serve = f"exec {sys.executable} -m probes._mcp"
+    once = f"if [ -e {mark} ]; then exit 1; else touch {mark}; {serve}; fi"
+    later = f"if [ -e {mark} ]; then {serve}; else touch {mark}; exit 1; fi"
+    out, card = tmp_path / "r.json", tmp_path / "CARD.md"
+    result = fidelity(
+        "probe", "--mcp", "--clients", "python,python-2026", "--families", "quotes",
+        "--json", str(out), "--card", str(card),
+        "--", "sh", "-c", once if failing == "python-2026" else later,
+        cwd=REPO, timeout=300,
+    )  # fmt: skip
+    other = "python" if failing == "python-2026" else "python-2026"
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.startswith(
+        f"fidelity: the run through {failing} did not finish ({failing}: could not open an "
+        "MCP session"
+    )
+    assert f"{other}: 17 payloads: 17 preserved.\n" in result.stdout
+    document = json.loads(out.read_text())
+    runs = {r["client"]: r for r in document["clients"]["runs"]}
+    assert runs[other]["complete"] is True
+    assert runs[failing]["complete"] is False
+    assert runs[failing]["error"].startswith("could not open an MCP session")
+    assert len(document["observations"]) == 17
+    assert "preserved" in card.read_text()

@@ -85,6 +85,12 @@ def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
         # The identity edit finds the rewrite the filesystem server makes: exit 1.
         assert result.returncode == 1, result.stderr
         assert "rewrites beyond --allow: newline.crlf_to_lf" in summary
+    elif "--all-tools" in command:
+        # server-everything's prompt and resource parameters that measure nothing: exit 3,
+        # the others' results kept.
+        assert result.returncode == 3, result.stderr
+        assert "measured nothing" in result.stderr
+        assert "preserved" in summary
     else:
         assert result.returncode == 0, result.stderr
         assert "preserved" in summary

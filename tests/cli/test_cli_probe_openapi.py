@@ -273,3 +273,30 @@ def test_openapi_options_alone_are_a_usage_error() -> None:
     result = fidelity("probe", "http://127.0.0.1:9/", "--only-op", "GET /*")
     assert result.returncode == 2
     assert "add --openapi SPEC" in result.stderr
+
+
+def test_an_api_behind_a_token_is_surveyed_with_header_and_the_token_is_written_nowhere(
+    tmp_path: Path,
+) -> None:
+    need_module("fastapi")
+    calls = tmp_path / "calls.txt"
+    calls.touch()
+    secret = "s3cr3t-token-for-openapi"
+    with serving("openapi_app.py", str(calls), secret) as url:
+        words = ("probe", "--openapi", f"{url}/openapi.json", "--only-op", "GET /search",
+                 "--families", "quotes")  # fmt: skip
+        refused = fidelity(*words)
+        out, card = tmp_path / "r.json", tmp_path / "CARD.md"
+        result = fidelity(
+            *words, "--header", "Authorization: Bearer ${OPENAPI_TOKEN}",
+            "--json", str(out), "--card", str(card), env={"OPENAPI_TOKEN": secret},
+        )  # fmt: skip
+    assert refused.returncode == 3, refused.stdout + refused.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    (only,) = _cards(out).values()
+    observations = only["observations"]
+    assert isinstance(observations, list)
+    assert observations
+    assert {o["status"] for o in observations} == {"preserved"}
+    for text in (result.stdout, result.stderr, out.read_text(), card.read_text()):
+        assert secret not in text

@@ -1,8 +1,10 @@
 """A small notes API with an OpenAPI document, served by uvicorn on loopback.
 
-Run as ``python openapi_app.py CALLS`` : prints ``listening on URL`` and serves until
-stopped. Every request's ``METHOD /path`` is appended to the file CALLS (one line
-each), so a test sees what was called (the DELETE above all).
+Run as ``python openapi_app.py CALLS [TOKEN]`` : prints ``listening on URL`` and serves
+until stopped. With TOKEN, every request but the document's needs
+``Authorization: Bearer TOKEN`` (else 401). Every request's ``METHOD /path`` is
+appended to the file CALLS (one line each), so a test sees what was called (the DELETE
+above all).
 
 What it stores, per field:
 - ``POST /notes``: ``title`` as sent, ``body`` NFC-normalized, ``meta.author``
@@ -28,6 +30,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 
 CALLS = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+TOKEN = sys.argv[2] if len(sys.argv) > 2 else None
 app = FastAPI(title="notes", version="1")
 
 
@@ -36,6 +39,13 @@ async def record(request: Request, call_next):  # type: ignore[no-untyped-def]
     if CALLS is not None:
         with CALLS.open("a", encoding="utf-8") as out:
             out.write(f"{request.method} {request.url.path}\n")
+    wanted = f"Bearer {TOKEN}"
+    if (
+        TOKEN
+        and request.url.path != "/openapi.json"
+        and request.headers.get("authorization") != wanted
+    ):
+        return JSONResponse({"detail": "not authenticated"}, status_code=401)
     return await call_next(request)
 
 

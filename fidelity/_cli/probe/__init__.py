@@ -82,8 +82,10 @@ exit codes:
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
      quoted). Results gathered so far are kept.
-  With --all-tools: 3 when the server or a parameter's run broke, or no parameter
-  measured anything; a parameter that measured nothing is a warning.
+  With --all-tools: 3 when the server or a parameter's run broke, or any parameter
+  surveyed measured nothing (no read-back, arguments not made, every payload lost
+  or rejected; the others' results are kept); tools left out with --skip-tool or
+  --only-tool are not counted.
   With --clients: these rules hold for each client's run; one client that measured
   nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.
@@ -251,6 +253,25 @@ def register(sub: Any) -> None:
         "others are made from its schema; same placeholders)",
     )
     target.add_argument(
+        "--skip-tool",
+        action="append",
+        metavar="GLOB",
+        help="with --all-tools: never call the tools matching GLOB, in any role (repeat)",
+    )
+    target.add_argument(
+        "--only-tool",
+        action="append",
+        metavar="GLOB",
+        help="with --all-tools: call only the tools matching GLOB (repeat)",
+    )
+    target.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="MCP stdio: run the server in a fresh temporary directory (its working "
+        "directory, {sandbox} in the command and arguments) with its own HOME and TMPDIR "
+        "and a minimal environment, all removed afterwards",
+    )
+    target.add_argument(
         "--openapi",
         metavar="SPEC",
         help="HTTP: survey every string field of every operation of this OpenAPI 3.0/3.1 "
@@ -276,7 +297,8 @@ def register(sub: Any) -> None:
         metavar="NAME=JSON",
         help="with --openapi: the value of a path, query or header parameter or a body "
         "field NAME in every request, such as --default bid=3 (the others are made from "
-        "the schema)",
+        "the schema); with --all-tools: the argument NAME (JSON) of every tool that has a "
+        "parameter of that name ({n}, {run}, {sandbox} in its strings)",
     )
     target.add_argument(
         "--clients",
@@ -291,6 +313,22 @@ def register(sub: Any) -> None:
         action="store_true",
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
         "are hints from an untrusted server, not guarantees)",
+    )
+    servers = p.add_argument_group("several servers")
+    servers.add_argument(
+        "--config",
+        metavar="FILE",
+        help="survey every MCP server of a client's configuration file (an mcpServers or a "
+        "servers map; comments allowed) with the --all-tools rules, one process per server",
+    )
+    servers.add_argument(
+        "--server",
+        action="append",
+        metavar="NAME",
+        help="with --config: only this server (repeat for several)",
+    )
+    servers.add_argument(
+        "--jobs", metavar="N", help="with --config: servers surveyed at once (default 1)"
     )
     budget = p.add_argument_group("budget")
     budget.add_argument(
@@ -328,6 +366,13 @@ def register(sub: Any) -> None:
     )
     report.add_argument("--json", metavar="FILE", help="write the JSON result ('-' for stdout)")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    report.add_argument(
+        "--junit",
+        metavar="FILE.xml",
+        help="write JUnit XML for a CI system: a testsuite per target, a testcase per "
+        "parameter (a failure names the rewrites beyond --allow, an error a run that broke "
+        "or measured nothing)",
+    )
     report.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     actions = p.add_argument_group("instead of probing")
     actions.add_argument(
@@ -341,8 +386,17 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
+    from fidelity._cli.probe.isolation import sandboxed
     from fidelity._cli.probe.plan import plan_from_args
 
+    if args.config is not None:
+        from fidelity._cli.probe.servers import execute_config
+
+        return execute_config(args)
+    if args.server or args.jobs is not None:
+        from fidelity._core.errors import UsageError
+
+        raise UsageError("--server and --jobs choose servers of --config FILE; give it.")
     if getattr(args, "openapi", None) is not None:
         from fidelity._cli.probe.openapi_cli import run_openapi
 
@@ -351,14 +405,15 @@ def run(args: argparse.Namespace) -> int:
 
     refuse_openapi_options(args)
     plan = plan_from_args(args)
-    if plan.all_tools and not plan.list_tools:
-        from fidelity._cli.probe.alltools import execute_all
+    with sandboxed(plan.sandbox):
+        if plan.all_tools and not plan.list_tools:
+            from fidelity._cli.probe.alltools import execute_all
 
-        return execute_all(plan)
-    if plan.clients and not (plan.list_tools or plan.dry_run):
-        from fidelity._cli.probe.clients import execute_clients
+            return execute_all(plan)
+        if plan.clients and not (plan.list_tools or plan.dry_run):
+            from fidelity._cli.probe.clients import execute_clients
 
-        return execute_clients(plan)
-    from fidelity._cli.probe.execute import execute
+            return execute_clients(plan)
+        from fidelity._cli.probe.execute import execute
 
-    return execute(plan)
+        return execute(plan)

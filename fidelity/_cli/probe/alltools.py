@@ -21,6 +21,7 @@ block of ``--card``, a section per tool in the ``--html`` page.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -47,7 +48,7 @@ from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
-from fidelity._run.verdict import Verdict, broke, judge
+from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ if TYPE_CHECKING:
     from fidelity._probe.observation import Observation
     from fidelity._report.card import Card
     from fidelity._report.outcomes import FamilyOutcome
-    from probes.frontend import ToolParam
+    from probes import McpTool
+    from probes.frontend import Inventory, ToolParam
 
 __all__ = ["ParamRun", "Row", "Rows", "execute_all", "report_runs", "run_param", "write_progress"]
 
@@ -116,6 +118,7 @@ class ParamRun:
     failure: str = ""
     nothing: str = ""
     note: str = ""
+    paired: str = ""
     planned: int = 0
     requests: int = 0
     fatal: bool = False
@@ -145,16 +148,47 @@ def _escaped(value: Any) -> Any:
     return value
 
 
-def _arguments(param: ToolParam, pinned: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The argument template of ``param``'s tool: ``None`` (made from the schema by the
-    probe, as for one tool), or with ``--args-for`` the made ones with the pinned ones
-    over them."""
-    if pinned is None:
-        return None
+def _arguments(
+    param: ToolParam, pinned: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The argument template of ``param``'s tool: the other arguments made from its
+    schema (their free-form names unique to each payload of this parameter, so no
+    parameter reads what an earlier one stored), the ``--default`` ones its tool has,
+    and its ``--args-for`` pins over them."""
     from probes.frontend import other_arguments
 
-    made = other_arguments(param.tool, param.path, plain_arguments)
-    return {**_escaped(made), **pinned}
+    made = _unique(param, _escaped(other_arguments(param.tool, param.path, plain_arguments)))
+    props = param.tool.input_schema.get("properties")
+    top = param.path.segments[0] if param.path.segments else None
+    shared = {
+        k: v for k, v in defaults.items() if isinstance(props, Mapping) and k in props and k != top
+    }
+    return {**made, **shared, **(pinned or {})}
+
+
+#: A made name: unique to the run's parameter ({run}) and payload ({n}).
+_UNIQUE = "fidelity-{run}-{n}"
+_CONSTRAINTS = ("enum", "const", "format", "pattern", "contentEncoding", "contentMediaType")
+
+
+def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
+    """``made`` with each top-level free-form string (a name, a key, a path) replaced by
+    one unique to the parameter's run and payload."""
+    props = param.tool.input_schema.get("properties")
+    if not isinstance(props, Mapping):
+        return made
+    top = param.path.segments[0] if param.path.segments else None
+    out = dict(made)
+    for key, value in made.items():
+        schema = props.get(key)
+        if key == top or not isinstance(value, str) or not isinstance(schema, Mapping):
+            continue
+        if schema.get("type") != "string" or any(c in schema for c in _CONSTRAINTS):
+            continue
+        limit = schema.get("maxLength", 64)
+        if isinstance(limit, int) and limit >= len("fidelity-00000000-000"):
+            out[key] = _UNIQUE
+    return out
 
 
 def _subplan(
@@ -180,6 +214,7 @@ def _subplan(
         json=None,
         card=None,
         html=None,
+        junit=None,
         all_tools=False,
         args_for=(),
     )
@@ -188,20 +223,58 @@ def _subplan(
 # -- one parameter ------------------------------------------------------------------
 
 
+#: How a calibration that found no echo begins (then a read tool is looked for).
+_NO_ECHO = "no read-back: the calibration value did not come back"
+
+
 def _survey_param(
     plan: ProbePlan,
     param: ToolParam,
     pinned: Mapping[str, Any] | None,
     payloads: Sequence[Payload],
     share: int | None,
+    *,
+    readers: Sequence[McpTool] = (),
 ) -> ParamRun:
     """Run one parameter as the single-tool form would; never raises for the
-    parameter's own failures (they are its ``ParamRun``)."""
+    parameter's own failures (they are its ``ParamRun``). A parameter that does not
+    come back is read back with a paired read-only tool among ``readers``, if one
+    proves itself (:mod:`fidelity._cli.probe.pairing`)."""
     try:
-        args = _arguments(param, pinned)
+        args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
     sub = _subplan(plan, param, args, share)
+    run = _survey_sub(sub, param, payloads)
+    if not run.skipped.startswith(_NO_ECHO):
+        return run
+    from fidelity._cli.probe.pairing import read_pairs
+
+    top = param.path.segments[0] if param.path.segments else None
+    pairs, why = read_pairs(param.tool, top, args, readers)
+    tried: list[str] = []
+    spent = run.requests
+    for pair in pairs:
+        left = None if share is None else share - spent
+        if left is not None and left < _LEAST:
+            tried.append(f"{pair.tool}: not tried within --max-requests")
+            break
+        paired = dataclasses.replace(
+            sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
+        )
+        attempt = _survey_sub(paired, param, payloads)
+        spent += attempt.requests
+        if attempt.card is not None or attempt.fatal:
+            return dataclasses.replace(attempt, paired=pair.describe(param.name), requests=spent)
+        tried.append(f"{pair.tool}: {attempt.skipped.removeprefix('no read-back: ')}")
+    reason = "; ".join(tried) if tried else why
+    return dataclasses.replace(
+        run, skipped=f"{run.skipped}; no read tool paired ({reason})", requests=spent
+    )
+
+
+def _survey_sub(sub: ProbePlan, param: ToolParam, payloads: Sequence[Payload]) -> ParamRun:
+    """One parameter's run as ``sub`` plans it (open, calibrate, sweep, close)."""
     try:
         manager, probe = open_target(sub)
     except UsageError as exc:
@@ -313,15 +386,44 @@ def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, An
     return pinned
 
 
+def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inventory:
+    """The inventory with the parameters the user left out marked so: those of the tools
+    ``--skip-tool``/``--only-tool`` leave out (never called), and those ``--default``
+    gives; a glob that matches no tool is a usage error."""
+    from fidelity._cli.probe.isolation import left_out
+
+    names = [t.name for t in tools]
+    for option, globs in (("--skip-tool", plan.skip_tools), ("--only-tool", plan.only_tools)):
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+                raise UsageError(
+                    f"{option} {safe(glob)!r} matches none of this MCP server's tools: "
+                    f"{', '.join(safe(n) for n in sorted(names))}."
+                )
+    params = []
+    given = {name for name, _ in plan.defaults}
+    for p in inv.params:
+        why = left_out(p.tool.name, plan.skip_tools, plan.only_tools)
+        top = p.path.segments[0] if p.path.segments else None
+        if not why and top in given:
+            why = f"given by --default {top}"
+        params.append(dataclasses.replace(p, skipped=f"left out ({why})") if why else p)
+    without = tuple(
+        t for t in inv.without_strings if not left_out(t.name, plan.skip_tools, plan.only_tools)
+    )
+    return dataclasses.replace(inv, params=tuple(params), without_strings=without)
+
+
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
+    from fidelity._cli.probe.isolation import left_out
     from fidelity._cli.probe.listing import _tools_of
     from fidelity._cli.probe.outputs import check_outputs
     from probes.frontend import inventory
 
     check_outputs(plan)
     tools = _tools_of(plan, reads=True)
-    inv = inventory(tools, allow_destructive=plan.yes, switch="--yes")
+    inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
     # first call.
@@ -342,13 +444,19 @@ def execute_all(plan: ProbePlan) -> int:
         return _dry_run(plan, inv, payloads, pinned)
     runs: list[ParamRun] = []
     spent = 0
+    # A tool left out is never called, as a read-back either.
+    readers = [
+        t for t in tools if t.read_only and not left_out(t.name, plan.skip_tools, plan.only_tools)
+    ]
     try:
         for i, param in enumerate(surveyed):
             share = None
             if plan.max_requests is not None:
                 # What is left, spread over the parameters still to come.
                 share = (plan.max_requests - spent) // (len(surveyed) - i)
-            run = _survey_param(plan, param, pinned.get(param.tool.name), payloads, share)
+            run = _survey_param(
+                plan, param, pinned.get(param.tool.name), payloads, share, readers=readers
+            )
             spent += run.requests
             runs.append(run)
             write_progress(plan, inv, runs, complete=False)
@@ -387,6 +495,7 @@ def _collection(inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> str:
         "cards": [c.to_dict() for c in cards],
         "not_surveyed": skipped,
         "not_reached": [p.name for p in inv.surveyed if p.name not in done],
+        "paired": [r.paired for r in runs if r.paired],
         "tools_without_string_parameters": [t.name for t in inv.without_strings],
         "complete": complete,
     }
@@ -440,6 +549,11 @@ def _write_all_reports(
         )
         html_path = plan.html
         steps.append(lambda: write_atomic(html_path, page, "--html"))
+    if plan.junit is not None:
+        from fidelity._cli.junit import write_junit
+
+        junit_path = plan.junit
+        steps.append(lambda: write_junit(junit_path, cards))
     write_each(steps)
 
 
@@ -470,6 +584,7 @@ def _verdict(
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
     lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
+    lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
     for run in surveyed:
         if run.card is not None:
             lines += [
@@ -544,8 +659,17 @@ def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter"
             f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
+    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs))
+    if nothing:
+        raise TargetError(nothing)
     unexpected = set().union(*(r.unexpected for r in surveyed))
     return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+
+
+def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
+    """The parameters run that measured nothing: no read-back, arguments that could
+    not be made, or every payload lost or rejected (a run that broke is counted apart)."""
+    return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
 def _none_surveyed(inv: Rows) -> str:
@@ -585,6 +709,9 @@ def _summary(
     unsent = sum(max(0, r.planned - len(r.observations)) for r in surveyed if not r.failure)
     if plan.max_requests is not None and unsent:
         line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
+    empty = len(_unmeasured(runs))
+    measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
+    line += f"; {measured_counts(measured, empty)}"
     return safe(line) + "."
 
 

@@ -96,7 +96,8 @@ class _Matrix:
     def card(self, *, complete: bool) -> Card:
         from fidelity._cli.probe.execute import run_card, survey_of
 
-        first = self.runs[0]
+        # The map is the first client's that measured (a client that failed has none).
+        first = next((r for r in self.runs if r.observations), self.runs[0])
         survey = survey_of(
             self.plan, self.chain, first.observations, self.examples, self.name, target=first.target
         )
@@ -207,6 +208,23 @@ def _preflight(plan: ProbePlan) -> None:
         typescript_client()
 
 
+def _open_first(plan: ProbePlan) -> tuple[int, Any, Probe, dict[str, str]]:
+    """Open the target through the first client that can (it calibrates the run for
+    all); the clients before it that could not, with why."""
+    from fidelity._cli.probe.execute import open_target
+
+    unopened: dict[str, str] = {}
+    for index, client in enumerate(plan.clients):
+        try:
+            manager, probe = open_target(plan, client)
+        except TargetError as exc:
+            unopened[client] = str(exc).rstrip(".")
+            continue
+        return index, manager, probe, unopened
+    reasons = "; ".join(f"{c}: {safe(e)}" for c, e in unopened.items())
+    raise TargetError(f"no client could open the target ({reasons})")
+
+
 def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
     from fidelity._cli.probe.execute import (
@@ -235,7 +253,7 @@ def execute_clients(plan: ProbePlan) -> int:
     _preflight(plan)
     plan = with_seed(plan)
     count = len(plan.clients)
-    manager, probe = open_target(plan, plan.clients[0])
+    first, manager, probe, unopened = _open_first(plan)
     try:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
@@ -263,6 +281,8 @@ def execute_clients(plan: ProbePlan) -> int:
         raise
     matrix = _Matrix(plan, name, examples, setup)
     matrix.chain = probe.name
+    for run in matrix.runs:
+        run.error = unopened.get(run.client, "")
     writer = None
     if plan.json is not None:
         writer = ResultWriter(plan.json, lambda _: matrix.card(complete=False).to_json())
@@ -272,14 +292,16 @@ def execute_clients(plan: ProbePlan) -> int:
     pinned = dataclasses.replace(plan, read=resolved.read)
     try:
         for index, run in enumerate(matrix.runs):
-            if index:
+            if index < first:
+                continue  # it could not open the target: its error is kept
+            if index > first:
                 try:
                     manager, probe = open_target(pinned, run.client)
                 except TargetError as exc:
-                    run.error = str(exc)
+                    run.error = str(exc).rstrip(".")
                     continue
             try:
-                limit = None if share is None else share + (spent if index == 0 else 0)
+                limit = None if share is None else share + (spent if index == first else 0)
                 _survey_one(
                     plan,
                     run,
@@ -290,8 +312,12 @@ def execute_clients(plan: ProbePlan) -> int:
                     limit=limit,
                     on_event=keeping(writer),
                     drawn=ready.drawn,
-                    calibrated=calibrating and index == 0,
+                    calibrated=calibrating and index == first,
                 )
+            except TargetError as exc:
+                # One client broke: the others' results stand; the exit names it.
+                run.complete = False
+                run.error = str(exc)
             finally:
                 with suppress(Exception):
                     manager.__exit__(None, None, None)

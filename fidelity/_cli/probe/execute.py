@@ -83,6 +83,8 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
     from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
+    from fidelity._cli.probe.isolation import spawn_options
+
     return mcp(
         target,
         tool=plan.tool,
@@ -97,6 +99,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
+        **spawn_options(plan.sandbox),
         headers=mcp_headers(plan),
         expect=plan.expect,
         prompt=plan.prompt,

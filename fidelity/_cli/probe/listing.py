@@ -39,13 +39,21 @@ _ARGS_CHARS = 200
 def _tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
     """The server's tools; with ``reads``, its prompts and resource templates after them
     (as ``prompt:NAME`` and ``resource:TEMPLATE`` records)."""
+    from fidelity._cli.probe.isolation import spawn_options
+    from fidelity._cli.probe.request_options import mcp_headers
     from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:
         client = plan.clients[0] if plan.clients else None
         probe = mcp(
-            target, tool=plan.tool, timeout=plan.timeout, max_reply=plan.max_reply, client=client
+            target,
+            tool=plan.tool,
+            timeout=plan.timeout,
+            max_reply=plan.max_reply,
+            client=client,
+            headers=mcp_headers(plan),
+            **spawn_options(plan.sandbox),
         )
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None

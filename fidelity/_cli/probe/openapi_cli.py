@@ -24,7 +24,12 @@ _NOT_WITH = (
 
 def refuse_openapi_options(args: argparse.Namespace) -> None:
     """``--only-op``, ``--skip-op`` and ``--default`` without ``--openapi``."""
-    given = [option for key, option in _OWN if getattr(args, key, None)]
+    # --default also gives every tool's shared argument in an --all-tools run.
+    given = [
+        option
+        for key, option in _OWN
+        if getattr(args, key, None) and not (key == "default" and getattr(args, "all_tools", False))
+    ]
     if given:
         raise UsageError(
             f"{', '.join(given)} select{'s' if len(given) == 1 else ''} the operations of an "

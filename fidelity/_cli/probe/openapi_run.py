@@ -82,8 +82,11 @@ def _request_probe(plan: ProbePlan, field: OpField) -> Any:
     }
     if request.body is not None:
         kwargs["body"] = dict(request.body)
-    if request.headers:
-        kwargs["headers"] = dict(request.headers)
+    headers = {**dict(plan.headers), **dict(request.headers or {})}  # --header, then the op's
+    if headers:
+        kwargs["headers"] = headers
+    if plan.auth is not None:
+        kwargs["auth"] = plan.auth
     if plan.rate is not None:
         kwargs["rate"] = plan.rate
     return http(request.url, **kwargs)

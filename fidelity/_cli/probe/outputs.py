@@ -38,7 +38,12 @@ MAX_CARD_DOCUMENT = 64 * 1024 * 1024
 
 
 def _outputs(plan: ProbePlan) -> tuple[tuple[str, str], ...]:
-    given = (("--json", plan.json), ("--card", plan.card), ("--html", plan.html))
+    given = (
+        ("--json", plan.json),
+        ("--card", plan.card),
+        ("--html", plan.html),
+        ("--junit", plan.junit),
+    )
     return tuple((option, path) for option, path in given if path is not None and path != "-")
 
 
@@ -155,6 +160,11 @@ def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
         steps.append(lambda: write_atomic(html, card.to_html(), "--html"))
     if plan.card is not None:
         steps.append(lambda: write_card(plan, card, writer))
+    if plan.junit is not None:
+        from fidelity._cli.junit import write_junit
+
+        junit = plan.junit
+        steps.append(lambda: write_junit(junit, [card]))
     write_each(steps)
 
 

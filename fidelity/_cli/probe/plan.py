@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
 from fidelity._cli.probe.request_options import (
     body_send,
     default_method,
@@ -114,6 +115,10 @@ class ProbePlan:
     max_reply: int = DEFAULT_MAX_REPLY
     all_tools: bool = False
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
+    skip_tools: tuple[str, ...] = ()
+    only_tools: tuple[str, ...] = ()
+    defaults: tuple[tuple[str, Any], ...] = ()
+    sandbox: str | None = None
     #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
     #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
     #: template (HTTP) and the name given with ``--name``.
@@ -126,6 +131,7 @@ class ProbePlan:
     expect: str | None = None
     prompt: str | None = None
     resource: str | None = None
+    junit: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -391,8 +397,8 @@ def _check_stdout(args: argparse.Namespace) -> None:
     """Only ``--json`` may write to ``-``, and only one output goes to stdout."""
     if args.json == "-" and (args.card == "-" or args.html == "-"):
         raise UsageError("only one output can go to standard output; --json - is already there.")
-    for option in ("card", "html"):
-        if getattr(args, option) == "-":
+    for option in ("card", "html", "junit"):
+        if getattr(args, option, None) == "-":
             raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
 
 
@@ -436,10 +442,14 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         raise UsageError("--read-method needs --read-url, the request that reads the value back.")
     if args.name is not None and not args.name.strip():
         raise UsageError("--name needs a name for the result and the card block.")
-    arguments = parse_json_object("--args", args.args)
-    read_arguments = parse_json_object("--read-args", args.read_args)
-    before = tuple(parse_step(v) for v in args.before or ())
-    args_for = check_all_tools(args, kind)
+    control = check_control(args, kind)
+    work = work_dir(control.sandbox)
+    if isinstance(target, tuple):
+        target = with_sandbox(target, work, template=False)
+    arguments = with_sandbox(parse_json_object("--args", args.args), work)
+    read_arguments = with_sandbox(parse_json_object("--read-args", args.read_args), work)
+    before = tuple((t, with_sandbox(a, work)) for t, a in map(parse_step, args.before or ()))
+    args_for = tuple((t, with_sandbox(a, work)) for t, a in check_all_tools(args, kind, work))
     expect: str | None = getattr(args, "expect", None)
     if kind is TargetKind.HTTP:
         check_read_url(args.read_url, args.id_from)
@@ -474,6 +484,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         check=_check_option(args),
         json=args.json,
         html=args.html,
+        junit=args.junit,
         yes=args.yes,
         list_tools=args.list_tools,
         dry_run=args.dry_run,
@@ -481,6 +492,10 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
         all_tools=bool(getattr(args, "all_tools", False)),
         args_for=args_for,
+        skip_tools=control.skip_tools,
+        only_tools=control.only_tools,
+        defaults=control.defaults,
+        sandbox=control.sandbox,
         headers=parse_headers(args.header),
         auth=parse_auth(args.auth),
         method=method,

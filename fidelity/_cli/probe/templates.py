@@ -146,9 +146,13 @@ _ONE_TOOL = (
 )  # fmt: skip
 
 
-def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]], ...]:
+def check_all_tools(
+    args: Any, kind: object, sandbox: str | None = None
+) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Check ``--all-tools`` and ``--args-for 'TOOL=JSON'``; return the pinned arguments
-    per tool, in the order given."""
+    per tool, in the order given (``{sandbox}`` checked as ``sandbox`` names it; the
+    caller replaces it)."""
+    from fidelity._cli.probe.isolation import with_sandbox
     from probes.frontend import ArgumentTemplate
 
     all_tools = bool(getattr(args, "all_tools", False))
@@ -197,6 +201,6 @@ def check_all_tools(args: Any, kind: object) -> tuple[tuple[str, dict[str, Any]]
             )
         parsed = parse_json_object(f"--args-for {safe(tool)}=...", text)
         assert parsed is not None
-        ArgumentTemplate.of(parsed, where=f"--args-for {safe(tool)}=...")
+        ArgumentTemplate.of(with_sandbox(parsed, sandbox), where=f"--args-for {safe(tool)}=...")
         pinned[tool] = parsed
     return tuple(pinned.items())

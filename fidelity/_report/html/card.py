@@ -192,6 +192,65 @@ class CardParts:
     fixes: str = ""
 
 
+def _facts_line(f: CardFacts) -> str:
+    """The facts of one card in a sentence or two (escaped where it is shown)."""
+    facts_line = (
+        f"Chain {f.chain}; param-fidelity {f.version}, {f.date}; {f.catalogue_size} catalogue "
+        f"payloads, {f.examples} generated examples, seed {'none' if f.seed is None else f.seed}; "
+        f"allowed kinds: {', '.join(f.allow) or 'none'}."
+    )
+    if f.environment is not None and f.environment.items():
+        facts_line += f" Measured on {f.environment.brief()}."
+    return facts_line
+
+
+def _interrupted(f: CardFacts) -> str:
+    """The warning of an interrupted run, ``""`` for a complete one."""
+    return (
+        ""
+        if f.complete
+        else '<p class="warning">This run was interrupted: the report holds only the '
+        "payloads observed before it stopped.</p>"
+    )
+
+
+def _map_table(rows: Sequence[CardRow], split: bool, table_id: str) -> str:
+    """The map table, with a direction column when ``split``."""
+    direction_head = "<th>direction</th>" if split else ""
+    map_rows = "".join(_map_row(r, split) for r in rows) or (
+        '<tr><td colspan="5" class="none">no payloads observed</td></tr>'
+    )
+    table_attr = f' id="{attr([table_id])}"' if table_id else ' class="map"'
+    return (
+        f"<table{table_attr}><thead><tr><th>family</th>{direction_head}<th>outcome</th>"
+        "<th>kinds</th>\n<th>smallest examples</th></tr></thead><tbody>"
+        f"{map_rows}</tbody></table>"
+    )
+
+
+def _failures(failed: Sequence[str], heading: str) -> str:
+    """The table of failed payloads under ``heading``, ``""`` when none failed."""
+    return (
+        f"<{heading}>Failed payloads</{heading}><table><thead><tr><th>payload</th>"
+        "<th>direction</th>"
+        f"<th>status</th><th>sent</th><th>error</th></tr></thead><tbody>{''.join(failed)}"
+        "</tbody></table>"
+        if failed
+        else ""
+    )
+
+
+def _fixes(hints: Sequence[Hint], rows: Sequence[CardRow], heading: str, table_id: str) -> str:
+    """How to fix each rewrite under ``heading``, ``""`` without hints."""
+    hints_attr = ' id="hints"' if table_id else ' class="hints"'
+    return (
+        f"<{heading}>How to fix each rewrite</{heading}><ul{hints_attr}>"
+        f"{''.join(_hint(h, rows) for h in hints)}</ul>"
+        if hints
+        else ""
+    )
+
+
 def card_parts(
     facts: CardFacts,
     rows: Sequence[CardRow],
@@ -216,55 +275,16 @@ def card_parts(
     split = any(r.direction != "round_trip" for r in rows)
     rewritten = [_observation(o, f) for o, f in measured if o.status == "transformed"]
     failed = [_failure_row(o, f) for o, f in measured if o.status in FAILURES]
-    f = facts
-    facts_line = (
-        f"Chain {f.chain}; param-fidelity {f.version}, {f.date}; {f.catalogue_size} catalogue "
-        f"payloads, {f.examples} generated examples, seed {'none' if f.seed is None else f.seed}; "
-        f"allowed kinds: {', '.join(f.allow) or 'none'}."
-    )
-    if f.environment is not None and f.environment.items():
-        facts_line += f" Measured on {f.environment.brief()}."
-    warning = (
-        ""
-        if f.complete
-        else '<p class="warning">This run was interrupted: the report holds only the '
-        "payloads observed before it stopped.</p>"
-    )
-    direction_head = "<th>direction</th>" if split else ""
-    map_rows = "".join(_map_row(r, split) for r in rows) or (
-        '<tr><td colspan="5" class="none">no payloads observed</td></tr>'
-    )
-    failures = (
-        f"<{heading}>Failed payloads</{heading}><table><thead><tr><th>payload</th>"
-        "<th>direction</th>"
-        f"<th>status</th><th>sent</th><th>error</th></tr></thead><tbody>{''.join(failed)}"
-        "</tbody></table>"
-        if failed
-        else ""
-    )
-    table_attr = f' id="{attr([table_id])}"' if table_id else ' class="map"'
-    map_table = (
-        f"<table{table_attr}><thead><tr><th>family</th>{direction_head}<th>outcome</th>"
-        "<th>kinds</th>\n<th>smallest examples</th></tr></thead><tbody>"
-        f"{map_rows}</tbody></table>"
-    )
-    hints_attr = ' id="hints"' if table_id else ' class="hints"'
-    fixes = (
-        f"<{heading}>How to fix each rewrite</{heading}><ul{hints_attr}>"
-        f"{''.join(_hint(h, rows) for h in hints)}</ul>"
-        if hints
-        else ""
-    )
     return CardParts(
         families=tuple(families),
         kinds=tuple(kinds),
-        facts_line=facts_line,
-        interrupted=warning,
-        map_table=map_table,
+        facts_line=_facts_line(facts),
+        interrupted=_interrupted(facts),
+        map_table=_map_table(rows, split, table_id),
         rewritten=tuple(rewritten),
         failed=tuple(failed),
-        failures=failures,
-        fixes=fixes,
+        failures=_failures(failed, heading),
+        fixes=_fixes(hints, rows, heading, table_id),
     )
 
 

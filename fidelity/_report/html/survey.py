@@ -187,6 +187,66 @@ def _options(values: Sequence[str], everything: str) -> str:
     return "".join(items)
 
 
+def _rows_and_details(
+    indexes: Sequence[ChainIndex],
+    families: Sequence[str],
+    describe: Mapping[str, str],
+    group_of: Mapping[str, str],
+) -> tuple[list[str], list[str]]:
+    """The grid's rows (one per family) and the detail of every cell."""
+    rows = []
+    details = []
+    for family in families:
+        cells = "".join(
+            _cell(i.card.name, group_of.get(i.card.name, ""), family, i) for i in indexes
+        )
+        rows.append(f'<tr><th class="family" scope="row">{esc(family)}</th>{cells}</tr>')
+        for index in indexes:
+            name = index.card.name
+            details.append(
+                cell_detail(name, family, index, describe.get(name) or index.card.facts.chain)
+            )
+    return rows, details
+
+
+def _group_filter(indexes: Sequence[ChainIndex], group_of: Mapping[str, str]) -> str:
+    """The chains filter, ``""`` when no chain has a group."""
+    chosen_groups = list(dict.fromkeys(g for i in indexes if (g := group_of.get(i.card.name, ""))))
+    return (
+        f'<label>chains <select id="f-group">{_options(chosen_groups, "all chains")}'
+        "</select></label>"
+        if chosen_groups
+        else ""
+    )
+
+
+def _legend() -> str:
+    """The legend's items: each outcome's swatch, letter and meaning."""
+    return "".join(
+        f'<li><span class="swatch o-{name}" style="{fill}">{letter}</span>'
+        f"<b>{name}</b> {html.escape(meaning)}</li>"
+        for name, letter, colour, meaning in LEGEND
+        for fill in [_MIXED_SAMPLE if name == "mixed" else f"background:{colour}"]
+    )
+
+
+def _interrupted(cards: Sequence[Card]) -> str:
+    """The warning naming the interrupted runs, ``""`` when every run completed."""
+    incomplete = [c.name for c in cards if not c.complete]
+    return (
+        f'<p class="warning">Interrupted runs (the page holds what they observed): '
+        f"{esc(', '.join(incomplete))}.</p>"
+        if incomplete
+        else ""
+    )
+
+
+def _not_surveyed(missing: Mapping[str, str]) -> str:
+    """The chains that were not surveyed and why, ``""`` when none."""
+    absent = "".join(f"<li><b>{esc(n)}</b>: {esc(why)}</li>" for n, why in missing.items())
+    return f"<h2>Not surveyed</h2><ul>{absent}</ul>" if absent else ""
+
+
 def render_survey_html(
     cards: Sequence[Card],
     *,
@@ -207,41 +267,12 @@ def render_survey_html(
     group_of = groups or {}
     indexes = [ChainIndex.of(card) for card in cards]
     families = sorted({f for i in indexes for f in i.rows}, key=family_key)
-    rows = []
-    details = []
-    for family in families:
-        cells = "".join(
-            _cell(i.card.name, group_of.get(i.card.name, ""), family, i) for i in indexes
-        )
-        rows.append(f'<tr><th class="family" scope="row">{esc(family)}</th>{cells}</tr>')
-        for index in indexes:
-            name = index.card.name
-            details.append(
-                cell_detail(name, family, index, describe.get(name) or index.card.facts.chain)
-            )
+    rows, details = _rows_and_details(indexes, families, describe, group_of)
     kinds = sorted({k for i in indexes for rs in i.rows.values() for r in rs for k in r.kinds})
-    chosen_groups = list(dict.fromkeys(g for i in indexes if (g := group_of.get(i.card.name, ""))))
-    group_filter = (
-        f'<label>chains <select id="f-group">{_options(chosen_groups, "all chains")}'
-        "</select></label>"
-        if chosen_groups
-        else ""
-    )
-    legend = "".join(
-        f'<li><span class="swatch o-{name}" style="{fill}">{letter}</span>'
-        f"<b>{name}</b> {html.escape(meaning)}</li>"
-        for name, letter, colour, meaning in LEGEND
-        for fill in [_MIXED_SAMPLE if name == "mixed" else f"background:{colour}"]
-    )
-    incomplete = [c.name for c in cards if not c.complete]
-    warnings = (
-        f'<p class="warning">Interrupted runs (the page holds what they observed): '
-        f"{esc(', '.join(incomplete))}.</p>"
-        if incomplete
-        else ""
-    )
-    absent = "".join(f"<li><b>{esc(n)}</b>: {esc(why)}</li>" for n, why in (missing or {}).items())
-    absent_html = f"<h2>Not surveyed</h2><ul>{absent}</ul>" if absent else ""
+    group_filter = _group_filter(indexes, group_of)
+    legend = _legend()
+    warnings = _interrupted(cards)
+    absent_html = _not_surveyed(missing or {})
     grid = (
         f'<div class="scroll"><table id="grid">{_header(indexes, describe, group_of)}'
         f"<tbody>{''.join(rows)}</tbody></table></div>"

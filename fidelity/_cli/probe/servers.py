@@ -1,0 +1,224 @@
+"""Running ``fidelity probe --config FILE``: every server of the file, up to ``--jobs``
+at once, each in its own process.
+
+Each server is surveyed by a child ``fidelity probe --mcp --all-tools`` (so every
+``--all-tools`` rule applies to it, the guard and ``--yes`` included) writing its
+``--json`` part into a private directory. Its output is kept and printed whole when it
+ends, so sections never interleave; then one map of servers x families. The cards of
+each server are named ``SERVER.TOOL.PARAM`` and record the server's name as their
+target (never its command line or URL), and every secret of the file (env and header
+values) is ``***`` in every output. The exit code is the worst of the servers'.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fidelity._cli.probe.config import HEADER_VARIABLE, ConfigServer, read_config, redact
+from fidelity._core.errors import ExitCode, UsageError
+from fidelity._core.render import safe
+
+if TYPE_CHECKING:
+    import argparse
+
+    from fidelity._report.card import Card
+
+__all__ = ["execute_config", "server_cards"]
+
+
+#: The options of ``fidelity probe`` a child is given as they were: (dest, flag).
+_PASSED = (
+    ("families", "--families"),
+    ("examples", "--examples"),
+    ("max_requests", "--max-requests"),
+    ("rate", "--rate"),
+    ("timeout", "--timeout"),
+    ("seed", "--seed"),
+    ("max_reply", "--max-reply"),
+    ("allow", "--allow"),
+    ("args_for", "--args-for"),
+    ("yes", "--yes"),
+    ("quiet", "--quiet"),
+    ("sandbox", "--sandbox"),
+    ("skip_tool", "--skip-tool"),
+    ("default", "--default"),
+)
+#: Options that describe one target, refused with --config.
+_ONE_TARGET = (
+    "target", "tool", "param", "args", "before", "send", "read", "read_tool", "read_args",
+    "read_url", "id_from", "clients", "check", "html", "list_tools", "dry_run",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Child:
+    server: ConfigServer
+    process: subprocess.Popen[bytes]
+    part: Path
+    out: Any
+    err: Any
+    code: int | None = None
+
+
+def _flags(args: argparse.Namespace) -> list[str]:
+    flags: list[str] = []
+    for dest, flag in _PASSED:
+        value = getattr(args, dest, None)
+        if value is None or value is False or value == []:
+            continue
+        if value is True:
+            flags.append(flag)
+        elif isinstance(value, list):
+            for item in value:
+                flags += [flag, str(item)]
+        else:
+            flags += [flag, str(value)]
+    return flags
+
+
+def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -> _Child:
+    part = work / f"part{index}.json"
+    env = {**os.environ, **server.env}
+    for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
+        del env[key]
+    argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
+    argv += [*flags, "--json", str(part)]
+    if server.url is not None:
+        for i, (name, value) in enumerate(sorted(server.headers.items())):
+            env[f"{HEADER_VARIABLE}{i}"] = value
+            argv += ["--header", f"{name}: ${{{HEADER_VARIABLE}{i}}}"]
+        argv.append(server.url)
+    else:
+        argv += ["--", *server.command]
+    # Closed when read (_read), once the child ended.
+    out = tempfile.TemporaryFile(dir=work)  # noqa: SIM115
+    err = tempfile.TemporaryFile(dir=work)  # noqa: SIM115
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=server.cwd
+    )
+    return _Child(server=server, process=process, part=part, out=out, err=err)
+
+
+def _read(stream: Any, secrets: Sequence[str]) -> str:
+    stream.seek(0)
+    text = stream.read().decode("utf-8", "replace")
+    stream.close()
+    return "\n".join(safe(line) for line in redact(text, secrets).splitlines())
+
+
+def _sentence(err: str) -> str:
+    """The child's sentence: its last line that says ``fidelity: ...``."""
+    said = [line for line in err.splitlines() if line.startswith("fidelity: ")]
+    return said[-1].removeprefix("fidelity: ") if said else ""
+
+
+def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[Card, ...]:
+    """The cards of one server's part, named ``SERVER.NAME``, their target the server's
+    name, its secrets hidden."""
+    from fidelity._cli.probe.execute import readable_name
+    from fidelity._report.card import cards_from_json
+
+    cards = []
+    for card in cards_from_json(redact(text, secrets)):
+        facts = card.facts
+        if facts.setup is not None:
+            setup = dataclasses.replace(facts.setup, target=server)
+            chain = f"{facts.setup.transport} {server}"
+            facts = dataclasses.replace(facts, setup=setup, chain=chain)
+        name = readable_name(f"{server}.{card.name}")
+        cards.append(dataclasses.replace(card, name=name, facts=facts))
+    return tuple(cards)
+
+
+def _check(args: argparse.Namespace) -> None:
+    given = [d for d in _ONE_TARGET if getattr(args, d, None) not in (None, False, [], ())]
+    if given:
+        flag = "a target" if given[0] == "target" else f"--{given[0].replace('_', '-')}"
+        raise UsageError(
+            f"--config surveys every server of the file with the --all-tools rules; {flag} "
+            "describes one target: drop it, or probe that server on its own."
+        )
+    if args.json == "-":
+        raise UsageError("--config needs --json FILE (the servers' sections use stdout).")
+
+
+def _jobs(value: str | None) -> int:
+    if value is None:
+        return 1
+    if not value.isdigit() or not 1 <= int(value) <= 64:
+        raise UsageError(f"--jobs {safe(value)} must be a whole number from 1 to 64.")
+    return int(value)
+
+
+def _run_all(
+    servers: Sequence[ConfigServer], flags: Sequence[str], jobs: int, work: Path
+) -> dict[str, tuple[int, str, str]]:
+    """Run the servers, ``jobs`` at once; print each section whole as it ends; return
+    each server's (exit code, part JSON text)."""
+    waiting = list(enumerate(servers))
+    running: list[_Child] = []
+    done: dict[str, tuple[int, str, str]] = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                index, server = waiting.pop(0)
+                running.append(_start(server, flags, work, index))
+            for child in list(running):
+                code = child.process.poll()
+                if code is None:
+                    continue
+                running.remove(child)
+                secrets = child.server.secrets
+                out, err = _read(child.out, secrets), _read(child.err, secrets)
+                part = child.part.read_text("utf-8") if child.part.exists() else ""
+                done[child.server.name] = (code, redact(part, secrets), _sentence(err))
+                section = [f"== {safe(child.server.name)} (exit {code})"]
+                section += [line for line in (out, err) if line]
+                sys.stdout.write("\n".join(section) + "\n\n")
+                sys.stdout.flush()
+            time.sleep(0.05)
+    finally:
+        for child in running:
+            child.process.kill()
+            child.process.wait(timeout=10)
+    return done
+
+
+def execute_config(args: argparse.Namespace) -> int:
+    """Run ``fidelity probe --config FILE`` as asked; return the worst exit code."""
+    from fidelity._cli.joined import servers_map, write_cards
+    from fidelity._report.results import writable
+
+    _check(args)
+    jobs = _jobs(args.jobs)
+    servers = read_config(args.config, args.server or ())
+    for option, path in (("--json", args.json), ("--card", args.card), ("--junit", args.junit)):
+        if path is not None:
+            writable(path, option)
+    with tempfile.TemporaryDirectory(prefix="fidelity-config-") as work:
+        done = _run_all(servers, _flags(args), jobs, Path(work))
+    cards: list[Card] = []
+    failed: list[tuple[str, str]] = []
+    for server in servers:
+        code, part, sentence = done[server.name]
+        shown = server_cards(server.name, part) if part else ()
+        cards += shown
+        if not shown and code:
+            failed.append((server.name, sentence or f"exit {code}"))
+    sys.stdout.write(servers_map(cards, failed))
+    write_cards(
+        cards, json_path=args.json, card_path=args.card, junit_path=args.junit, failed=failed
+    )
+    # A child ended by a signal (a negative code) or by an unknown code broke: exit 3.
+    known = {c.value for c in ExitCode}
+    codes = [code if code in known else ExitCode.TARGET for code, _, _ in done.values()]
+    return int(max(codes, default=ExitCode.OK))

@@ -1,0 +1,226 @@
+"""``fidelity probe --config FILE``: every server of a client's configuration, in one run.
+
+Config files in both forms (an ``mcpServers`` map with comments and trailing commas,
+a ``servers`` map with ``type``) holding real servers: the reference npm servers, the
+PyPI mcp-server-git, our stdio reflector, a command that does not exist, and an MCP
+server over Streamable HTTP that answers only with its header. ``--jobs 1`` and
+``--jobs 3`` give the same files; the parts of a run split by ``--server`` and joined
+by ``fidelity card`` give the same document, map and JUnit, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _support.cli import fidelity_inprocess as fidelity
+from _support.junit import RAW, cases, check_schema
+from _support.mcp import npm_server
+from _support.servers import SERVERS
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "s3cret-token-f29"
+SECRET = "hunter2-env-f29"
+
+
+@pytest.fixture
+def header_server() -> Iterator[str]:
+    """The URL of tests/servers/mcp_http_header.py, which wants ``Bearer TOKEN``."""
+    process = subprocess.Popen(
+        [sys.executable, str(SERVERS / "mcp_http_header.py"), TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            assert selector.select(timeout=60), "the header server did not start"
+        yield process.stdout.readline().decode().strip()
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def _mcp_servers_file(tmp_path: Path, url: str, *, npm: bool = True) -> Path:
+    everything = REPO / npm_server("everything") if npm else Path(sys.executable)
+    args = "" if npm else ', "args": ["-m", "probes._mcp"]'
+    text = f"""{{
+      // a desktop client's file: comments and trailing commas are common
+      "mcpServers": {{
+        "everything": {{"command": {json.dumps(str(everything))}{args},
+                        "env": {{"API_KEY": "${{env:F29_SECRET}}"}}}},
+        "reflector": {{"command": {json.dumps(sys.executable)}, "args": ["-m", "probes._mcp"],}},
+        /* a server that is not installed */
+        "missing": {{"command": "/nonexistent/mcp-server-x"}},
+        "remote": {{"url": {json.dumps(url)},
+                    "headers": {{"Authorization": "Bearer ${{F29_TOKEN}}"}}}},
+      }},
+    }}"""
+    path = tmp_path / "mcp.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+_ENV = {"F29_SECRET": SECRET, "F29_TOKEN": TOKEN}
+
+
+def _run(config: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    out.mkdir()
+    return fidelity(
+        "probe", "--config", str(config), "--families", "quotes", *options,
+        "--json", str(out / "all.json"), "--junit", str(out / "all.xml"),
+        "--card", str(out / "DOC.md"), env=_ENV, timeout=600,
+    )  # fmt: skip
+
+
+def _no_secret(*texts: str) -> None:
+    for text in texts:
+        assert SECRET not in text
+        assert TOKEN not in text
+
+
+@pytest.mark.timeout(400)
+def test_every_server_of_an_mcp_servers_file_in_parallel_and_in_turn(
+    tmp_path: Path, header_server: str
+) -> None:
+    config = _mcp_servers_file(tmp_path, header_server)
+    one = _run(config, tmp_path / "one", "--jobs", "1")
+    three = _run(config, tmp_path / "three", "--jobs", "3")
+    for result in (one, three):
+        # The missing server fails (exit 3, its sentence); the others went on.
+        assert result.returncode == 3, result.stderr
+        _no_secret(result.stdout, result.stderr)
+        assert not RAW.search(result.stdout)
+    for name in ("all.json", "all.xml", "DOC.md"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "three" / name).read_bytes()
+        _no_secret((tmp_path / "one" / name).read_text(encoding="utf-8"))
+    # Each section whole: its heading, then its own lines, before the next heading.
+    sections = one.stdout.split("\n== ")
+    assert {s.split(" (exit")[0].removeprefix("== ") for s in sections[:4]} == {
+        "everything", "reflector", "missing", "remote",
+    }  # fmt: skip
+    summary = one.stdout.splitlines()
+    assert summary[-5:] == three.stdout.splitlines()[-5:]
+    assert summary[-5].split() == ["server", "quotes"]
+    assert [line.split()[0] for line in summary[-4:-1]] == ["everything", "reflector", "remote"]
+    assert summary[-1].startswith("failed: missing: could not open an MCP session")
+    xml = (tmp_path / "one" / "all.xml").read_text(encoding="utf-8")
+    check_schema(xml)
+    found = cases(tmp_path / "one" / "all.xml")
+    assert ("remote", "remote.echo.text") in found
+    assert ("everything", "everything.echo.message") in found
+    [error] = found[("missing", "(server)")].result  # type: ignore[attr-defined]
+    assert error.message.startswith("could not open an MCP session")
+    document = (tmp_path / "one" / "DOC.md").read_text(encoding="utf-8")
+    assert "<!-- fidelity:begin remote.echo.text -->" in document
+
+
+@pytest.mark.timeout(400)
+def test_parts_joined_give_the_same_document_map_and_junit(
+    tmp_path: Path, header_server: str
+) -> None:
+    # Our reflector in the place of server-everything: five runs, kept short.
+    config = _mcp_servers_file(tmp_path, header_server, npm=False)
+    whole = _run(config, tmp_path / "whole", "--jobs", "2", "--quiet")
+    parts = []
+    for name in ("everything", "reflector", "missing", "remote"):
+        part = tmp_path / f"{name}.json"
+        fidelity(
+            "probe", "--config", str(config), "--server", name, "--families", "quotes",
+            "--quiet", "--json", str(part), env=_ENV, timeout=300,
+        )  # fmt: skip
+        parts.append(str(part))
+    joined = fidelity(
+        "card", *parts, "--update", str(tmp_path / "DOC.md"), "--junit", str(tmp_path / "ALL.xml")
+    )
+    assert joined.returncode == 0, joined.stderr
+    assert (tmp_path / "DOC.md").read_bytes() == (tmp_path / "whole" / "DOC.md").read_bytes()
+    assert (tmp_path / "ALL.xml").read_bytes() == (tmp_path / "whole" / "all.xml").read_bytes()
+    # The map: the last lines of the whole run's output.
+    lines = joined.stdout.splitlines()
+    assert whole.stdout.splitlines()[-len(lines) :] == lines
+
+
+@pytest.mark.timeout(300)
+def test_a_servers_file_with_the_pypi_git_server(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    config = tmp_path / "workspace.json"
+    config.write_text(
+        json.dumps(
+            {
+                "servers": {
+                    "git": {
+                        "type": "stdio",
+                        "command": sys.executable,
+                        "args": ["-m", "mcp_server_git", "--repository", "${env:F29_REPO}"],
+                    }
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    result = fidelity(
+        "probe", "--config", str(config), "--families", "quotes",
+        "--json", str(tmp_path / "r.json"),
+        env={"F29_REPO": str(repo)}, timeout=300,
+    )  # fmt: skip
+    # No tool of mcp-server-git is annotated read-only: without --yes none is called,
+    # and the section says why, in the --all-tools words.
+    assert result.returncode == 3
+    assert "== git (exit 3)" in result.stdout
+    assert "git_status" in result.stdout
+    assert "failed: git: nothing was measured" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"servers": {"a": {"command": "x", "args": ["${input:tok}"]}}}', "${input:tok}"),
+        (
+            '{"servers": {"a": {"command": "${env:F29_UNSET_VAR}"}}}',
+            "${env:F29_UNSET_VAR}, not set",
+        ),
+        ('{"other": 1}', "holds no server"),
+        ('{"servers": {"a": {"command": "x"}}', "is not JSON"),
+    ],
+)
+def test_a_bad_config_is_one_sentence(tmp_path: Path, text: str, said: str) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(text, encoding="utf-8")
+    result = fidelity("probe", "--config", str(config))
+    assert result.returncode == 2
+    assert said in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unknown_server_name_lists_the_servers(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(
+        '{"mcpServers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:9/"}}}'
+    )
+    result = fidelity("probe", "--config", str(config), "--server", "zz")
+    assert result.returncode == 2
+    assert "--server zz: not in" in result.stderr
+    assert "its servers are a, b" in result.stderr
+
+
+def test_one_target_options_are_refused_with_config(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text('{"mcpServers": {"a": {"command": "x"}}}')
+    result = fidelity("probe", "--config", str(config), "--tool", "echo")
+    assert result.returncode == 2
+    assert "--tool describes one target" in result.stderr
+
+
+def test_jsonc_comments_inside_strings_are_kept() -> None:
+    from fidelity._cli.probe.config import strip_jsonc
+
+    text = '{"a": "http://x//y /* z */", // c\n "b": [1, 2,], /* d */}'
+    assert json.loads(strip_jsonc(text)) == {"a": "http://x//y /* z */", "b": [1, 2]}
