@@ -22,18 +22,20 @@ if TYPE_CHECKING:
     from probes._mcp.clients import check_clients
     from probes._mcp.inventory import Inventory, ToolParam, inventory
     from probes._mcp.node.setup import install_needed, typescript_client
-    from probes._mcp.paths import ParamPath
-    from probes._mcp.probe import CalibrationFailed
     from probes._mcp.prompts import PROMPT, Route, route_of
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.schema import string_params
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tools import consent_reason
+    from probes._payload.calibration import CalibrationFailed
     from probes._payload.expect import Expectation
+    from probes._payload.locate import CALIBRATION_CALLS
+    from probes._payload.paths import ParamPath
     from probes._payload.placeholders import TextTemplate
 
 __all__ = [
+    "CALIBRATION_CALLS",
     "DEFAULT_MAX_REPLY",
     "MIN_MAX_REPLY",
     "PROMPT",
@@ -70,8 +72,9 @@ _MODULES = {
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
-    "probes._mcp.paths": ("ParamPath",),
-    "probes._mcp.probe": ("CalibrationFailed",),
+    "probes._payload.paths": ("ParamPath",),
+    "probes._payload.calibration": ("CalibrationFailed",),
+    "probes._payload.locate": ("CALIBRATION_CALLS",),
     "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
     "probes._mcp.schema": ("string_params",),

@@ -85,6 +85,16 @@ class Probe(abc.ABC):
         """The most requests one observation may send from now on (1 by default)."""
         return 1
 
+    def requests_to_start(self, observations: int) -> int:
+        """The most requests this probe may send from now on until ``observations``
+        observations started at once have their answers: its calibration, while the
+        read-back is still to be located, then those observations. A budget checked
+        before anything is sent counts this, what the target really costs (the HTTP
+        reference reflector locates itself with one request; another target is sent
+        every calibration value). By default ``observations`` times
+        :attr:`max_requests_per_observation`."""
+        return observations * max(self.max_requests_per_observation, 1)
+
     @property
     def splits_directions(self) -> bool:
         """True when every observation also measures the request path and the response
@@ -168,12 +178,12 @@ class Probe(abc.ABC):
 
     @property
     def needs_calibration(self) -> bool:
-        """True when the read-back is not given and one call of :meth:`calibrate` must
-        locate it before the first payload."""
+        """True when the read-back is not given and :meth:`calibrate` must locate it
+        before the first payload."""
         return False
 
     def calibrate(self) -> str:
-        """Locate the read-back with one call carrying a plain marker; return the read
+        """Locate the read-back with calls carrying calibration values; return the read
         specification found (which the caller can print so the user can pin it)."""
         raise UsageError(f"the probe {self.name!r} reads its value back where it is told.")
 

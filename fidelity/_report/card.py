@@ -254,7 +254,9 @@ class Card:
         paste into the tool's description): the rewrites it goes through and the
         families it refuses, at most 299 characters with its name; ``""`` when the
         parameter is faithful, or when no value came back (nothing was measured). The
-        name is the probed parameter, else the card's."""
+        name is the probed parameter, else the card's; with a read tool or a read URL,
+        the chain from the parameter to it (``between write_file.content and
+        read_file``): a rewrite there may be the reader's."""
         return self._describe(self.found())
 
     def found(self) -> tuple[Rewrite, ...]:
@@ -273,6 +275,14 @@ class Card:
 
         setup = self.facts.setup
         name = setup.param if setup is not None and setup.param else self.name
+        if setup is not None and setup.read_tool:
+            # The value was read back by another tool: a rewrite may be either's doing.
+            name = f"between {setup.tool}.{name} and {setup.read_tool}"
+        elif setup is not None and setup.read_url:
+            # An --openapi row's card is named for its operation and field
+            # (POST:/items:body.name): that says more than the send place alone.
+            sent = self.name if ":/" in self.name else setup.send or name
+            name = f"between {sent} and GET {setup.read_url}"
         refused = refused_families(
             (o.families, "silent" if o.silent else o.status) for o in self.observations
         )

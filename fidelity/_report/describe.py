@@ -215,21 +215,49 @@ def _sentence(
     return f"{text}; {advice}."
 
 
-def _sentences(rewrites: Sequence[Rewrite], *, points: bool = True) -> list[str]:
-    """One sentence per kind (CR and CRLF said together), in the order of ``KINDS``;
-    ``points=False`` leaves the code points out."""
+#: Kinds by how much harm a silent rewrite of that kind does, most first: a value whose
+#: meaning changes (escapes decoded, text cut) before one that is merely re-spelled.
+_DANGER = (
+    "unescape.",
+    "truncate",
+    "encoding.",
+    "unknown",
+    "type.",
+    "escape.",
+    "control.",
+    "invisible.",
+    "path.",
+    "newline.",
+    "bom.",
+    "whitespace.",
+)
+
+
+def _danger(kind: str) -> int:
+    return next((i for i, p in enumerate(_DANGER) if kind.startswith(p)), len(_DANGER))
+
+
+def _sentences(rewrites: Sequence[Rewrite], *, points: bool = True) -> list[tuple[str, str]]:
+    """One sentence per kind (CR and CRLF said together), most dangerous first (then in
+    the order of ``KINDS``), each with the kinds it names; ``points=False`` leaves the
+    code points out."""
     by_kind: dict[str, list[Rewrite]] = {}
     for r in rewrites:
         by_kind.setdefault(r.kind, []).append(r)
     order = list(KINDS)
-    kinds = sorted(by_kind, key=lambda k: (order.index(k) if k in KINDS else len(order), k))
+    kinds = sorted(
+        by_kind,
+        key=lambda k: (_danger(k), order.index(k) if k in KINDS else len(order), k),
+    )
     subjects: dict[str, str] = {}
+    named: dict[str, str] = {k: k for k in kinds}
     for first, second, subject in _MERGED:
         if first in by_kind and second in by_kind:
             by_kind[first] += by_kind.pop(second)
             kinds.remove(second)
             subjects[first] = subject
-    return [_sentence(k, by_kind[k], subjects.get(k), points=points) for k in kinds]
+            named[first] = f"{first}, {second}"
+    return [(named[k], _sentence(k, by_kind[k], subjects.get(k), points=points)) for k in kinds]
 
 
 def _refusals(families: Sequence[str], room: int) -> str:
@@ -268,9 +296,13 @@ def describe(
     (``surrogates`` is left out: a model cannot write a lone surrogate). ``""`` when
     nothing happens to it.
 
-    Sentences are added in order while they fit in :data:`LIMIT` characters, at most
-    four; the refusals come last and list as many families as fit. When leaving the
-    code points out says more in the room, they are left out.
+    Sentences go most dangerous kind first (``unescape.*``, ``truncate``, the
+    ``encoding.*`` kinds...) while they fit in :data:`LIMIT` characters, at most four;
+    every kind is named, those without a sentence in a last one (``also changed:
+    escape.json.``); the refusals come last and list as many families as fit. When
+    leaving the code points out says more in the room, they are left out. ``name`` is
+    where the rewrites happen: the parameter, or the chain from it to the tool that read
+    the value back (``between write_file.content and read_file``).
     """
     found = tuple(rewrites)
     families = [f for f in dict.fromkeys(refused) if f != "surrogates"]
@@ -280,31 +312,72 @@ def describe(
     return detailed[1] if detailed[0] >= compact[0] else compact[1]
 
 
-def _unapplied(families: Sequence[str]) -> list[str]:
-    """The sentence on edits that did not apply without an error (none: ``[]``)."""
+def _unapplied(families: Sequence[str]) -> list[tuple[str, str]]:
+    """The sentence on edits that did not apply without an error (none: ``[]``), with
+    no kind of its own (``""``): it is said first and never listed as a kind."""
     phrases = [_REFUSED.get(f, f) for f in families]
     if not phrases:
         return []
     listed = ", ".join(phrases[:-1]) + (" or " if len(phrases) > 1 else "") + phrases[-1]
     return [
-        f"an edit of text with {listed} may not apply although the tool reports no error; "
-        "read the result back."
+        (
+            "",
+            f"an edit of text with {listed} may not apply although the tool reports no "
+            "error; read the result back.",
+        )
     ]
 
 
-def _fitted(name: str, sentences: Sequence[str], families: Sequence[str]) -> tuple[int, str]:
-    """The text of the sentences that fit, and how many they are."""
-    text = f"{safe(name)}:"
-    count = 0
-    for sentence in sentences:
-        candidate = f"{text} {_capital(sentence, count)}"
-        if count < _MOST and len(candidate) <= LIMIT:
+def _fitted(
+    name: str, sentences: Sequence[tuple[str, str]], families: Sequence[str]
+) -> tuple[int, str]:
+    """The text of the sentences that fit, and how many they are. Every kind is named:
+    those whose sentence does not fit are listed by name in a last sentence, for which
+    the least dangerous sentences make room."""
+    for kept in range(min(len(sentences), _MOST), -1, -1):
+        text = f"{safe(name)}:"
+        count = 0
+        for _, sentence in sentences[:kept]:
+            candidate = f"{text} {_capital(sentence, count)}"
+            if len(candidate) > LIMIT:
+                break
             text, count = candidate, count + 1
+        rest = [k for kinds, _ in sentences[count:] for k in kinds.split(", ") if k]
+        if rest:
+            also = _also(rest, LIMIT - len(text) - 1)
+            if not also or count + 1 > _MOST:
+                continue
+            text, count = f"{text} {_capital(also, count)}", count + 1
+        break
+    else:
+        return 0, ""
     if count < _MOST:
         refusal = _refusals(families, LIMIT - len(text) - 1)
         if refusal:
             text, count = f"{text} {_capital(refusal, count)}", count + 1
     return (count, text) if count else (0, "")
+
+
+def _also(kinds: Sequence[str], room: int) -> str:
+    """The sentence that names ``kinds`` (most dangerous first) in ``room`` characters:
+    each by name, else the less dangerous grouped by family (``whitespace.*``), else the
+    first ones and how many more; ``""`` when not even that fits."""
+    grouped: list[str] = []
+    for kind in kinds:
+        family = kind.split(".")[0] + ".*" if "." in kind else kind
+        siblings = sum(k.startswith(kind.split(".")[0] + ".") for k in kinds)
+        name = family if siblings > 1 and _danger(kind) > 1 else kind
+        if name not in grouped:
+            grouped.append(name)
+    for names in (list(kinds), grouped):
+        sentence = f"also changed: {', '.join(names)}."
+        if len(sentence) <= room:
+            return sentence
+    for n in range(len(grouped) - 1, 0, -1):
+        sentence = f"also changed: {', '.join(grouped[:n])} and {len(grouped) - n} more."
+        if len(sentence) <= room:
+            return sentence
+    return ""
 
 
 def _capital(sentence: str, position: int) -> str:

@@ -15,6 +15,7 @@ __all__ = [
     "Budget",
     "BudgetSpent",
     "calls_per_payload",
+    "check_start",
     "examples_note",
     "generated",
     "spread",
@@ -66,6 +67,38 @@ def calls_per_payload(plan: RunOptions, probe: Probe | None) -> int:
     if probe is not None and probe.splits_directions:
         calls += 2
     return calls
+
+
+def check_start(plan: RunOptions, probe: Probe, per_payload: int, *, shares: int = 1) -> None:
+    """Refuse, before anything is sent, a ``--max-requests`` that cannot pay for what
+    comes first with this target: the calibration still to make, then one payload
+    (``per_payload`` calls) and the payloads that start at once, as this target really
+    costs them (:meth:`Probe.requests_to_start`; ``shares``: the clients each payload
+    goes through)."""
+    if plan.max_requests is None:
+        return
+    calibration = probe.requests_to_start(0)
+    after = (
+        f", after the {calibration} of the calibration calls that locate the read-back "
+        "(--read skips them)"
+        if calibration
+        else ""
+    )
+    if plan.max_requests - calibration < per_payload:
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {per_payload} calls "
+            f"one payload costs with this target{after}; raise it."
+        )
+    first = probe.requests_to_start(plan.concurrency * shares)
+    if first > plan.max_requests:
+        # The first payloads start before any answer says what they will cost.
+        start = f"{plan.concurrency} payloads at once" if plan.concurrency > 1 else "one payload"
+        what = f"the calibration and {start}" if calibration else start
+        raise UsageError(
+            f"--max-requests {plan.max_requests} leaves less than the {first} requests "
+            f"{what} may cost with this target (the reference reflector is measured in both "
+            "directions); raise it."
+        )
 
 
 def within_budget(

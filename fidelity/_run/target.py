@@ -1,9 +1,11 @@
 """One target of a run, from its open probe to the payloads it will be sent.
 
 :func:`prepare` is what every form does between opening a target and sweeping it:
-the budget checked before anything is sent (the calibration call costs what a
-payload does), the read-back located by one calibration call when it was not given
-(told as a :class:`~fidelity._run.events.Calibrated` event), then the payloads and
+the budget checked before anything is sent (what the calibration and the first
+payloads cost with this target), the read-back located by calibration calls when it
+was not given (told as a :class:`~fidelity._run.events.Calibrated` event; a
+calibration that failed after sending requests is a :class:`CalibrationFailure`, a
+result with no observations), then the payloads and
 generated examples that fit ``--max-requests``, the examples drawn once. A new input
 (an OpenAPI operation, one server of a client config) is one more target prepared
 and swept the same way.
@@ -17,12 +19,18 @@ from dataclasses import dataclass
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.payload import Payload
 from fidelity._probe.contract import Probe
-from fidelity._run.budget import calls_per_payload, generated, within_budget
+from fidelity._run.budget import calls_per_payload, check_start, generated, within_budget
 from fidelity._run.events import Calibrated, Handler
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.options import RunOptions
 
-__all__ = ["Prepared", "prepare"]
+__all__ = ["CalibrationFailure", "Prepared", "prepare"]
+
+
+class CalibrationFailure(TargetError):
+    """The calibration sent requests and did not locate the read-back: a result, not a
+    usage error. The front end writes its outputs with no observations and this
+    sentence as their warning, and the run exits 3 (the target failed)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,14 +63,19 @@ def prepare(
     """
     per_payload = calls_per_payload(options, probe) * shares
     located = probe.needs_calibration
-    within_budget(options, payloads, per_payload, probe, spent=per_payload if located else 0)
+    check_start(options, probe, per_payload, shares=shares)
     read = options.read
     if located:
         try:
             read = probe.calibrate()
         except UsageError as exc:
-            raise UsageError(one_line(as_options(str(exc)))) from None
+            sentence = one_line(as_options(str(exc)))
+            if probe.requests:
+                raise CalibrationFailure(sentence) from None
+            raise UsageError(sentence) from None  # nothing was sent: the options are at fault
         except TargetError as exc:
+            if probe.requests:
+                raise CalibrationFailure(one_line(str(exc))) from None
             raise TargetError(one_line(str(exc))) from None
         if on_event is not None:
             on_event(Calibrated(target=target, read=read))

@@ -1,4 +1,4 @@
-"""Locating an HTTP probe's read-back: one write (and read) carrying a plain marker.
+"""Locating an HTTP probe's read-back: writes (and reads) carrying calibration markers.
 
 :func:`calibrate` is what :meth:`probes._http.probe.HttpProbe.calibrate` does;
 :func:`locate_read` finds the read specification that gives the marker back.
@@ -6,22 +6,30 @@
 
 from __future__ import annotations
 
-import contextlib
-import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from probes._http.exchange import ExchangeFailure, Reply
-from probes._http.places import get_path, parse_read
-from probes._payload.locate import json_path_of, marker_of, text_pattern
-from probes._payload.placeholders import Filled
+from probes._http.places import parse_read
+from probes._payload.calibration import CalibrationFailed, miss, proven
+from probes._payload.locate import (
+    MARKER_SHAPES,
+    markers_of,
+    near_value,
+    split_fields,
+    structure_paths,
+    text_patterns,
+)
+from probes._payload.paths import ParamPath
+from probes._payload.placeholders import CALIBRATION_NUMBERS, Filled
 
 if TYPE_CHECKING:
     import httpx
 
     from probes._http.options import HttpOptions
-    from probes._http.places import ReadSpec
+    from probes._http.places import ReadSpec, SendSpec
     from probes._payload.placeholders import TextTemplate
 
 
@@ -40,10 +48,11 @@ class HttpProbe(Protocol):
     _decided: bool
     _plain: bool
     _read_url: TextTemplate | None
+    place: SendSpec
 
     def _start(self) -> httpx.Client: ...
 
-    def _build(self, text: str, *, echo: bool) -> httpx.Request: ...
+    def _build(self, text: str, *, echo: bool, n: int = 0) -> httpx.Request: ...
 
     def _exchange(self, request: httpx.Request) -> Reply: ...
 
@@ -56,53 +65,108 @@ class HttpProbe(Protocol):
 
 __all__ = ["calibrate", "locate_read"]
 
-#: A path key that a dotted ``json:PATH`` can name.
-_DOTTED_KEY = re.compile(r"[^.]+")
-
 
 def calibrate(probe: HttpProbe) -> str:
-    """Locate the read-back of ``probe`` (see :meth:`HttpProbe.calibrate`)."""
+    """Locate the read-back of ``probe`` (see :meth:`HttpProbe.calibrate`).
+
+    Each marker of :func:`~probes._payload.locate.markers_of` is sent like a payload,
+    with ``{n}`` from :data:`~probes._payload.placeholders.CALIBRATION_NUMBERS` (the
+    payloads keep 1, 2, 3...); the read kept is the
+    first that gives every marker back exactly from its own response.
+    """
     probe._start()
     if probe._calibrated:
         return str(probe.read)
-    marker = marker_of(probe.run_id)
-    try:
-        request = probe._build(marker, echo=False)
-        reply = probe._exchange(request)
-        if probe._is_reflection(reply):
-            probe._seen_reflector = probe._decided = probe._calibrated = True
-            return str(probe.read)
-        if probe.reflector is None and reply.status < 400:
-            probe._plain = probe._decided = True
-        if reply.status < 400 and probe._read_url is not None:
-            reply = probe._read_back(reply, 0)
-    except ExchangeFailure as failure:
-        if failure.status in (Status.REJECTED, Status.LOST):
-            raise UsageError(
-                f"the calibration request (the plain value {marker!r} in place of a "
-                f"payload) failed: {failure.error.rstrip('. ')}."
-            ) from None
-        reason = failure.error.rstrip(". ")
-        raise TargetError(f"the calibration request got no answer: {ended(reason)}") from None
-    if reply.status >= 400:
-        raise UsageError(
-            f"the calibration request (the plain value {marker!r} in place of a payload) "
-            f"was answered HTTP {reply.status} ({_advice(reply.status)}): {reply.excerpt()}."
-        )
+    markers: tuple[str, ...] = markers_of(probe.run_id)
+    values = [
+        Filled(payload=m, n=n, run=probe.run_id)
+        for n, m in zip(CALIBRATION_NUMBERS, markers, strict=True)
+    ]
+    replies: list[Reply] = []
+    kept: list[int] = []
+    for i, marker in enumerate(markers):
+        try:
+            reply = _send(probe, marker, i)
+        except CalibrationFailed:
+            if i:
+                continue  # a place that refuses quotes or line breaks: proved on the others
+            raise
+        if reply is None:
+            return str(probe.read)  # the reference reflector: it reads itself
+        replies.append(reply)
+        kept.append(i)
     # The read-back holds what expect says (the marker, or text around it).
-    wanted = probe.options.expected.value(Filled(payload=marker, n=0, run=probe.run_id))
-    spec = locate_read(reply, wanted)
+    values = [values[n] for n in kept]
+    markers = tuple(probe.options.expected.value(v) for v in values)
+    spec, why = locate_read(replies, markers, values, hint=_hint(probe))
     if spec is None:
-        raise UsageError(
-            f"the calibration value {marker!r} did not come back in the response "
-            f"({reply.excerpt()[:160] or 'an empty body'}); name where it comes back with "
-            "read='WHERE', or read it back from read_url='URL'."
+        answered = replies[0].excerpt()[:160] or "an empty body"
+        if why:
+            raise CalibrationFailed(
+                f"the calibration values came back, but no read gives every one back "
+                f"exactly: {why}; the response: {answered}; name where the value comes back "
+                "with read='WHERE'.",
+                answer=f"{why}; the response: {answered}",
+            )
+        raise CalibrationFailed(
+            f"the calibration value {markers[0]!r} did not come back in the response "
+            f"({answered}); name where it comes back with read='WHERE', or read it back "
+            "from read_url='URL'.",
+            answer=f"the calibration value did not come back; the response: {answered}",
         )
     probe.read = parse_read(spec)
     probe.read_found = probe._calibrated = True
     if probe.name == probe._default_name:  # a name set by the caller is kept
         probe.name = probe._default_name = probe._name()
     return spec
+
+
+def _send(probe: HttpProbe, marker: str, i: int) -> Reply | None:
+    """The response to marker ``i`` (read back when there is a read URL); ``None``
+    when the target is the reference reflector."""
+    value = f"the plain value {marker!r}" if i == 0 else f"a value with {MARKER_SHAPES[i]}"
+    try:
+        request = probe._build(marker, echo=False, n=CALIBRATION_NUMBERS[i])
+        reply = probe._exchange(request)
+        if probe._is_reflection(reply):
+            probe._seen_reflector = probe._decided = probe._calibrated = True
+            return None
+        if probe.reflector is None and reply.status < 400:
+            probe._plain = probe._decided = True
+        if reply.status < 400 and probe._read_url is not None:
+            reply = probe._read_back(reply, CALIBRATION_NUMBERS[i])
+    except ExchangeFailure as failure:
+        reason = failure.error.rstrip(". ")
+        if failure.status in (Status.REJECTED, Status.LOST):
+            raise CalibrationFailed(
+                f"the calibration request ({value} in place of a payload) failed: {reason}.",
+                answer=f"the calibration request ({value}) failed: {reason}",
+            ) from None
+        raise TargetError(
+            f"the calibration request ({value} in place of a payload) got no answer: "
+            f"{ended(reason)}"
+        ) from None
+    if reply.status >= 400:
+        raise CalibrationFailed(
+            f"the calibration request ({value} in place of a payload) was answered HTTP "
+            f"{reply.status} ({_advice(reply.status)}): {reply.excerpt()}.",
+            answer=f"the calibration request ({value}) was answered HTTP {reply.status}: "
+            f"{reply.excerpt()[:160]}",
+        )
+    return reply
+
+
+def _hint(probe: HttpProbe) -> str | None:
+    """The last key of the place the value is sent to (a path ending there is preferred)."""
+    name = probe.place.name if probe.place.where in ("json", "form", "multipart", "query") else ""
+    if not name:
+        return None
+    try:
+        path = ParamPath.parse(name, what="send")
+    except UsageError:
+        return None
+    keys = [s for s in path.segments if isinstance(s, str)]
+    return keys[-1] if keys else None
 
 
 def _advice(status: int) -> str:
@@ -119,36 +183,41 @@ def _advice(status: int) -> str:
     return "check the URL and send"
 
 
-def locate_read(reply: Reply, marker: str) -> str | None:
-    """The read specification that finds ``marker`` in ``reply`` (checked on it)."""
-    response = reply.response
-    candidates: list[str] = []
-    with contextlib.suppress(ValueError):
-        path = json_path_of(reply.json(), marker)
-        if path and all(isinstance(p, int) or _DOTTED_KEY.fullmatch(p) for p in path):
-            candidates.append("json:" + ".".join(str(p) for p in path))
-    text = response.text
-    if text == marker:
-        candidates.append("body")
-    for name, header in response.headers.items():
-        if header == marker:
-            candidates.append(f"header:{name}")
+def locate_read(
+    replies: Sequence[Reply], markers: Sequence[str], values: Sequence[Filled], *, hint: str | None
+) -> tuple[str | None, str]:
+    """The read specification that finds ``markers[i]`` in ``replies[i]``, every one
+    exactly, or ``None`` and why not. A body that is JSON is read inside the decoded
+    document (``json:PATH``), never with a pattern over its raw text."""
+    documents: list[object] = []
+    for reply in replies:
+        try:
+            documents.append(reply.json())
+        except ValueError:
             break
-    pattern = text_pattern(text, marker)
-    if pattern is not None:
-        candidates.append(f"regex:{pattern}")
-    for spec in candidates:
-        read = parse_read(spec)
-        value: object
-        if read.where == "json":
-            found, value = get_path(reply.json(), read.name)
-        elif read.where == "body":
-            found, value = True, text
-        elif read.where == "header":
-            found, value = True, response.headers.get(read.name)
-        else:
-            match = read.pattern.search(text)
-            found, value = match is not None, match.group(1) if match is not None else None
-        if found and value == marker:
-            return spec
-    return None
+    is_json = len(documents) == len(replies)
+    candidates: list[str] = []
+    if is_json:
+        candidates += [f"json:{p}" for p in structure_paths(documents, markers, values, hint=hint)]
+    texts = [r.response.text for r in replies]
+    if all(t == m for t, m in zip(texts, markers, strict=True)):
+        candidates.append("body")
+    for name, header in replies[0].response.headers.items():
+        if header == markers[0]:
+            candidates.append(f"header:{name}")
+    if not is_json:
+        candidates += [f"regex:{p}" for p in text_patterns(texts, markers)]
+
+    def read(spec: str, i: int) -> tuple[bool, object]:
+        found, value, _ = replies[i].read(parse_read(spec), values[i])
+        return found, value
+
+    spec = proven(candidates, read, markers)
+    if spec is not None:
+        return spec, ""
+    near = [
+        near_value(d, m) for d, m in zip(documents if is_json else texts, markers, strict=False)
+    ]
+    last = len(markers) - 1
+    split = split_fields(documents[last], markers[last]) if is_json else ()
+    return None, miss(candidates, read, markers, near=near, split=split)

@@ -22,6 +22,8 @@ from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from probes._http.deadline import deadline
 from probes._http.decoding import BodyDecoder, BodyTooLarge, CodingRefused, DecodeFailed
+from probes._http.places import ReadSpec, get_path
+from probes._payload.placeholders import Filled
 
 __all__ = ["EXCERPT", "ExchangeFailure", "Pacer", "Reply", "exchange"]
 
@@ -81,6 +83,33 @@ class Reply:
         for secret in self.secrets:
             text = text.replace(secret, "***")
         return safe(text[:EXCERPT])
+
+    def read(self, spec: ReadSpec, values: Filled | None = None) -> tuple[bool, object, str]:
+        """``(found, value, why_not)``: the value at ``spec`` (``values`` fill the
+        placeholders of a ``json:`` path). A ``json:`` read of a body that is not JSON
+        raises ``ValueError``."""
+        where, name = spec.where, spec.name
+        response = self.response
+        if where == "json":
+            found, value = get_path(self.json(), name, values)
+            return (
+                (True, value, "")
+                if found
+                else (False, None, f"the response has no value at json:{name}.")
+            )
+        if where == "body":
+            return True, response.text, ""
+        if where == "header":
+            header = response.headers.get(name)
+            return (
+                (True, header, "")
+                if header is not None
+                else (False, None, f"the response has no {name} header.")
+            )
+        match = spec.pattern.search(response.text)
+        if match is None:
+            return False, None, f"the pattern of read=regex:{name} does not match the response."
+        return True, match.group(1), ""
 
 
 class Pacer:

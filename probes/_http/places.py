@@ -8,7 +8,8 @@ nor Starlette, so the reflector and the probe share it.
 
 Send forms:
 
-``json:PATH``       a string at a dotted path of a JSON body (``json:a.b`` -> ``{"a": {"b": v}}``)
+``json:PATH``       a string at a path of a JSON body (``json:a.b`` -> ``{"a": {"b": v}}``;
+                    paths as in :mod:`probes._payload.paths`, the same as MCP's)
 ``form:NAME``       an ``application/x-www-form-urlencoded`` body field
 ``multipart:NAME``  a ``multipart/form-data`` field
 ``filename:NAME``   the filename of a ``multipart/form-data`` file field
@@ -30,11 +31,14 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.text import from_utf8
+from probes._payload.paths import NOT_FOUND, ParamPath, get, put
+from probes._payload.placeholders import Filled
 
 __all__ = [
     "READ_FORMS",
@@ -100,8 +104,12 @@ def _bad_read(spec: object, why: str) -> UsageError:
     return UsageError(f"read={spec!r} {why}; valid forms are: {', '.join(READ_FORMS)}.")
 
 
-def _check_path(path: str) -> bool:
-    return bool(path) and all(path.split("."))
+def _check_path(path: str, *, write: bool = False) -> bool:
+    try:
+        parsed = ParamPath.parse(path, what="path")
+    except UsageError:
+        return False
+    return parsed.writable and isinstance(parsed.top, str) if write else True
 
 
 def parse_send(spec: object) -> SendSpec:
@@ -115,8 +123,12 @@ def parse_send(spec: object) -> SendSpec:
         raise _bad_send(spec, "is not a known place")
     if not name:
         raise _bad_send(spec, "needs a name after the colon")
-    if where == "json" and not _check_path(name):
-        raise _bad_send(spec, "has an empty segment in its dotted path")
+    if where == "json" and not _check_path(name, write=True):
+        raise _bad_send(
+            spec,
+            "is not a path it can write (keys with dots, list indexes from 0 in brackets, "
+            'a key holding dots as ["the key"])',
+        )
     if where == "header" and not _TOKEN.fullmatch(name):
         raise _bad_send(spec, "names a header that is not an HTTP token")
     return SendSpec(where=where, name=name)
@@ -134,7 +146,11 @@ def parse_read(spec: object) -> ReadSpec:
     if not name:
         raise _bad_read(spec, "needs a name after the colon")
     if where == "json" and not _check_path(name):
-        raise _bad_read(spec, "has an empty segment in its dotted path")
+        raise _bad_read(
+            spec,
+            "is not a path (keys with dots, list indexes in brackets, a key holding dots "
+            'as ["the key"], the last item as [-1], any member as *)',
+        )
     if where == "header" and not _TOKEN.fullmatch(name):
         raise _bad_read(spec, "names a header that is not an HTTP token")
     if where == "regex":
@@ -148,28 +164,24 @@ def parse_read(spec: object) -> ReadSpec:
 
 
 def put_path(path: str, value: object) -> dict[str, Any]:
-    """Return the JSON object that holds ``value`` at the dotted ``path``."""
-    keys = path.split(".")
-    out: dict[str, Any] = {keys[-1]: value}
-    for key in reversed(keys[:-1]):
-        out = {key: out}
-    return out
+    """Return the JSON object that holds ``value`` at ``path`` (:mod:`probes._payload.paths`)."""
+    return put({}, ParamPath.parse(path, what="json path"), value, where="the JSON body")
 
 
 _MISSING = object()
 
 
-def get_path(document: object, path: str) -> tuple[bool, object]:
-    """Follow a dotted ``path`` (numbers index lists); return ``(found, value)``."""
-    node = document
-    for key in path.split("."):
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            return False, None
-    return True, node
+def get_path(
+    document: object, path: str, values: Filled | Mapping[str, str] | None = None
+) -> tuple[bool, object]:
+    """Follow ``path`` (:mod:`probes._payload.paths`, placeholders filled from
+    ``values``); return ``(found, value)``."""
+    try:
+        parsed = ParamPath.parse(path, what="json path")
+    except UsageError:
+        return False, None
+    value = get(document, parsed, values)
+    return (False, None) if value is NOT_FOUND else (True, value)
 
 
 # --- the reflector's evidence ---------------------------------------------------------

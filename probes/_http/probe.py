@@ -21,7 +21,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
-import itertools
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -47,7 +46,15 @@ from probes._http.places import (
 )
 from probes._http.readback import read_observation
 from probes._http.request import RequestPlan, build_request
-from probes._payload.placeholders import Filled, TextTemplate, new_run_id, path_segment
+from probes._payload.expect import Expectation
+from probes._payload.locate import CALIBRATION_CALLS
+from probes._payload.placeholders import (
+    Filled,
+    TextTemplate,
+    new_run_id,
+    path_segment,
+    payload_numbers,
+)
 
 __all__ = ["HttpProbe", "http"]
 
@@ -125,7 +132,7 @@ class HttpProbe(Probe):
         self._detecting = threading.Lock()
         self.emit_url = options.emit_url
         self.run_id = new_run_id()
-        self._numbers = itertools.count(1)
+        self._numbers = payload_numbers()
         self._numbering = threading.Lock()
         self.name = self._default_name = self._name()
         self._client: httpx.Client | None = None
@@ -388,8 +395,8 @@ class HttpProbe(Probe):
             if reply.status >= 400:
                 return self._rejected(text, reply, wire=wire)
         values = Filled(payload=text, n=n, run=self.run_id)
-        return read_observation(
-            self.read, text, reply, wire=wire, expected=self.options.expected, values=values
+        return self._read_observation(
+            text, reply, wire=wire, expected=self.options.expected, values=values
         )
 
     def _read_back(self, reply: Reply, n: int) -> Reply:
@@ -435,18 +442,37 @@ class HttpProbe(Probe):
         name = f"http {self.method} {self.shown_url} send={self.send} read={self.read}"
         return f"{name} read_url={shown_url(self.read_url)}" if self.read_url is not None else name
 
+    def requests_to_start(self, observations: int) -> int:
+        """The calibration (while the read-back is still to be located), then
+        ``observations`` observations. Until an answer shows whether the target is the
+        reference reflector, the dearer of the two: the reflector locates itself with
+        the first calibration request, then costs two or three per observation;
+        another target is sent every calibration value, then costs one (two with
+        ``read_url``)."""
+        if self._calibrated:
+            return observations * self.max_requests_per_observation
+        per = 2 if self.read_url is not None else 1
+        plain = CALIBRATION_CALLS * per + observations * per
+        if self.reflector is False or self._plain:
+            return plain
+        echoes = self.read.where == "json" and self.place.where != "path"
+        each = 2 if self.read_url is not None or echoes else 3
+        reflector = 1 + observations * each
+        return reflector if self.reflector else max(plain, reflector)
+
     @property
     def needs_calibration(self) -> bool:
         """True while the read-back is still to be located (``read=None``)."""
         return not self._calibrated
 
     def calibrate(self) -> str:
-        """Locate the read-back with one write (and read) carrying a plain marker.
+        """Locate the read-back with writes (and reads) carrying calibration markers.
 
         Returns the read specification (the one given when there was nothing to
-        locate; against the reference reflector, its own). The marker is ASCII,
-        unique to the run; it is sent like a payload with ``{n}`` = 0 and counts in
-        ``requests``. A marker that does not come back is a ``UsageError``; an
+        locate; against the reference reflector, its own, after one request). The
+        markers are unique to the run; each is sent like a payload with ``{n}`` = 0,
+        1000001, 1000002 (the payloads keep 1, 2, 3...) and counts in ``requests``.
+        A marker that does not come back is a ``UsageError``; an
         endpoint that does not answer a ``TargetError``.
         """
         return calibrate(self)
@@ -476,10 +502,21 @@ class HttpProbe(Probe):
         reply: Reply,
         *,
         direction: Direction = Direction.ROUND_TRIP,
+        expected: Expectation | None = None,
+        values: Filled | None = None,
         **fields: Any,
     ) -> Observation:
-        """Find the value at ``read`` in ``reply`` and compare it with ``text``."""
-        return read_observation(self.read, text, reply, direction=direction, **fields)
+        """Find the value at ``read`` in ``reply`` and compare it with ``text`` (with
+        ``expected``: with what the read-back must equal)."""
+        return read_observation(
+            self.read,
+            text,
+            reply,
+            direction=direction,
+            expected=expected,
+            values=values,
+            **fields,
+        )
 
     # --- against the reflector ------------------------------------------------------
 

@@ -14,12 +14,15 @@ from fidelity._core.kinds import Status
 from fidelity._probe.contract import observe_value
 from fidelity._probe.observation import Direction, Observation
 from probes._http.exchange import Reply
-from probes._http.places import ReadSpec, get_path
+from probes._http.places import ReadSpec
 from probes._payload.expect import Expectation
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
 __all__ = ["read_observation"]
+
+#: What a lost observation quotes of the response, in code points.
+_EXCERPT = 160
 
 
 def read_observation(
@@ -33,48 +36,31 @@ def read_observation(
     **fields: Any,
 ) -> Observation:
     """Find the value at ``read`` in ``reply`` and compare it with ``text`` (with
-    ``expected`` and the payload's ``values``: with what the read-back must equal)."""
-    where, name = read.where, read.name
-    response = reply.response
-    missing = ""
-    value: object = None
-    if where == "json":
-        try:
-            document = reply.json()
-        except ValueError as exc:
-            # The endpoint answered, but not in the form the chain promises: a
-            # failure of the protocol, not the endpoint's refusal of this value.
-            return Observation(
-                sent=text,
-                status=Status.BROKEN,
-                error_type="UnparsableReply",
-                error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
-                direction=direction,
-                **fields,
-            )
-        found, value = get_path(document, name)
-        if not found:
-            missing = f"the response has no value at json:{name}."
-    elif where == "body":
-        value = response.text
-    elif where == "header":
-        value = response.headers.get(name)
-        if value is None:
-            missing = f"the response has no {name} header."
-    else:
-        match = read.pattern.search(response.text)
-        if match is None:
-            missing = f"the pattern of read=regex:{name} does not match the response."
-        else:
-            value = match.group(1)
+    ``expected`` and the payload's ``values``: with what the read-back must equal);
+    ``values`` fill the placeholders of a ``json:`` path. A lost value quotes the
+    response."""
+    try:
+        _, value, missing = reply.read(read, values)
+    except ValueError as exc:
+        # The endpoint answered, but not in the form the chain promises: a
+        # failure of the protocol, not the endpoint's refusal of this value.
+        return Observation(
+            sent=text,
+            status=Status.BROKEN,
+            error_type="UnparsableReply",
+            error=f"the response is not JSON ({exc}); excerpt: {reply.excerpt()}",
+            direction=direction,
+            **fields,
+        )
     if is_marker(value) and not is_marker(text):
         missing = STALE_READ + "."
     if missing:
+        answered = reply.excerpt()[:_EXCERPT] or "an empty body"
         return Observation(
             sent=text,
             status=Status.LOST,
             error_type="Missing",
-            error=missing,
+            error=f"{missing.rstrip('.')}; what came back (HTTP {reply.status}): {answered}",
             direction=direction,
             **fields,
         )

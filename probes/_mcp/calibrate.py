@@ -1,4 +1,4 @@
-"""Locating an MCP probe's read-back: one call of the whole chain carrying a plain marker.
+"""Locating an MCP probe's read-back: calls of the whole chain carrying calibration markers.
 
 :func:`calibrate` is what :meth:`probes._mcp.probe.McpProbe.calibrate` does; a marker
 that does not come back, or a chain that refuses it, is :class:`CalibrationFailed`.
@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fidelity._core.errors import TargetError, UsageError, ended
+from fidelity._core.errors import TargetError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
 from probes._mcp.read import locate, no_text, parse_read, result_text
-from probes._payload.locate import marker_of
+from probes._payload.calibration import CalibrationFailed
+from probes._payload.locate import MARKER_SHAPES, markers_of
+from probes._payload.placeholders import CALIBRATION_NUMBERS
 
 if TYPE_CHECKING:
+    from probes._mcp.calls import CallPlan
     from probes._mcp.read import Reader
     from probes._payload.expect import Expectation
     from probes._payload.placeholders import Filled
@@ -31,6 +34,9 @@ class McpProbe(Protocol):
     expected: Expectation
     _split: bool
 
+    @property
+    def plan(self) -> CallPlan: ...
+
     def open(self) -> object: ...
 
     def _chain(self, text: str, values: Filled) -> Any: ...
@@ -41,52 +47,93 @@ class McpProbe(Protocol):
 __all__ = ["CalibrationFailed", "calibrate"]
 
 
-class CalibrationFailed(UsageError):
-    """The calibration call did not show where the value comes back (it failed, or the
-    marker was not in the answer); ``answer`` says what came back instead, in one
-    clause without advice (terminal-safe)."""
-
-    def __init__(self, message: str, *, answer: str) -> None:
-        super().__init__(message)
-        self.answer = answer
-
-
 def calibrate(probe: McpProbe) -> str:
-    """Locate the read-back of ``probe`` (see :meth:`McpProbe.calibrate`)."""
+    """Locate the read-back of ``probe`` (see :meth:`McpProbe.calibrate`).
+
+    Each marker of :func:`~probes._payload.locate.markers_of` goes through the whole
+    chain like a payload, with ``{n}`` from
+    :data:`~probes._payload.placeholders.CALIBRATION_NUMBERS` (the payloads keep 1, 2, 3...);
+    the read kept is the first that gives every marker back exactly from its own
+    result. Any failure is :class:`CalibrationFailed`, whose ``answer`` says what came
+    back: a call that failed (the marker's shape named), a marker that did not come
+    back, or came back changed (its kinds named). A call that got no answer is a
+    ``TargetError``.
+    """
     probe.open()
     if probe.reader is not None:
         return probe.reader.spec
     if probe._split:
         probe.reader = parse_read("text")
         return probe.reader.spec
-    marker = marker_of(probe.run_id)
-    values = probe._values(marker, 0)
-    result = probe._chain(marker, values)
-    if isinstance(result, Observation):
-        reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
-        if result.status in (Status.REJECTED, Status.LOST) or (
-            result.status is Status.BROKEN and result.error_type == "SetupStep"
-        ):
-            raise CalibrationFailed(
-                f"the calibration call (the plain value {marker!r} in place of a payload) "
-                f"failed: {reason}; check the tool's arguments, or name where the value "
-                "comes back with read='WHERE'.",
-                answer=f"the calibration call failed: {reason}",
-            )
-        raise TargetError(f"the calibration call got no answer: {ended(reason)}")
-    # The read-back holds what the calls must leave (the marker, or the marker and its
-    # mark after an edit that must apply).
-    wanted = probe.expected.value(values)
-    spec = locate(result, wanted)
+    sent = markers_of(probe.run_id)
+    markers, values, results = [], [], []
+    for i, (marker, n) in enumerate(zip(sent, CALIBRATION_NUMBERS, strict=True)):
+        filled = probe._values(marker, n)
+        result = probe._chain(marker, filled)
+        if isinstance(result, Observation):
+            if i and _refused(result):
+                # A parameter that refuses quotes or line breaks (a branch name, a file
+                # name), or a setup step that has no resource prepared for this {n}:
+                # the read is proved on the markers that went through.
+                continue
+            raise _failed(result, marker, i)
+        # The read-back holds what the calls must leave (the marker, or the marker and
+        # its mark after an edit that must apply).
+        markers.append(probe.expected.value(filled))
+        values.append(filled)
+        results.append(result)
+    hint = next(
+        (
+            s
+            for path in probe.plan.payload_paths
+            for s in reversed(path.segments)
+            if isinstance(s, str)
+        ),
+        None,
+    )
+    spec, why = locate(results, markers, values, hint=hint)
     if spec is None:
         source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"
-        answered = result_text(result, 160) or no_text(result)
-        raise CalibrationFailed(
-            f"the calibration value {wanted!r} did not come back in what {source} "
-            f"answered ({answered}); name where "
-            "it comes back with read='WHERE', or read it back with read_tool='NAME'.",
-            answer=f"the calibration value did not come back; {source} answered: {answered}",
-        )
+        answered = result_text(results[0], 160) or no_text(results[0])
+        if why:
+            answer = f"{why}; {source} answered: {answered}"
+            message = (
+                f"the calibration values came back, but no read gives every one back exactly: "
+                f"{answer}; name where the value comes back with read='WHERE'."
+            )
+        else:
+            answer = f"the calibration value did not come back; {source} answered: {answered}"
+            message = (
+                f"the calibration value {markers[0]!r} did not come back in what {source} "
+                f"answered ({answered}); name where it comes back with read='WHERE', or read "
+                "it back with read_tool='NAME'."
+            )
+        raise CalibrationFailed(message, answer=answer)
     probe.reader = parse_read(spec)
     probe.read_found = True
     return spec
+
+
+def _refused(result: Observation) -> bool:
+    """True when a later marker's call was refused (its shape, or its setup step)."""
+    return result.status is Status.REJECTED or (
+        result.status is Status.BROKEN and result.error_type == "SetupStep"
+    )
+
+
+def _failed(result: Observation, marker: str, n: int) -> CalibrationFailed | TargetError:
+    """How the call carrying marker ``n`` failed, as a calibration failure."""
+    reason = safe(result.error or result.error_type or result.status.value).rstrip(". ")
+    shape = MARKER_SHAPES[n]
+    value = f"the plain value {marker!r}" if n == 0 else f"a value with {shape}"
+    if result.status in (Status.REJECTED, Status.LOST) or (
+        result.status is Status.BROKEN and result.error_type == "SetupStep"
+    ):
+        return CalibrationFailed(
+            f"the calibration call ({value} in place of a payload) failed: {reason}; check "
+            "the tool's arguments, or name where the value comes back with read='WHERE'.",
+            answer=f"the calibration call ({value}) failed: {reason}",
+        )
+    return TargetError(
+        f"the calibration call ({value} in place of a payload) got no answer: {reason}."
+    )

@@ -17,7 +17,6 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
-from probes._mcp.paths import ParamPath, put
 from probes._mcp.schema import object_schema, schema_at, string_params
 from probes._mcp.template import ArgumentTemplate, Step
 from probes._mcp.tools import (
@@ -27,6 +26,7 @@ from probes._mcp.tools import (
     consent_reason,
     consent_words,
 )
+from probes._payload.paths import ParamPath, put
 from probes._payload.placeholders import Filled
 
 __all__ = [

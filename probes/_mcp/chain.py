@@ -57,6 +57,9 @@ __all__ = [
     "observe_tool",
 ]
 
+#: What a lost observation quotes of the tool's answer, in code points.
+_EXCERPT = 160
+
 #: The reference reflector's tools: ``reflect`` answers what it received, ``emit`` sends.
 REFLECT_TOOL = "reflect"
 EMIT_TOOL = "emit"
@@ -114,7 +117,7 @@ def _effect_after(
         elif result.is_error:
             why = f"the read tool answered an error: {result_text(result, 120)}"
         else:
-            found, value, _ = probe.reader.read(result)
+            found, value, _ = probe.reader.read(result, values)
             seen = observe_value(text, value) if found else None
             if (
                 seen is not None
@@ -169,22 +172,17 @@ def observe_tool(probe: McpProbe, text: str, values: Filled) -> Observation:
         return result
     assert probe.reader is not None
     direction = probe.reader.direction
-    found, value, why = probe.reader.read(result)
-    if not found:
-        came_back = result_text(result, 160) or no_text(result)
-        return Observation(
-            sent=text,
-            status=Status.LOST,
-            error_type="lost",
-            error=f"{why}; what came back: {came_back}",
-            direction=direction,
-        )
+    found, value, why = probe.reader.read(result, values)
     if is_marker(value) and not is_marker(text):
+        found, why = False, STALE_READ
+    if not found:
+        # What came back, always: a lost value quotes the answer it was looked for in.
+        answered = result_text(result, _EXCERPT) or no_text(result)
         return Observation(
             sent=text,
             status=Status.LOST,
             error_type="lost",
-            error=STALE_READ + ".",
+            error=f"{why.rstrip('.')}; what came back: {answered}",
             direction=direction,
         )
     return probe.expected.judge(

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from probes._mcp.paths import ParamPath
 from probes._mcp.schema import string_params
 from probes._mcp.tools import McpTool, consent_reason, consent_words
+from probes._payload.paths import ParamPath
 
 __all__ = ["Inventory", "ToolParam", "inventory"]
 

@@ -18,11 +18,11 @@ from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from probes._mcp.calls import ArgumentFiller
 from probes._mcp.clients import CLIENTS, PYTHON_MODES
-from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, parse_read
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 from probes._mcp.template import ArgumentTemplate, Step, steps_of
 from probes._payload.expect import Expectation
+from probes._payload.paths import ParamPath
 
 __all__ = ["McpOptions", "transport_of"]
 

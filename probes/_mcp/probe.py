@@ -55,11 +55,12 @@ from probes._mcp.clients import ClientInfo
 from probes._mcp.lifecycle import ListingChanged, Sessions
 from probes._mcp.name import target_label
 from probes._mcp.options import McpOptions
-from probes._mcp.paths import ParamPath
 from probes._mcp.read import Reader, parse_read
 from probes._mcp.reply_limit import DEFAULT_MAX_REPLY
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason, tool_records
-from probes._payload.placeholders import Filled, new_run_id
+from probes._payload.locate import CALIBRATION_CALLS
+from probes._payload.paths import ParamPath
+from probes._payload.placeholders import Filled, new_run_id, payload_numbers
 
 if TYPE_CHECKING:
     from probes._mcp.lifecycle import Session as _Session
@@ -149,7 +150,7 @@ class McpProbe(Probe):
         self.mode: str = options.python_mode
         self.fill_args = fill_args
         self.run_id = new_run_id()
-        self._sent = 0
+        self._numbers = payload_numbers()
         self.name = self._default_name = self._name(param)
         self._sessions = Sessions(options, on_new=self._listed_again)
         self._calls = CallStep(self._sessions, self.timeout)
@@ -427,6 +428,14 @@ class McpProbe(Probe):
             return 3
         return 1 + len(self.steps) + (1 if self.read_tool is not None else 0)
 
+    def requests_to_start(self, observations: int) -> int:
+        """The calibration's calls of the whole chain (one per calibration value, while
+        the read-back is still to be located), then ``observations`` observations (opens
+        the probe)."""
+        per = self.max_requests_per_observation
+        calibration = CALIBRATION_CALLS * per if self.needs_calibration else 0
+        return calibration + observations * per
+
     @property
     def needs_calibration(self) -> bool:
         """True while the read-back is still to be located (``read=None``; opens the probe)."""
@@ -434,13 +443,15 @@ class McpProbe(Probe):
         return self.reader is None and not self._split
 
     def calibrate(self) -> str:
-        """Locate the read-back with one call of the whole chain carrying a plain marker.
+        """Locate the read-back with calls of the whole chain carrying calibration markers.
 
         Returns the read specification found (the one given when there is nothing to
-        locate). The marker is ASCII, unique to the run; it goes through the setup
-        steps, the tool and the read tool like a payload with ``{n}`` = 0, and counts
-        in ``requests``. A marker that does not come back is a ``UsageError``; a chain
-        that fails on it a ``UsageError`` (refused) or ``TargetError`` (no answer).
+        locate). The markers are unique to the run (plain ASCII, then one with a quote
+        and a backslash, one with a line break); each goes through the setup steps, the
+        tool and the read tool like a payload, with ``{n}`` = 0, 1000001, 1000002 (the
+        payloads keep 1, 2, 3...), and counts in ``requests``. A marker that does not
+        come back is a ``UsageError``; a chain that fails on it a ``UsageError``
+        (refused) or ``TargetError`` (no answer).
         """
         return calibrate(self)
 
@@ -503,8 +514,7 @@ class McpProbe(Probe):
         if not self._split:
             if self.reader is None:
                 self.calibrate()
-            self._sent += 1
-            return observe_tool(self, text, self._values(text, self._sent))
+            return observe_tool(self, text, self._values(text, next(self._numbers)))
         request = observe_request(self, text)
         response = observe_response(self, text)
         if request.client_side:
@@ -516,8 +526,7 @@ class McpProbe(Probe):
                 error=f"{request.error} (shown on the request path; not sent again)",
             )
         else:
-            self._sent += 1
-            main = observe_tool(self, text, self._values(text, self._sent))
+            main = observe_tool(self, text, self._values(text, next(self._numbers)))
         return dataclasses.replace(main, parts=(request, response))
 
     def _values(self, payload: str, n: int) -> Filled:
@@ -554,9 +563,10 @@ mcp = factory(
     free-form string parameter (several, or none, is a ``UsageError`` listing them).
     ``args``: the tool's arguments, a template: a string value that is exactly
     ``"{payload}"`` becomes the payload (``param`` is then not needed), ``{n}`` in a
-    string a number unique to the payload (1, 2, 3... in the order sent; 0 for the
-    calibration call) and ``{run}`` an id unique to the run; ``{{`` and ``}}`` are
-    literal braces. Containers along ``param`` come from ``args`` or are created.
+    string a number unique to the payload (1, 2, 3... in the order sent; 0, 1000001
+    and 1000002 for the calibration calls) and ``{run}`` an id unique to the run;
+    ``{{`` and ``}}`` are literal braces. Containers along ``param`` come from
+    ``args`` or are created.
     Without ``args``, ``fill_args(tool, key)`` makes the tool's other required
     arguments (the CLI fills them from the ``inputSchema`` with
     ``strategies.from_schema``), and a tool that requires others is a ``UsageError``.

@@ -16,15 +16,16 @@
     (``fidelity._core.armor``) of what the tool received: the evidence survives any
     response path, so the observation measures the request path alone.
 
-:func:`locate` derives a specification from the result of a calibration call: where
-a plain marker came back (the whole text, JSON inside the text, the structured
-content, or the text with a constant prefix and/or suffix around it).
+:func:`locate` derives a specification from the results of the calibration calls:
+where every marker came back whole (the whole text, JSON inside the text, the
+structured content, or the text between anchors), checked on every result.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +33,10 @@ from fidelity._core.armor import unarmor
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
-from probes._mcp.paths import NOT_FOUND, ParamPath, get
-from probes._payload.locate import json_path_of, text_pattern
+from probes._payload.calibration import miss, proven
+from probes._payload.locate import near_value, split_fields, structure_paths, text_patterns
+from probes._payload.paths import NOT_FOUND, ParamPath, get
+from probes._payload.placeholders import Filled
 
 __all__ = ["READ_FORMS", "Reader", "locate", "parse_read", "result_text"]
 
@@ -57,13 +60,14 @@ class Reader:
         """What the value read measures: the request path for armored evidence."""
         return Direction.REQUEST if self.mode == "armored" else Direction.ROUND_TRIP
 
-    def read(self, result: Any) -> tuple[bool, object, str]:
-        """Return ``(found, value, why_not)`` for a ``CallToolResult``."""
+    def read(self, result: Any, values: Filled | None = None) -> tuple[bool, object, str]:
+        """Return ``(found, value, why_not)`` for a ``CallToolResult``; ``values`` fill
+        the placeholders of keys in a path (``json:["f{n}.txt"].body``)."""
         if self.mode in ("structured", "armored"):
             value: object = getattr(result, "structured_content", None)
             if value is None:
                 return False, None, "the result has no structured content"
-            value = get(value, self.path)
+            value = get(value, self.path, values)
             if value is NOT_FOUND:
                 return False, None, f"the structured content has no {safe(str(self.path))}"
             if self.mode == "armored":
@@ -84,7 +88,7 @@ class Reader:
                 if document is NOT_FOUND:
                     continue
                 parsed = True
-                value = get(document, self.path)
+                value = get(document, self.path, values)
                 if value is not NOT_FOUND:
                     return True, value, ""
             if not parsed:
@@ -157,41 +161,77 @@ def parse_read(spec: str) -> Reader:
     raise UsageError(f"read={safe(spec)!r} is not understood; use {READ_FORMS}.")
 
 
-def locate(result: Any, marker: str) -> str | None:
-    """The read specification that finds ``marker`` in ``result`` (``None``: not there).
+def locate(
+    results: Sequence[Any], markers: Sequence[str], values: Sequence[Filled], *, hint: str | None
+) -> tuple[str | None, str]:
+    """The read specification that finds ``markers[i]`` in ``results[i]``, every one
+    exactly, or ``None`` and why not (see :func:`probes._payload.calibration.miss`).
 
-    In order: the first text block is the marker (``text``); a text block is JSON
-    holding it (``json:PATH``); the structured content holds it (``structured:PATH``);
-    a text block holds it between other text (``regex:``, see :mod:`probes._payload.locate`).
-    The specification is checked on ``result`` before it is returned.
+    Candidates, in order: the first text block is the value (``text``); a text block
+    that is JSON holds it (``json:PATH``); the structured content holds it
+    (``structured:PATH``); a text block that is not JSON holds it between other text
+    (``regex:``). A text block that is JSON is never read with a pattern over its raw
+    text. ``hint`` is the key the value was sent under (a path ending there is
+    preferred when several hold it).
     """
-    texts = _texts(result)
+    texts = [_texts(r) for r in results]
     candidates: list[str] = []
-    if texts and texts[0] == marker:
+    if all(t and t[0] == m for t, m in zip(texts, markers, strict=True)):
         candidates.append("text")
+    blocks = min(len(t) for t in texts)
+    documents = [[_json(text) for text in t[:blocks]] for t in texts]
+    for j in range(blocks):
+        column = [d[j] for d in documents]
+        if all(d is not NOT_FOUND for d in column):
+            paths = structure_paths(column, markers, values, hint=hint)
+            candidates += [f"json:{p}" for p in paths]
+    structured = [getattr(r, "structured_content", None) for r in results]
+    if all(s is not None for s in structured):
+        paths = structure_paths(structured, markers, values, hint=hint)
+        candidates += [f"structured:{p}" for p in paths]
+    for j in range(blocks):
+        if any(d[j] is not NOT_FOUND for d in documents):
+            continue
+        patterns = text_patterns([t[j] for t in texts], markers)
+        candidates += [f"regex:{p}" for p in patterns]
+
+    def read(spec: str, i: int) -> tuple[bool, object]:
+        found, value, _ = parse_read(spec).read(results[i], values[i])
+        return found, value
+
+    spec = proven(candidates, read, markers)
+    if spec is not None:
+        return spec, ""
+    return None, miss(
+        candidates,
+        read,
+        markers,
+        near=[_near(r, t, m) for r, t, m in zip(results, texts, markers, strict=True)],
+        split=_split(documents, structured, markers),
+    )
+
+
+def _near(result: Any, texts: list[str], marker: str) -> str | None:
     for text in texts:
         document = _json(text)
-        path = json_path_of(document, marker) if document is not NOT_FOUND else None
-        if path:
-            candidates.append(f"json:{ParamPath(path)}")
-            break
+        value = near_value(text if document is NOT_FOUND else document, marker)
+        if value is not None:
+            return value
     structured = getattr(result, "structured_content", None)
-    path = json_path_of(structured, marker) if structured is not None else None
-    if path:
-        candidates.append(f"structured:{ParamPath(path)}")
-    for text in texts:
-        pattern = text_pattern(text, marker)
-        if pattern is not None:
-            candidates.append(f"regex:{pattern}")
-            break
-    for spec in candidates:
-        try:
-            found, value, _ = parse_read(spec).read(result)
-        except UsageError:
-            continue
-        if found and value == marker:
-            return spec
-    return None
+    return near_value(structured, marker) if structured is not None else None
+
+
+def _split(
+    documents: list[list[Any]], structured: list[Any], markers: Sequence[str]
+) -> tuple[str, ...]:
+    """Where the value with a line break came back split across fields, if it did."""
+    last = len(markers) - 1
+    for document in [*documents[last], structured[last]]:
+        if document is not NOT_FOUND and document is not None:
+            where = split_fields(document, markers[last])
+            if where:
+                return where
+    return ()
 
 
 def no_text(result: Any) -> str:

@@ -2,7 +2,7 @@
 
 :func:`string_params` walks an ``inputSchema`` (objects, arrays, ``anyOf``/``oneOf``/
 ``allOf`` branches, local ``$ref``) and lists every place a string goes, as a
-:class:`~probes._mcp.paths.ParamPath` (``edits[0].oldText``), and whether it is
+:class:`~probes._payload.paths.ParamPath` (``edits[0].oldText``), and whether it is
 free-form text (no ``enum``, ``const``, ``format`` or ``pattern``). :func:`schema_at`
 finds the schema of one path, to check a ``param`` before anything is sent.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from probes._mcp.paths import ParamPath
+from probes._payload.paths import ParamPath
 
 __all__ = ["StringParam", "object_schema", "schema_at", "string_params"]
 

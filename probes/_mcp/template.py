@@ -19,7 +19,7 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
-from probes._mcp.paths import NOT_FOUND, ParamPath, get
+from probes._payload.paths import NOT_FOUND, ParamPath, get
 from probes._payload.placeholders import PAYLOAD, Filled, TextTemplate
 
 __all__ = ["ArgumentTemplate", "Step", "steps_of"]

@@ -2,15 +2,16 @@
 ``{run}``, ``{mark}``.
 
 Inside a string, ``{n}`` becomes a number unique to the payload within the run (1, 2,
-3... in the order the payloads are sent; 0 for the calibration call that locates the
-read-back), ``{run}`` an id unique to the run, ``{mark}`` a plain-ASCII token unique to
-the payload (letters and digits only, see :func:`mark_of`: an edit that must apply puts
-it into the file, and the read-back must hold it), and, in an HTTP ``read_url``,
-``{id}`` the id the write response returned. ``{{`` and ``}}`` are literal braces. In a
-JSON template a string value that is exactly ``"{payload}"`` becomes the payload itself
-(see :mod:`probes._mcp.template`); ``{payload}`` inside a longer string (such as
-``"{payload}{mark}"``) is taken only with an ``expect`` template, which says what the
-read-back must then equal.
+3... in the order the payloads are sent, :func:`payload_numbers`; the calibration that
+locates the read-back sends its values with :data:`CALIBRATION_NUMBERS`: 0, then
+numbers no payload takes), ``{run}`` an id unique to the run, ``{mark}`` a plain-ASCII
+token unique to the payload (letters and digits only, see :func:`mark_of`: an edit that
+must apply puts it into the file, and the read-back must hold it), and, in an HTTP
+``read_url``, ``{id}`` the id the write response returned. ``{{`` and ``}}`` are literal
+braces. In a JSON template a string value that is exactly ``"{payload}"`` becomes the
+payload itself (see :mod:`probes._mcp.template`); ``{payload}`` inside a longer string
+(such as ``"{payload}{mark}"``) is taken only with an ``expect`` template, which says
+what the read-back must then equal.
 
 Strings are parsed once, when the template is built: an unknown name or a stray
 brace is a ``UsageError`` naming the placeholders, before anything is sent.
@@ -18,20 +19,43 @@ brace is a ``UsageError`` naming the placeholders, before anything is sent.
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 
-__all__ = ["PAYLOAD", "Filled", "TextTemplate", "mark_of", "new_run_id", "path_segment"]
+__all__ = [
+    "CALIBRATION_NUMBERS",
+    "PAYLOAD",
+    "Filled",
+    "TextTemplate",
+    "mark_of",
+    "new_run_id",
+    "path_segment",
+    "payload_numbers",
+]
 
 #: The string value that is replaced by the payload in a JSON template.
 PAYLOAD = "{payload}"
 _TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+#: The ``{n}`` of each calibration value, in the order they are sent: 0 for the first
+#: (a setup that prepares a resource per payload prepares ``0`` for it), then numbers
+#: no payload takes, so that a key holding ``{n}`` is told apart across the replies and
+#: each value writes its own entry, while the payloads keep 1, 2, 3...
+CALIBRATION_NUMBERS = (0, 1_000_001, 1_000_002)
+
+
+def payload_numbers() -> Iterator[int]:
+    """The ``{n}`` of the payloads, in the order they are sent: 1, 2, 3... (never a
+    number of :data:`CALIBRATION_NUMBERS`)."""
+    return (n for n in itertools.count(1) if n not in CALIBRATION_NUMBERS)
 
 
 def new_run_id() -> str:

@@ -171,7 +171,7 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
     made = called(calls)
     assert made
     assert set(made) == {"echo"}
-    assert made.count("echo") == 1 + 29  # the calibration call and one per payload
+    assert made.count("echo") == 3 + 29  # the three calibration calls and one per payload
     # Every tool without a string parameter is named and was never called.
     document = json.loads(out.read_text())
     without = {t["name"] for t in tools if not any(_strings(t.get("inputSchema") or {}))}
@@ -221,13 +221,17 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
         "gzip-file-as-resource's arguments (data))"
     )
     assert skipped["simulate-research-query.topic"].startswith(
-        "no read-back: the calibration call failed: MCP error -32601: Tool "
-        "simulate-research-query requires task augmentation"
+        "no read-back: the calibration call (the plain value 'fidelity-marker-"
+    )
+    assert (
+        "failed: MCP error -32601: Tool simulate-research-query requires task augmentation"
+        in (skipped["simulate-research-query.topic"])
     )
     made = called(calls)
-    assert made.count("gzip-file-as-resource") == 1
+    # Every calibration value was sent and none came back; the first one's failure ends it.
+    assert made.count("gzip-file-as-resource") == 3
     assert made.count("simulate-research-query") == 1
-    assert made.count("echo") == 1 + 17
+    assert made.count("echo") == 3 + 17  # the three calibration calls and one per payload
     assert set(made) == {"echo", "gzip-file-as-resource", "simulate-research-query"}
 
 
@@ -261,14 +265,15 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
     for name, reason in skipped.items():
         assert reason.startswith(("constrained (", "no read-back: ", "not planned: ")), name
     # Every tool called has a free-form string parameter, and the ones not surveyed
-    # were called once only: the calibration call.
+    # were called by their calibration only: one to three calls each.
     made = called(calls)
     for tool in set(made):
         params = [n for n, free in strings.items() if n.startswith(f"{tool}.") and free]
         assert params, tool
         if not any(p in surveyed for p in params) and not _read_only(by_name[tool]):
             # (a read-only tool is also called to read back a paired write tool's value)
-            assert made.count(tool) == len([p for p in params if p in skipped]), tool
+            unlocated = len([p for p in params if p in skipped])
+            assert unlocated <= made.count(tool) <= 3 * unlocated, tool
     assert "list_allowed_directories" not in made
     # Nothing was written outside the root.
     assert [p.name for p in root.parent.iterdir()] == ["root"]
@@ -345,9 +350,9 @@ def test_nested_parameters_constraints_and_the_guard(tmp_path: Path) -> None:
         "plain.text": "needs --yes (no annotations)",
     }
     made = called(calls)
-    # note: calibration + 23 payloads; edit: twice that (two parameters); nothing else.
-    assert made.count("note") == 24
-    assert made.count("edit") == 48
+    # note: 3 calibration calls + 23 payloads; edit: twice that (two parameters).
+    assert made.count("note") == 26
+    assert made.count("edit") == 52
     assert set(made) == {"note", "edit"}
     assert "tools without a string parameter (not called): count" in result.stdout
     # The nested value came back in the structured content (the server returns the
@@ -362,14 +367,14 @@ def test_budget_is_spread_over_every_parameter(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     document = json.loads(out.read_text())
     per_card = {c["name"]: len(c["observations"]) for c in document["cards"]}
-    # 15 calls over three parameters: 5 each, one of them the calibration call; and
+    # 15 calls over three parameters: 5 each, three of them the calibration calls; and
     # each parameter got both families.
-    assert per_card == {"note.body": 4, "edit.edits.0.oldText": 4, "edit.edits.0.newText": 4}
+    assert per_card == {"note.body": 2, "edit.edits.0.oldText": 2, "edit.edits.0.newText": 2}
     for card in document["cards"]:
         assert {r["family"] for r in card["rows"]} == {"quotes", "bom"}
     assert len(called(calls)) == 15
     assert result.stdout.endswith(
-        "12 payloads to 3 tool parameters: 12 preserved; 57 not sent within --max-requests 15; "
+        "6 payloads to 3 tool parameters: 6 preserved; 63 not sent within --max-requests 15; "
         "3 parameters measured.\n"
     )
     too_small = fidelity(
@@ -378,8 +383,8 @@ def test_budget_is_spread_over_every_parameter(tmp_path: Path) -> None:
     )  # fmt: skip
     assert too_small.returncode == 2
     assert too_small.stderr == (
-        "fidelity: --max-requests 5 leaves less than the 2 calls each of the 3 tool parameters "
-        "needs (a calibration call and one payload); raise it to at least 6.\n"
+        "fidelity: --max-requests 5 leaves less than the 4 calls each of the 3 tool parameters "
+        "needs (3 calibration calls and one payload); raise it to at least 12.\n"
     )
     assert not (tmp_path / "none.txt").exists()
 
@@ -389,7 +394,7 @@ def test_args_for_pins_a_tools_arguments(tmp_path: Path) -> None:
         tmp_path, "--args-for", 'edit={"edits": [{"oldText": "x-{n}", "newText": "y"}]}'
     )
     assert result.returncode == 0, result.stderr
-    assert called(calls).count("edit") == 48  # pinned, and surveyed as before
+    assert called(calls).count("edit") == 52  # pinned, and surveyed as before
     document = json.loads(out.read_text())
     args = {c["name"]: c["facts"]["setup"].get("args") for c in document["cards"]}
     assert args["edit.edits.0.newText"] == {
@@ -484,36 +489,36 @@ def test_an_interrupted_run_keeps_what_it_saw(tmp_path: Path, signum: int, code:
     assert card["name"] == "echo.text"
     assert card["facts"]["complete"] is False
     # Every payload answered before the interrupt is kept: the calls the server got,
-    # less the calibration call and the one in flight.
-    assert echoed - 2 <= len(card["observations"]) < 298
+    # less the three calibration calls and the one in flight.
+    assert echoed - 4 <= len(card["observations"]) < 298
     assert {o["status"] for o in card["observations"]} == {"preserved"}
 
 
-def test_a_parameter_that_measured_nothing_fails_the_run_and_keeps_its_card(
+def test_a_parameter_whose_calls_write_no_entry_of_their_own_is_not_surveyed(
     tmp_path: Path,
 ) -> None:
     # server-memory's create_entities ignores an entity whose name exists: the minimal
-    # arguments name every entity "", so no entityType after the calibration's lands.
+    # arguments name every entity "", so the calibration's second value never lands,
+    # and the parameter is not surveyed (before, its 17 payloads all came back lost).
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes", "--json", str(out),
         "--", "env", f"MEMORY_FILE_PATH={tmp_path / 'graph.jsonl'}", npm_server("memory"),
         timeout=300,
     )  # fmt: skip
-    # Parameters that measured nothing fail the run; every card is kept.
+    # Other parameters of server-memory measure nothing (exit 3, see --all-tools'
+    # verdict); this one is refused at calibration, so it is not among them.
     assert result.returncode == 3, result.stderr
-    assert result.stderr.startswith("fidelity: 11 of the 16 tool parameters surveyed measured ")
-    assert "5 parameters measured, 11 measured nothing." in result.stdout
-    said = (
-        "nothing was measured: none of the 17 payloads sent to the target came back (17 "
-        "lost); the most common error (17 of 17): lost: the JSON text content has no "
-        "[0].entityType; what came back: []."
+    assert "measured nothing" in result.stderr
+    assert "entityType" not in result.stderr
+    document = json.loads(out.read_text())
+    reasons = {(s["tool"], s["param"]): s["reason"] for s in document["not_surveyed"]}
+    assert reasons[("create_entities", "entities[0].entityType")].startswith(
+        "no read-back: the plain value came back, the value with a quote and a backslash did "
+        "not: each call must write an entry of its own (a name holding {n} or {run}, say); "
     )
-    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
-    assert f"warning: create_entities.entities[0].entityType: {said}" in warnings
-    cards = {c["name"]: c for c in json.loads(out.read_text())["cards"]}
-    assert cards["create_entities.entities.0.entityType"]["facts"]["warnings"] == [said]
-    assert "warnings" not in cards["create_entities.entities.0.name"]["facts"]
+    cards = {c["name"] for c in document["cards"]}
+    assert "create_entities.entities.0.entityType" not in cards
     # The server's own file agrees: one entity named "", with the calibration's type.
     stored = [json.loads(line) for line in (tmp_path / "graph.jsonl").read_text().splitlines()]
     unnamed = [e for e in stored if e.get("type") == "entity" and e["name"] == ""]

@@ -163,14 +163,14 @@ def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None
     marker = tmp_path / "started"
     command = [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
     result = fidelity(
-        "probe", "--mcp", "--dry-run", "--families", "bidi,control", "--max-requests", "7",
+        "probe", "--mcp", "--dry-run", "--families", "bidi,control", "--max-requests", "9",
         "--", *command,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert not marker.exists()
     assert "dry run: nothing is sent." in result.stdout
-    # Without --read, a calibration call (one payload's cost) comes first.
-    assert "6 payloads (--max-requests 7, 1 call(s) per payload, 1 for the calibration)" in (
+    # Without --read, the calibration calls (three payloads' cost) come first.
+    assert "6 payloads (--max-requests 9, 1 call(s) per payload, 3 for the calibration)" in (
         result.stdout
     )
     assert "read: located by one calibration call" in result.stdout

@@ -116,9 +116,9 @@ def test_json_to_stdout_is_nothing_but_json(straightener: str) -> None:
 
 def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> None:
     result = fidelity(
-        "probe", straightener, "--max-requests", "5", "--json", str(tmp_path / "r.json")
+        "probe", straightener, "--max-requests", "7", "--json", str(tmp_path / "r.json")
     )
-    # The calibration request that located the read-back counts: 1 + 4 payloads. The
+    # The three calibration requests that located the read-back count: 3 + 4 payloads. The
     # first payloads are quotes: the straightening is beyond --allow, exit 1.
     assert result.returncode == 1, result.stderr
     assert "rewrites beyond --allow: quote.straighten" in result.stdout
@@ -181,14 +181,14 @@ def test_examples_come_from_the_chosen_families_and_the_facts_say_so(
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", straightener, "--families", "quotes", "--examples", "5", "--seed", "7",
-        "--max-requests", "20", "--quiet", "--json", str(out),
+        "--max-requests", "22", "--quiet", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     card = json.loads(out.read_text())
     families = {f for o in card["observations"] for f in o["families"]}
     assert families == {"quotes"}
     generated = [o for o in card["observations"] if "/hypothesis-" in o["payload_id"]]
-    # The calibration request, 17 catalogue payloads, then 2 of the 5 within budget.
+    # The three calibration requests, 17 catalogue payloads, then 2 of the 5 within budget.
     assert len(generated) == 2
     # The run ended on its budget: the facts still record the examples and the seed.
     assert (card["facts"]["examples"], card["facts"]["seed"]) == (2, 7)
@@ -201,7 +201,7 @@ def test_a_seed_is_recorded_when_examples_are_drawn_without_one(
     out = tmp_path / "r.json"
     result = fidelity(
         "probe", straightener, "--families", "quotes", "--examples", "1",
-        "--max-requests", "19", "--quiet", "--json", str(out),
+        "--max-requests", "21", "--quiet", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert isinstance(json.loads(out.read_text())["facts"]["seed"], int)

@@ -145,7 +145,7 @@ def test_a_tool_name_with_escape_codes_is_written_as_a_card_that_reads_back(
     }]  # fmt: skip
     out, card = tmp_path / "all.json", tmp_path / "CARD.md"
     result = fidelity(
-        "probe", "--mcp", "--all-tools", "--families", "quotes", "--max-requests", "3",
+        "probe", "--mcp", "--all-tools", "--families", "quotes", "--max-requests", "5",
         "--json", str(out), "--card", str(card), "--", *SERVER, "--tools", json.dumps(tools),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr

@@ -68,7 +68,7 @@ def test_what_the_tool_list_rules_out_costs_no_call(
 
 def test_the_one_free_form_place_left_is_taken_and_said(tmp_path: Path) -> None:
     args = '{"path": "p", "edits": [{"oldText": "x"}]}'
-    result, calls = _run(tmp_path, "--args", args)
+    result, calls = _run(tmp_path, "--args", args, "--max-requests", "5")
     assert result.returncode == 0, result.stderr
     found, located = result.stdout.splitlines()[:2]
     assert found.startswith(
@@ -76,7 +76,7 @@ def test_the_one_free_form_place_left_is_taken_and_said(tmp_path: Path) -> None:
     )
     # The server (--tools) answers the arguments as structured content.
     assert located.startswith("read back at: 'structured:edits[0].newText' (located")
-    assert calls == ["edit"] * 3  # the calibration call and two payloads
+    assert calls == ["edit"] * 5  # the three calibration calls and two payloads
 
 
 def test_a_deep_param_without_args_fills_the_containers_from_the_schema(tmp_path: Path) -> None:
@@ -89,20 +89,26 @@ def test_a_deep_param_without_args_fills_the_containers_from_the_schema(tmp_path
     assert calls == ["edit"] * 3
 
 
-def test_a_marker_that_does_not_come_back_is_exit_3(tmp_path: Path) -> None:
-    # The hostile server's --mangle drops the second code point of what it gets.
-    result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--mangle")
-    assert result.returncode == 3  # a request was sent: a result, not a usage error
+def test_a_marker_that_comes_back_changed_is_a_result_exit_3(tmp_path: Path) -> None:
+    # The hostile server's --mangle drops the second code point of what it gets: the
+    # change is the finding, the requests were sent, and the JSON says so.
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--families", "quotes", "--json", str(out), "--",
+        *HOSTILE_MCP, "--mangle",
+    )  # fmt: skip
+    assert result.returncode == 3
     line = one_sentence(result)
-    assert "the calibration value 'fidelity-marker-" in line
-    assert "did not come back in what the tool answered" in line
+    assert "the target changes even plain ASCII text: " in line
     assert "--read" in line
-    assert "--read-tool" in line
+    document = json.loads(out.read_text())
+    assert document["observations"] == []
+    assert "the target changes even plain ASCII text: " in document["facts"]["warnings"][0]
 
 
 def test_a_calibration_call_refused_is_exit_3(tmp_path: Path) -> None:
     result = fidelity("probe", "--mcp", "--families", "quotes", "--", *HOSTILE_MCP, "--reject")
-    assert result.returncode == 3  # a request was sent: a result, not a usage error
+    assert result.returncode == 3
     assert "the calibration call (the plain value 'fidelity-marker-" in one_sentence(result)
 
 
@@ -111,13 +117,13 @@ def test_a_calibration_call_never_answered_is_exit_3(tmp_path: Path) -> None:
         "probe", "--mcp", "--timeout", "1", "--families", "quotes", "--", *HOSTILE_MCP, "--hang",
     )  # fmt: skip
     assert result.returncode == 3
-    assert "the calibration call got no answer" in one_sentence(result)
+    assert "in place of a payload) got no answer" in one_sentence(result)
 
 
 def test_max_requests_counts_the_calibration_call_before_sending_it(tmp_path: Path) -> None:
-    result, calls = _run(tmp_path, "--param", "path", "--max-requests", "1")
+    result, calls = _run(tmp_path, "--param", "path", "--max-requests", "3")
     assert result.returncode == 2
-    assert "after the 1 of the calibration call" in one_sentence(result)
+    assert "after the 3 of the calibration call" in one_sentence(result)
     assert calls == []
 
 
@@ -141,10 +147,10 @@ def test_a_failing_setup_step_breaks_the_payload_and_is_never_retried(tmp_path: 
 
 def test_a_setup_step_failing_the_calibration_call_is_exit_3(tmp_path: Path) -> None:
     result, calls = _run(
-        tmp_path, "--param", "path", "--before", 'reject={"why": "{n}"}', "--max-requests", "6",
+        tmp_path, "--param", "path", "--before", 'reject={"why": "{n}"}', "--max-requests", "8",
         tools=[EDIT, REJECT],
     )  # fmt: skip
-    assert result.returncode == 3  # a request was sent: a result, not a usage error
+    assert result.returncode == 3
     line = one_sentence(result)
     assert "the calibration call (the plain value 'fidelity-marker-" in line
     assert "setup step 1 (reject) failed: refused" in line

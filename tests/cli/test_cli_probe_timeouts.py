@@ -58,9 +58,10 @@ def test_a_read_only_tool_records_the_timeout_and_goes_on(tmp_path: Path) -> Non
     assert statuses.count("preserved") == 14
     assert card["facts"]["complete"] is True
     assert "17 payloads: 14 preserved, 3 timeout." in result.stdout
-    # Each payload was sent exactly once (the calibration marker first): never resent.
+    # Each payload was sent exactly once (the three calibration values first): never resent.
     sent = [value for name, value in calls_made(calls) if name == "echo"]
-    assert sent[1:] == _quotes()
+    assert all(value.startswith("fidelity-marker-") for value in sent[:3])
+    assert sent[3:] == _quotes()
     assert len(set(sent)) == len(sent)
 
 
@@ -74,9 +75,12 @@ def test_an_idempotent_tool_goes_on_too(tmp_path: Path) -> None:
     assert statuses.count("timeout") == 3
     assert len(statuses) == 17
     puts = [value for name, value in calls_made(calls) if name == "put_idempotent"]
-    assert puts[1:] == _quotes()  # every payload once; no read-back after a timeout
+    assert all(value.startswith("fidelity-marker-") for value in puts[:3])  # calibration
+    assert puts[3:] == _quotes()  # every payload once; no read-back after a timeout
     gets = [value for name, value in calls_made(calls) if name == "get"]
-    assert len(gets) == 1 + 17 - 3
+    assert len(gets) == 3 + 17 - 3
+    # The calibration reads its own keys (0 and numbers no payload takes); payloads keep 1...
+    assert gets[:4] == ["k0", "k1000001", "k1000002", "k1"]
 
 
 def _stopped(result: Any, out: Path, calls: Path, effect: str) -> dict[str, Any]:

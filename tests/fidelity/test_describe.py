@@ -3,6 +3,7 @@ that a model can act on; none for a faithful parameter; deterministic; short."""
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 
 import pytest
@@ -66,10 +67,12 @@ def test_many_rewrites_stay_under_the_limit_in_a_few_sentences() -> None:
     text = card.describe()
     assert len(fidelity.KINDS) > 4
     assert 0 < len(text) <= LIMIT
-    # The long name leaves room for three sentences: the fourth would pass 299
-    # characters (the cap of four sentences is pinned where five would fit, in
+    # The long name leaves room for two rewrites said in full; the kinds they leave
+    # out are named in a fourth sentence, most dangerous first, as many as fit (the
+    # cap of four sentences is pinned where five would fit, in
     # test_report_regressions.py).
-    assert text.count(". ") + 1 == 3
+    assert text.count(". ") + 1 == 4
+    assert ". Also changed: " in text
     assert text.startswith("a_rather_long_parameter_name.with.a.path[0]: ")
     assert text.isascii()
 
@@ -118,3 +121,46 @@ def test_every_sentence_is_plain_and_short() -> None:
         assert len(sentence) < 140, kind
         assert advice in sentence, kind
         assert "{" not in sentence, kind
+
+
+def test_a_rewrite_seen_through_a_read_tool_is_placed_on_the_chain() -> None:
+    from fidelity._probe.setup import ProbeSetup
+
+    chain = probes.chain(probes.json(ensure_ascii=False), probes.text_file())
+    card = fidelity.survey(chain, families=["newlines"]).card(name="write_file.content")
+    setup = ProbeSetup(
+        transport="mcp stdio", target="srv", tool="write_file", param="content", read="text"
+    )
+    assert card.with_setup(setup).describe().startswith("content: CR and CRLF")
+    read_back = dataclasses.replace(setup, read_tool="read_file")
+    # The write may have kept CRLF and the read turned it into LF: never the write alone.
+    assert card.with_setup(read_back).describe() == (
+        "between write_file.content and read_file: CR and CRLF line breaks become LF; "
+        "expect LF line endings."
+    )
+    http = ProbeSetup(
+        transport="http", target="http://h/items", send="json:text", read_url="http://h/{id}"
+    )
+    assert (
+        card.with_setup(http)
+        .describe()
+        .startswith("between json:text and GET http://h/{id}: CR and CRLF")
+    )
+
+
+def test_every_kind_is_named_most_dangerous_first() -> None:
+    # A literal \n in a commit message became a line break: the most dangerous rewrite
+    # of this chain, said first however many others there are.
+    def tool(value: str) -> str:
+        value = value.replace("\\n", "\n").replace("\r\n", "\n").replace('"', "&quot;")
+        value = unicodedata.normalize("NFKC", value).replace("\u2019", "'")
+        return " ".join(value.split(" ")).replace("\t", "    ")
+
+    card = fidelity.survey(tool).card(name="git_commit.message")
+    text = card.describe()
+    kinds = card.kinds
+    assert "unescape.json" in kinds
+    assert len(kinds) > 4
+    assert text.startswith("git_commit.message: backslash escapes such as \\n are decoded")
+    assert len(text) <= LIMIT
+    assert "also changed: " in text.lower()

@@ -170,15 +170,14 @@ def test_max_requests_is_never_exceeded(concurrency: int, tmp_path: Path) -> Non
 
 
 def test_max_requests_below_the_reflectors_worst_case_measures_what_the_target_costs() -> None:
-    # --max-requests 2 cannot pay for the reflector's measurement in both directions
-    # (up to three requests a payload after the calibration call): the run measures the
-    # target as a plain endpoint, one request a payload, and stays within the budget.
+    # --max-requests 5 cannot pay for the reflector's measurement of two payloads in
+    # both directions, nor a plain endpoint's three calibration requests and more than
+    # two payloads: the run measures what fits and stays within the budget.
     need_module("starlette")
     with http_server("counted") as url:
-        result = fidelity("probe", url, "--max-requests", "2", "--quiet")
+        result = fidelity("probe", url, "--max-requests", "5", "--quiet")
         count = httpx.get(url + "_count", timeout=10).json()["count"]
     assert result.returncode == 1, result.stderr
     assert "reflector" not in result.stderr + result.stdout
-    assert "1 payload: 1 transformed" in result.stdout
-    assert "read back at:" in result.stdout  # --quiet keeps where the value was read
-    assert count == 2
+    assert "2 payloads: 1 preserved, 1 transformed" in result.stdout
+    assert count <= 5

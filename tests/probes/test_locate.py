@@ -1,6 +1,6 @@
 """Locating where a calibration marker came back, and the read forms that result.
 
-The answers are the ones the real servers give (server-everything's echo, mcp-server-
+The answers are shaped like the ones real servers give (server-everything's echo, mcp-server-
 git's git_log, server-memory's open_nodes, server-filesystem's write_file), so each
 derived pattern is checked on the answer to the next payload as well: it must give
 that payload back exactly, whatever it holds.
@@ -15,55 +15,119 @@ from types import SimpleNamespace
 import pytest
 
 from probes._mcp.read import locate, parse_read
-from probes._payload.locate import json_path_of, regex_literal, text_pattern
+from probes._payload.locate import (
+    is_marker,
+    json_path_of,
+    markers_of,
+    regex_literal,
+    structure_paths,
+    text_patterns,
+)
+from probes._payload.paths import ParamPath, get
+from probes._payload.placeholders import Filled
 
-MARKER = "fidelity-marker-0a1b2c3d"
+RUN = "0a1b2c3d"
+MARKERS = markers_of(RUN)
+MARKER = MARKERS[0]
+VALUES = [Filled(payload=m, n=n, run=RUN) for n, m in enumerate(MARKERS)]
 NEXT = "a\r\nb “q” \u2028 (x) Message: \n"
+#: Payloads holding what a lazy anchor or a line-based read would cut at.
+HARD = (NEXT, "x (y) z", "one\ntwo\n", 'say "hi" \\n', "", " ")
 
 
 def _log(sha: str, when: str, message: str) -> str:
     return f"Commit history:\nCommit: {sha}\nAuthor: Probe User\nDate: {when}\nMessage: {message}\n"
 
 
+def _reads_back(answer: object, pattern: str) -> None:
+    assert callable(answer)
+    for n, payload in enumerate(HARD, 3):
+        match = re.search(pattern, answer(payload, n))
+        assert match is not None, payload
+        assert match.group(1) == payload
+
+
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        (lambda v: f"Echo: {v}", r"(?s)\AEcho: (.*)\Z"),
+        (lambda v, n: f"Echo: {v}", r"(?s)\AEcho: (.*)\Z"),
         # The hash and the time change per commit: only the line's own prefix anchors.
         (
-            lambda v: _log(f"{len(v) * 7:040x}", f"2026-12-0{len(v) % 9 + 1} 10:00:00+00:00", v),
-            r"(?s)\nMessage: (.*)\n\Z",
+            lambda v, n: _log(f"{n * 7:040x}", f"2026-12-0{n % 9 + 1} 10:00:00+00:00", v),
+            r"(?s)Message: (.*)\n\Z",
+        ),
+        # A per-payload name before the value, a size after it: both as patterns, and
+        # the value read to the end, so a payload holding " (" is not cut there.
+        (
+            lambda v, n: f"Wrote /root/f{n}.txt: {v} ({len(v.encode())} bytes)",
+            r"(?s)txt: (.*) \(\w*\d\w* bytes\)\Z",
+        ),
+        # The value twice, once in a file name made from it: the one alone is read.
+        (lambda v, n: f"Saved /srv/{v}.txt\n{v}", r"(?s)txt\n(.*)\Z"),
+        # A status word that changes from call to call is a pattern, not a word.
+        (
+            lambda v, n: f"output: {v}\nstatus: {'RUNNING' if n % 2 else 'COMPLETED'}",
+            r"(?s)\Aoutput: (.*)\nstatus: [A-Z][A-Z_]*\Z",
         ),
     ],
 )
-def test_text_patterns_find_the_next_payload(answer: object, expected: str) -> None:
+def test_text_patterns_read_every_marker_and_the_next_payloads(
+    answer: object, expected: str
+) -> None:
     assert callable(answer)
-    pattern = text_pattern(answer(MARKER), MARKER)
-    assert pattern == expected
-    match = re.search(pattern, answer(NEXT))
-    assert match is not None
-    assert match.group(1) == NEXT
+    texts = [answer(m, n) for n, m in enumerate(MARKERS)]
+    patterns = text_patterns(texts, MARKERS)
+    assert patterns[0] == expected
+    _reads_back(answer, patterns[0])
 
 
-def test_a_varying_suffix_anchors_lazily() -> None:
-    # A per-payload name before the value, a size after it: the anchors stop at them,
-    # and the value is read up to the first " (" after it.
-    def answer(v: str) -> str:
-        return f"Wrote /root/f{len(v)}.txt: {v} ({len(v.encode())} bytes)"
+def test_anchors_never_hold_text_made_from_the_marker() -> None:
+    def answer(v: str, n: int) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", v.lower())
+        return f"Posted to #{slug} as {slug}: {v}"
 
-    pattern = text_pattern(answer(MARKER), MARKER)
-    assert pattern == r"(?s)\.txt: (.*?) \("
-    match = re.search(pattern, answer("a\r\nb “q”"))
-    assert match is not None
-    assert match.group(1) == "a\r\nb “q”"
-    # A payload that holds the anchor itself is cut there: such a chain needs --read.
-    cut = re.search(pattern, answer("x (y) z"))
-    assert cut is not None
-    assert cut.group(1) == "x"
-    # Without guessing, everything around the marker is taken as constant.
-    assert text_pattern(answer(MARKER), MARKER, guess=False) == (
-        r"(?s)\AWrote /root/f24\.txt: (.*) \(24 bytes\)\Z"
-    )
+    texts = [answer(m, n) for n, m in enumerate(MARKERS)]
+    patterns = text_patterns(texts, MARKERS)
+    assert patterns
+    for pattern in patterns:
+        assert "fidelity" not in pattern
+        assert RUN not in pattern
+    _reads_back(answer, patterns[0])
+
+
+def test_markers_have_the_shapes_a_wrong_read_gets_wrong() -> None:
+    plain, quoted, lines = MARKERS
+    assert plain.isascii()
+    assert plain.isprintable()
+    assert '"' in quoted
+    assert "\\" in quoted
+    assert "\n" in lines
+    assert all(is_marker(m) for m in MARKERS)
+    assert not is_marker(plain + " and more")
+    assert not is_marker("fidelity-marker-x")
+
+
+def test_structure_paths_are_made_general_and_checked_on_every_reply() -> None:
+    # Keyed by the file's path, which holds {n}.
+    keyed = [{f"/srv/notes/f{n}.txt": {"content": m}} for n, m in enumerate(MARKERS)]
+    assert [str(p) for p in structure_paths(keyed, MARKERS, VALUES)] == [
+        '["/srv/notes/f{n}.txt"].content'
+    ]
+    # A log that lists every entry so far: the last one is this payload's.
+    log = [{"entries": [{"text": m} for m in MARKERS[: n + 1]]} for n in range(3)]
+    assert [str(p) for p in structure_paths(log, MARKERS, VALUES)] == ["entries[-1].text"]
+    # Subject and body: no field holds the value with a line break.
+    split = [dict(zip(("subject", "body"), [*m.split("\n"), ""], strict=False)) for m in MARKERS]
+    assert structure_paths(split, MARKERS, VALUES) == []
+    # Two fields hold it: the one named like the argument it was sent in comes first.
+    both = [{"name": m, "content": m} for m in MARKERS]
+    paths = structure_paths(both, MARKERS, VALUES, hint="content")
+    assert str(paths[0]) == "content"
+    # A key nothing predicts: the wildcard, first match.
+    unknown = [{f"id-{n * 31}x": {"text": m}} for n, m in enumerate(MARKERS)]
+    (wild,) = structure_paths(unknown, MARKERS, VALUES)
+    assert str(wild) == "*.text"
+    assert get({"zz": {"text": "v"}}, ParamPath.parse("*.text")) == "v"
 
 
 def test_regex_literal_is_printable_and_exact() -> None:
@@ -85,15 +149,54 @@ def _result(*texts: str, structured: object = None) -> SimpleNamespace:
     return SimpleNamespace(content=blocks, structured_content=structured, is_error=False)
 
 
+def _locate(answer: object) -> tuple[str | None, str]:
+    assert callable(answer)
+    return locate([answer(m) for m in MARKERS], MARKERS, VALUES, hint=None)
+
+
 def test_locate_prefers_the_whole_text_then_json_then_structured_then_a_pattern() -> None:
-    assert locate(_result(MARKER), MARKER) == "text"
-    graph = {"entities": [{"name": "e1", "entityType": "note", "observations": [MARKER]}]}
+    assert _locate(_result) == ("text", "")
+
+    def graph(m: str) -> dict[str, object]:
+        return {"entities": [{"name": "e1", "entityType": "note", "observations": [m]}]}
+
     # server-memory's open_nodes: the graph as indented JSON text, and as structured content.
-    answer = _result(json.dumps(graph, indent=2), structured=graph)
-    assert locate(answer, MARKER) == "json:entities[0].observations[0]"
-    assert locate(_result("done", structured={"content": MARKER}), MARKER) == ("structured:content")
-    assert locate(_result(f"Echo: {MARKER}"), MARKER) == r"regex:(?s)\AEcho: (.*)\Z"
-    assert locate(_result("nothing here", structured={"a": 1}), MARKER) is None
+    found = _locate(lambda m: _result(json.dumps(graph(m), indent=2), structured=graph(m)))
+    assert found == ("json:entities[0].observations[0]", "")
+    found = _locate(lambda m: _result("done", structured={"content": m}))
+    assert found == ("structured:content", "")
+    assert _locate(lambda m: _result(f"Echo: {m}")) == (r"regex:(?s)\AEcho: (.*)\Z", "")
+    assert _locate(lambda m: _result("nothing here", structured={"a": 1})) == (None, "")
+
+
+def test_json_text_is_never_read_with_a_pattern() -> None:
+    # The JSON text of a tool: a pattern over it would return the quote marker escaped.
+    found = _locate(lambda m: _result(json.dumps({"path": "/srv/a.txt", "content": m})))
+    assert found == ("json:content", "")
+    # Inside a longer string of the JSON: not read at all, rather than read escaped.
+    spec, _why = _locate(lambda m: _result(json.dumps({"result": f"Saved: {m}"})))
+    assert spec is None
+
+
+def test_a_split_value_and_a_changed_marker_are_said() -> None:
+    def commit(m: str) -> SimpleNamespace:
+        subject, _, body = m.partition("\n")
+        return _result(json.dumps({"subject": subject, "body": body}))
+
+    spec, why = _locate(commit)
+    assert spec is None
+    assert why == (
+        "the value came back split across fields: its first line at subject, the rest at "
+        "body; no field holds it whole"
+    )
+    spec, why = _locate(lambda m: _result("Echo: " + m.replace("-", "\u2010")))
+    assert spec is None
+    assert why.startswith("the target changes even plain ASCII text: ")
+    spec, why = _locate(lambda m: _result("Echo: " + m.replace("\\", "\\\\")))
+    assert spec is None
+    assert why.startswith(
+        "the value with a quote and a backslash came back changed (escape.backslash): "
+    )
 
 
 def test_the_json_read_parses_the_text_content() -> None:

@@ -4,8 +4,8 @@ any branch of a union leaves free-form is free-form."""
 
 from __future__ import annotations
 
-from probes._mcp.paths import ParamPath, get, put
 from probes._mcp.schema import string_params
+from probes._payload.paths import ParamPath, get, put
 
 TWO_EDITS = {"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}, {"oldText": "c"}]}
 

@@ -279,7 +279,7 @@ def test_the_library_finds_the_argument_and_the_read_back_like_the_command() -> 
         assert probe.needs_calibration
         assert probe.requests == 0
         assert probe.calibrate() == r"regex:(?s)\AEcho: (.*)\Z"
-        assert probe.requests == 1
+        assert probe.requests == 3  # one call per calibration marker
         observation = probe.observe("a\r\n“b”\u2028")
         setup = probe.setup
     assert observation.status is Status.PRESERVED

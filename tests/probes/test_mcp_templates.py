@@ -13,10 +13,10 @@ from _support.mcp import edit_file_schema
 import probes
 from fidelity import UsageError
 from probes._mcp.calls import choose_param, plan_calls
-from probes._mcp.paths import NOT_FOUND, ParamPath, get, put
 from probes._mcp.schema import schema_at, string_params
 from probes._mcp.template import ArgumentTemplate, steps_of
 from probes._mcp.tools import DestructiveToolRefused, McpTool, consent_reason
+from probes._payload.paths import NOT_FOUND, ParamPath, get, put
 from probes._payload.placeholders import Filled, TextTemplate
 
 EDIT_FILE = edit_file_schema()

@@ -240,6 +240,51 @@ def _store_app() -> Any:
     )
 
 
+def _truth_app() -> Any:
+    """Endpoints that keep every byte but answer in shapes that misled automatic
+    read-back location: JSON echoes (of a JSON body, of a path segment), a log that
+    lists every entry so far, a status word that changes from call to call."""
+    import itertools
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Route
+
+    def JSONResponse(document: object) -> Response:
+        # json.dumps escapes what is not ASCII: a lone surrogate (sent as its JSON
+        # escape) goes back as its escape, as the request carried it.
+        return Response(json.dumps(document), media_type="application/json")
+
+    entries: list[dict[str, object]] = []
+    jobs = itertools.count(1001)
+
+    async def note(request: Request) -> Response:
+        return JSONResponse({"path": "/srv/notes/a.txt", "content": (await request.json())["text"]})
+
+    async def segment(request: Request) -> Response:
+        value = request.path_params["value"]
+        return JSONResponse({"path": f"/echo/{value}", "value": value})
+
+    async def log(request: Request) -> Response:
+        entries.append({"id": len(entries) + 1, "text": (await request.json())["text"]})
+        return JSONResponse({"entries": entries})
+
+    async def job(request: Request) -> PlainTextResponse:
+        number = next(jobs)
+        status = "RUNNING" if number % 2 else "COMPLETED"
+        return PlainTextResponse(f"Job {number} {status}: output={(await request.json())['text']}")
+
+    return Starlette(
+        routes=[
+            Route("/note", note, methods=["POST"]),
+            Route("/echo/{value}", segment, methods=["GET"]),
+            Route("/log", log, methods=["POST"]),
+            Route("/job", job, methods=["POST"]),
+        ]
+    )
+
+
 def _dots_app() -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -297,6 +342,7 @@ _APPS = {
     "quotes": "_quotes_app",
     "store": "_store_app",
     "counted": "_counted_app",
+    "truth": "_truth_app",
     "dots": "_dots_app",
 }
 _RAW = (

@@ -17,7 +17,8 @@ _EPILOG = """\
 placeholders (in --args, --read-args, --before, --read-url, --expect, --body):
   "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
                inside a longer string only with --expect, which says what to read back)
-  {n}          a number unique to the payload: 1, 2, 3... (0 for the calibration call)
+  {n}          a number unique to the payload: 1, 2, 3... (0, 1000001, 1000002 for the
+               calibration calls when the read-back is located)
   {run}        an id unique to the run;  {{ and }} are literal braces
   {mark}       a plain-ASCII token unique to the payload: an edit that must apply writes
                it, and a read-back without it is rejected (silent: no error flag, but

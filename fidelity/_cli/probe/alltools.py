@@ -50,6 +50,7 @@ from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -62,8 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ParamRun", "Row", "Rows", "execute_all", "report_runs", "run_param", "write_progress"]
 
-#: What one parameter costs at least: its calibration call and one payload.
-_LEAST = 2
+#: What one parameter costs at least: its calibration calls and one payload.
+_LEAST = CALIBRATION_CALLS + 1
 
 
 class _Named(Protocol):
@@ -425,7 +426,8 @@ def execute_all(plan: ProbePlan) -> int:
     if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
         raise UsageError(
             f"--max-requests {plan.max_requests} leaves less than the {_LEAST} calls each of "
-            f"the {len(surveyed)} tool parameters needs (a calibration call and one payload); "
+            f"the {len(surveyed)} tool parameters needs ({CALIBRATION_CALLS} calibration calls and "
+            "one payload); "
             f"raise it to at least {_LEAST * len(surveyed)}."
         )
     if plan.dry_run:

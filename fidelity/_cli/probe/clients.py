@@ -229,6 +229,7 @@ def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
     from fidelity._cli.probe.execute import (
         announce,
+        calibration_failed,
         card_name,
         catalogue_payloads,
         keeping,
@@ -238,7 +239,7 @@ def execute_clients(plan: ProbePlan) -> int:
     )
     from fidelity._cli.probe.outputs import check_outputs, write_reports
     from fidelity._report.results import ResultWriter
-    from fidelity._run.target import prepare
+    from fidelity._run.target import CalibrationFailure, prepare
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
@@ -256,7 +257,10 @@ def execute_clients(plan: ProbePlan) -> int:
     try:
         # The card's block name is known once the probe is open, before any call is made.
         check_outputs(plan, card_name(plan, probe))
-        ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
+        try:
+            ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
+        except CalibrationFailure as exc:
+            calibration_failed(plan, probe, str(exc))
         calibrating = ready.located
         resolved = resolve(plan, probe, ready)
         announce(plan, resolved, probe)

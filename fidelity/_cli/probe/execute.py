@@ -28,7 +28,7 @@ from fidelity._run.budget import examples_note
 from fidelity._run.events import Event, ObservationMade
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
-from fidelity._run.target import Prepared, prepare
+from fidelity._run.target import CalibrationFailure, Prepared, prepare
 from fidelity._run.verdict import Verdict, broke, judge
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "announce",
+    "calibration_failed",
     "card_name",
     "catalogue_payloads",
     "execute",
@@ -321,9 +322,7 @@ def _probe(
         refuse_other_target(plan, card_name(plan, probe), probe.setup.target)
     try:
         ready = prepare(plan, probe, payloads, target=plan.name)
-    except (UsageError, TargetError) as exc:
-        if not probe.requests:
-            raise  # nothing was sent: the arguments are at fault
+    except CalibrationFailure as exc:
         calibration_failed(plan, probe, str(exc))
     resolved = resolve(plan, probe, ready)
     announce(plan, resolved, probe)

@@ -19,6 +19,7 @@ from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._core.text import utf8_len
 from fidelity._run.messages import as_options, one_line
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -186,7 +187,7 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
     per = plan.calls_per_payload * max(1, len(plan.clients))
     # Without --read, the calibration call costs what a payload costs (not against the
     # MCP reflector, whose read-back is known; a dry run cannot tell).
-    calibration = per if plan.read is None else 0
+    calibration = CALIBRATION_CALLS * per if plan.read is None else 0
     todo, examples = within_budget(plan, payloads, per, spent=calibration)
     extra = generated(plan, todo, examples)
     out = sys.stdout

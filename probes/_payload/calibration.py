@@ -1,0 +1,127 @@
+"""Keeping a located read only when it proves itself, and saying why none did.
+
+The probes derive candidate reads from the replies their calibration markers got
+(:mod:`probes._payload.locate`); :func:`proven` keeps the first that reads every marker
+back exactly from its own reply. When none does, :func:`miss` says what came back in
+one clause: a marker that came back changed is named with its kinds (the target
+changes even plain ASCII text), a value split across fields is said to be so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from fidelity._core.errors import UsageError
+from fidelity._core.render import safe
+from probes._payload.locate import MARKER_SHAPES
+
+__all__ = ["CalibrationFailed", "Read", "miss", "proven"]
+
+#: How a candidate read is applied to reply ``i``: ``(found, value)``.
+Read = Callable[[str, int], tuple[bool, object]]
+_SHOWN = 80
+
+
+class CalibrationFailed(UsageError):
+    """The calibration call did not show where the value comes back (it failed, or the
+    marker was not in the answer); ``answer`` says what came back instead, in one
+    clause without advice (terminal-safe). Requests were sent, so a run reports it as
+    a result (exit 3), with no observations; a call that got no answer at all is a
+    ``TargetError``."""
+
+    def __init__(self, message: str, *, answer: str) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+def proven(candidates: Sequence[str], read: Read, markers: Sequence[str]) -> str | None:
+    """The first of ``candidates`` that reads ``markers[i]`` exactly from reply ``i``."""
+    for spec in candidates:
+        if all(_reads(read, spec, i) == (True, marker) for i, marker in enumerate(markers)):
+            return spec
+    return None
+
+
+def _reads(read: Read, spec: str, i: int) -> tuple[bool, object]:
+    try:
+        return read(spec, i)
+    except ValueError:
+        return False, None
+
+
+def _kinds(marker: str, value: object) -> str:
+    from fidelity._probe.contract import observe_value
+
+    seen = observe_value(marker, value)
+    kinds = sorted(seen.kinds) if seen.comparison is not None else []
+    return ", ".join(kinds) if kinds else seen.status.value
+
+
+def _shown(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = safe(text)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def miss(
+    candidates: Sequence[str],
+    read: Read,
+    markers: Sequence[str],
+    *,
+    near: Sequence[str | None] = (),
+    split: tuple[str, ...] = (),
+) -> str:
+    """Why no candidate proved itself, in one clause (terminal-safe), or ``""`` when
+    nothing came back that looks like a marker.
+
+    ``near[i]`` is what looks like marker ``i`` came back changed (see
+    :func:`probes._payload.locate.near_value`); ``split`` the fields the value with a
+    line break came back split across.
+    """
+    if split:
+        return (
+            f"the value came back split across fields: its first line at {safe(split[0])}, "
+            f"the rest at {safe(split[1])}; no field holds it whole"
+        )
+    for spec in candidates:
+        if _reads(read, spec, 0) != (True, markers[0]):
+            continue
+        for i, marker in enumerate(markers[1:], 1):
+            found, value = _reads(read, spec, i)
+            if (found, value) == (True, marker):
+                continue
+            shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+            if not found:
+                return f"read at {safe(spec)}, the value with {shape} did not come back"
+            if value in markers[:i]:
+                return (
+                    f"read at {safe(spec)}, the value with {shape} came back as the one sent "
+                    "before it: the read returns an earlier entry, not the one each call wrote"
+                )
+            return (
+                f"read at {safe(spec)}, the value with {shape} came back changed "
+                f"({_kinds(marker, value)}): {_shown(value)!r}"
+            )
+    for i, (marker, value) in enumerate(zip(markers, near, strict=False)):
+        if value is None or value == marker:
+            continue
+        if value in markers[:i]:
+            shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+            return (
+                f"the value with {shape} came back as the one sent before it: the read "
+                "returns an earlier entry, not the one each call wrote"
+            )
+        kinds = _kinds(marker, value)
+        if i == 0:
+            return f"the target changes even plain ASCII text: {kinds} ({_shown(value)!r})"
+        shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+        return f"the value with {shape} came back changed ({kinds}): {_shown(value)!r}"
+    if near and near[0] == markers[0]:
+        for i, value in enumerate(near[1 : len(markers)], 1):
+            if value is None:
+                shape = MARKER_SHAPES[i] if i < len(MARKER_SHAPES) else f"marker {i + 1}"
+                return (
+                    f"the plain value came back, the value with {shape} did not: each call "
+                    "must write an entry of its own (a name holding {n} or {run}, say)"
+                )
+    return ""
