@@ -65,6 +65,8 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
         "POST:/notes:body.tags.0",
         "POST:/notes:body.meta.author",
         "POST:/items:body.name",
+        "POST:/things:body.label",
+        "POST:/memos:body.text",
         "GET:/search:query.q",
     }
     assert _kinds(cards["POST:/notes:body.title"]) == set()
@@ -73,6 +75,8 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
     assert "unicode.nfc" in _kinds(cards["POST:/notes:body.body"])
     assert "whitespace.strip" in _kinds(cards["POST:/notes:body.meta.author"])
     assert "unicode.case" in _kinds(cards["POST:/items:body.name"])
+    assert _kinds(cards["POST:/things:body.label"]) == set()  # CRLF: not in these families
+    assert "unicode.nfc" in _kinds(cards["POST:/memos:body.text"])
     # The map names the rows as METHOD /path field.
     for row in ("POST /notes body.meta.author", "POST /items body.name"):
         assert any(ln.startswith(row) for ln in result.stdout.splitlines())
@@ -300,3 +304,71 @@ def test_an_api_behind_a_token_is_surveyed_with_header_and_the_token_is_written_
     assert {o["status"] for o in observations} == {"preserved"}
     for text in (result.stdout, result.stderr, out.read_text(), card.read_text()):
         assert secret not in text
+
+
+def test_a_put_is_read_back_by_the_get_of_its_url_and_a_json_filter_is_no_text(
+    tmp_path: Path,
+) -> None:
+    spec = _write(
+        tmp_path,
+        {
+            "openapi": "3.0.3",
+            "paths": {
+                "/todos/{id}": {
+                    "parameters": [
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "integer"},
+                        }
+                    ],
+                    "get": {
+                        "parameters": [
+                            {
+                                "name": "filter",
+                                "in": "query",
+                                "content": {
+                                    "application/json": {
+                                        "schema": {
+                                            "type": "object",
+                                            "properties": {"order": {"type": "string"}},
+                                        }
+                                    }
+                                },
+                            },
+                            {
+                                "name": "lang",
+                                "in": "query",
+                                "content": {"application/json": {"schema": {"type": "string"}}},
+                            },
+                        ],
+                        "responses": {"200": {"description": "the todo"}},
+                    },
+                    "put": {
+                        "requestBody": {
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {"title": {"type": "string"}},
+                                    }
+                                }
+                            }
+                        },
+                        "responses": {"204": {"description": "replaced"}},
+                    },
+                }
+            },
+        },
+    )
+    result = fidelity(
+        "probe", "--openapi", spec, "http://127.0.0.1:9", "--yes", "--default", "id=7", "--dry-run",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    put = next(ln for ln in lines if "PUT /todos/{id} body.title" in ln)
+    assert put.endswith("read-back: GET /todos/{id} (the URL written)")
+    lang = next(ln for ln in lines if "GET /todos/{id} query.lang" in ln)
+    assert lang.endswith("serialized as application/json: not sent as plain text")
+    assert "query.filter" not in result.stdout  # an object: no text of its own
