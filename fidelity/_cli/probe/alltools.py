@@ -48,6 +48,7 @@ from fidelity._core.render import safe
 from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
+from fidelity._run.pacing import calibration_pace
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
 from probes.frontend import CALIBRATION_CALLS
@@ -294,7 +295,7 @@ def run_param(
     per_payload = calls_per_payload(sub, probe)
     try:
         if probe.needs_calibration:
-            probe.calibrate()
+            probe.calibrate(pace=calibration_pace(sub, probe))
     except CalibrationFailed as exc:
         return ParamRun(
             param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests or 0
