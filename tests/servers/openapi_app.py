@@ -237,6 +237,7 @@ def main() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # before the banner: a request sent at once waits, not refused
     port = sock.getsockname()[1]
     print(f"listening on http://127.0.0.1:{port}", flush=True)
     config = uvicorn.Config(app, log_level="error", access_log=False)
