@@ -15,8 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-import httpx
+from urllib.parse import urlsplit
 
 from fidelity._cli.probe.openapi_made import _branch
 
@@ -117,8 +116,8 @@ def _by_location(op: Operation, fill: Fill) -> tuple[str, str, str] | None:
     for response in _responses(op):
         headers = response.get("headers")
         if isinstance(headers, Mapping) and any(str(h).lower() == "location" for h in headers):
-            origin = httpx.URL(fill.base).copy_with(path="/", query=None, fragment=None)
-            url = str(origin).rstrip("/") + "{id}"
+            base = urlsplit(fill.base)
+            url = f"{base.scheme}://{base.netloc}" + "{id}"
             return url, "header:Location", "GET of the Location header"
     return None
 
