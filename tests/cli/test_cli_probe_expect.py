@@ -8,7 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import SERVERS
 
 SILENT_EDIT = [sys.executable, str(SERVERS / "mcp_silent_edit.py")]

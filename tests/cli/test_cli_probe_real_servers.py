@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.git import git, git_repository, git_server
 from _support.mcp import catalogue, npm_server
 from _support.servers import http_server

@@ -10,7 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import SERVERS
 
 import probes
