@@ -97,11 +97,14 @@ def _edit_pair(params: Sequence[ToolParam]) -> tuple[ToolParam, ToolParam] | Non
 
 def edit_rows(inv: Inventory) -> Inventory:
     """``inv`` with each edit-shaped tool's old and new parameters made one
-    :class:`EditRow` (in the old one's place; the tool's other parameters stay)."""
+    :class:`EditRow` (in the old one's place; the tool's other parameters stay), when a
+    tool surveyed beside it can seed its file; without one they stay two parameters,
+    each calibrated as any other (an edit tool that echoes its arguments, say)."""
     params = list(inv.params)
+    tools = _surveyed_tools(inv.params)
     for tool in dict.fromkeys(p.tool.name for p in inv.surveyed):
         pair = _edit_pair([p for p in inv.surveyed if p.tool.name == tool])
-        if pair is None:
+        if pair is None or not _writes(pair[0].tool, tools):
             continue
         old, new = pair
         at = params.index(old)
@@ -111,6 +114,12 @@ def edit_rows(inv: Inventory) -> Inventory:
 
 
 # -- the seed and the read-back -------------------------------------------------------
+
+
+def _surveyed_tools(rows: Sequence[object]) -> list[McpTool]:
+    """The tools with a parameter to survey (neither left out nor refused), in order."""
+    params = [p for p in rows if isinstance(p, ToolParam) and not p.skipped]
+    return list({p.tool.name: p.tool for p in params}.values())
 
 
 def _content_key(tool: McpTool) -> str | None:
@@ -283,8 +292,7 @@ def plan_line(row: EditRow, rows: Sequence[object]) -> str:
     the candidates, the first that proves itself is kept)."""
     from fidelity._cli.probe.pairing import read_pairs
 
-    params = [p for p in rows if isinstance(p, ToolParam) and not p.skipped]
-    tools = list({p.tool.name: p.tool for p in params}.values())
+    tools = _surveyed_tools(rows)
     writes = _writes(row.tool, tools)
     if not writes:
         return "apply check: no write tool to seed its file (not probed)"
