@@ -83,12 +83,17 @@ def test_dry_run_names_the_seed_and_the_read(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # nothing was called
 
 
-def test_an_edit_tool_with_nothing_to_seed_it_measured_nothing(tmp_path: Path) -> None:
+def test_an_edit_tool_with_nothing_to_seed_it_keeps_its_two_parameters(tmp_path: Path) -> None:
+    # write_file left out: nothing may seed a file, so old_string and new_string are
+    # calibrated as any parameter (and, as this tool does not echo them, measure nothing).
     result = fidelity_here(
         "probe", "--mcp", "--all-tools", "--yes", "--only-tool", "edit_block",
         "--only-tool", "read_file", "--families", "quotes", "--", *SILENT_EDIT, str(tmp_path),
         cwd=tmp_path, timeout=120,
     )  # fmt: skip
     assert result.returncode == 3
-    assert "edit_block is edit-shaped, but no tool of this server writes a file" in result.stdout
     assert "Traceback" not in result.stderr
+    assert "+new_string" not in result.stdout
+    for name in ("edit_block.old_string", "edit_block.new_string"):
+        assert re.search(rf"^  {re.escape(name)} +no read-back: ", result.stdout, re.M)
+    assert list(tmp_path.iterdir()) == []  # write_file was never called
