@@ -67,8 +67,8 @@ def edit_block(file_path: str, old_string: str, new_string: str) -> str:
 class Edit(BaseModel):
     """One replacement of an ``edit_file`` call."""
 
-    oldText: str  # noqa: N815 - the reference server's name
-    newText: str  # noqa: N815
+    oldText: str  # the reference server's name
+    newText: str
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
