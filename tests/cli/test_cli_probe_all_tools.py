@@ -259,7 +259,15 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
     assert "Traceback" not in result.stderr
     assert not RAW.search(result.stdout)
     surveyed, skipped = _accounted(out)
-    assert set(surveyed) | set(skipped) == set(strings)
+    # edit_file's old and new texts are one row, probed with the apply check: seeded
+    # with write_file, read back with a read tool paired with it.
+    edit = "edit_file.edits[0].oldText"
+    assert edit in surveyed
+    assert set(surveyed) | set(skipped) | {"edit_file.edits[0].newText"} == set(strings)
+    assert re.search(
+        r"^paired: edit_file\.edits\[0\]\.oldText\+newText: seeded with write_file, read back "
+        r"with read_(text_)?file, apply check$", result.stdout, re.M,
+    )  # fmt: skip
     assert not set(surveyed) & set(skipped)
     assert surveyed  # some parameter came back and was surveyed
     for name, reason in skipped.items():
@@ -278,7 +286,8 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
     # Nothing was written outside the root.
     assert [p.name for p in root.parent.iterdir()] == ["root"]
     rows = {line.split()[0] for line in result.stdout.splitlines() if line[:1].isalpha()}
-    assert set(surveyed) <= rows
+    assert set(surveyed) - {edit} <= rows
+    assert f"{edit}+newText" in rows
     del by_name
 
 
