@@ -154,10 +154,17 @@ def _narrowed(
             found = _named_with(replays, out, named, chosen)
             if replays.budget <= 0:
                 return out
-            if found is not None:
+            # A narrower kind that needs a second one where the wider did it alone
+            # (``\u2009ﬁ`` -> `` fi``: NFKC, not a space and a casefold) is no narrower.
+            if found is not None and _composed(found) <= _composed(out):
                 current, out = set(chosen), found
                 break
     return out
+
+
+def _composed(findings: list[Finding]) -> int:
+    """How many findings two kinds composed replay."""
+    return sum(len(f.kinds) > 1 for f in findings)
 
 
 def _named_with(

@@ -39,6 +39,10 @@ def _nfkc_casefold(v: str) -> str:
     return unicodedata.normalize("NFKC", v).casefold()
 
 
+def _ascii_fold_lower(v: str) -> str:
+    return unicodedata.normalize("NFKD", v).encode("ascii", "ignore").decode().lower()
+
+
 def _lower_collapse(v: str) -> str:
     return " ".join(v.lower().split())
 
@@ -112,6 +116,14 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
         "nfkc casefold, full width",
         _nfkc_casefold,
         "\uff21\u2003B",
+        {"unicode.case", "unicode.nfkc"},
+    ),
+    # A thin space and a ligature in one edit: NFKC alone replays it, a narrower
+    # whitespace.to_space would need casefold composed with it.
+    (
+        "ascii fold lower, a space and a ligature",
+        _ascii_fold_lower,
+        "Cx\u2009\ufb01le",
         {"unicode.case", "unicode.nfkc"},
     ),
     # One operation, one name: the strip removed the final line break too.
