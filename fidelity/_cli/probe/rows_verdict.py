@@ -1,0 +1,182 @@
+"""What a run over many rows prints and how it ends: the map of the rows surveyed and a
+fix per rewrite, what was not surveyed, not called, not reached, the warnings and
+failures, the summary line; then the exit code by the run's verdict rules (exit 3
+when the server or a row's run broke or nothing was measured, else 1 on rewrites
+beyond ``--allow``, else 0)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from fidelity._cli.probe.rows_outputs import write_all
+from fidelity._core.errors import ExitCode, TargetError
+from fidelity._core.kinds import FAMILIES, Status
+from fidelity._core.render import safe
+from fidelity._run.verdict import measured_counts, unmeasured
+
+if TYPE_CHECKING:
+    from fidelity._cli.probe.plan import ProbePlan
+    from fidelity._cli.probe.rows_model import ParamRun, Rows
+    from fidelity._core.payload import Payload
+
+__all__ = ["report_runs"]
+
+
+def report_runs(
+    plan: ProbePlan,
+    inv: Rows,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    *,
+    complete: bool,
+    noun: str = "tool parameter",
+) -> int:
+    """Write every output of a finished run, print its map and lines, and return the
+    exit code by the run's verdict rules (``noun`` names a row in the sentences)."""
+    write_all(plan, inv, runs, complete=complete)
+    return _verdict(plan, inv, runs, payloads, noun=noun)
+
+
+def _verdict(
+    plan: ProbePlan,
+    inv: Rows,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    *,
+    noun: str = "tool parameter",
+) -> int:
+    """Print the map and the lines of the run, then apply the run's verdict rules."""
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    surveyed = [r for r in runs if r.card is not None]
+    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
+    lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
+    for run in surveyed:
+        if run.card is not None:
+            lines += [
+                f"warning: {safe(run.param.name)}: {safe(w)}" for w in run.card.facts.warnings
+            ]
+    lines += [f"failed: {safe(r.failure)}" for r in runs if r.failure]
+    lines.append(_summary(plan, runs, payloads, noun))
+    stream.write("\n".join(lines) + "\n")
+    stream.flush()
+    return _exit_code(inv, runs, noun)
+
+
+def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
+    """The map of the parameters surveyed, and a fix per rewrite (once)."""
+    from fidelity._report.tools_map import render_tools_map
+
+    if not surveyed:
+        return []
+    seen = {r.family for run in surveyed for r in run.outcomes}
+    families = [f for f in (plan.families or FAMILIES) if f in seen]
+    table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+    # How to fix each rewrite, once per line however many parameters show it.
+    hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
+    return [table.rstrip("\n"), *dict.fromkeys(hints)]
+
+
+def _not_surveyed(inv: Rows, runs: Sequence[ParamRun]) -> list[tuple[str, str]]:
+    """The parameters left out, and why: by the inventory, or by their own run."""
+    return [(p.name, p.skipped) for p in inv.skipped] + [
+        (r.param.name, r.skipped) for r in runs if r.card is None and r.skipped
+    ]
+
+
+def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> list[str]:
+    """What was not surveyed, not called, not reached."""
+    lines: list[str] = []
+    not_surveyed = _not_surveyed(inv, runs)
+    if not_surveyed:
+        width = max(len(safe(n)) for n, _ in not_surveyed)
+        lines.append(f"not surveyed ({len(not_surveyed)}):")
+        lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
+    if inv.without_strings:
+        names = ", ".join(safe(t.name) for t in inv.without_strings)
+        whose = "tools" if noun == "tool parameter" else "operations"
+        lines.append(f"{whose} without a string parameter (not called): {names}")
+    done = {r.param.name for r in runs}
+    unreached = [p.name for p in inv.surveyed if p.name not in done]
+    if unreached:
+        lines.append(f"not reached (the run stopped first): {', '.join(map(safe, unreached))}")
+    return lines
+
+
+def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> int:
+    """The verdict of a run over many tool parameters (see ``--help``): exit 3 when
+    the server or a parameter's run broke or nothing was measured, else 1 on rewrites
+    beyond ``--allow``, else 0."""
+    surveyed = [r for r in runs if r.card is not None]
+    fatal = next((r for r in runs if r.fatal), None)
+    if fatal is not None:
+        raise TargetError(fatal.failure)
+    if surveyed and all(r.nothing or r.failure for r in surveyed):
+        raise TargetError(
+            f"nothing was measured: no payload sent to any of the {len(surveyed)} "
+            f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
+        )
+    if not surveyed:
+        raise TargetError(f"nothing was measured: {_none_surveyed(inv)}")
+    failures = [r for r in runs if r.failure]
+    if failures:
+        names = ", ".join(safe(r.param.name) for r in failures)
+        raise TargetError(
+            f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
+            "lines starting 'failed:' say why, and the results are kept."
+        )
+    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs))
+    if nothing:
+        raise TargetError(nothing)
+    unexpected = set().union(*(r.unexpected for r in surveyed))
+    return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+
+
+def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
+    """The parameters run that measured nothing: no read-back, arguments that could
+    not be made, or every payload lost or rejected (a run that broke is counted apart)."""
+    return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
+
+
+def _none_surveyed(inv: Rows) -> str:
+    tools = len({p.tool.name for p in inv.params})
+    params = len(inv.params)
+    which = (
+        f"the one string parameter ({safe(inv.params[0].name)})"
+        if params == 1
+        else f"none of the {params} string parameters (of {tools} tool{'s' if tools != 1 else ''})"
+    )
+    verb = "could not be surveyed" if params == 1 else "could be surveyed"
+    return f"{which} {verb} (see 'not surveyed' above for why)."
+
+
+def _summary(
+    plan: ProbePlan,
+    runs: Sequence[ParamRun],
+    payloads: Sequence[Payload],
+    noun: str = "tool parameter",
+) -> str:
+    surveyed = [r for r in runs if r.card is not None]
+    observations = [o for r in surveyed for o in r.observations]
+    counts: dict[Status, int] = {}
+    for obs in observations:
+        counts[obs.status] = counts.get(obs.status, 0) + 1
+    shown = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts.get(s))
+    line = (
+        f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
+        f"{len(surveyed)} {noun}{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
+    )
+    client = sum(1 for o in observations if o.client_side)
+    if client:
+        line += f" ({client} failed in the client library before reaching the target)"
+    unexpected = sorted(set().union(*(r.unexpected for r in surveyed)))
+    if unexpected:
+        line += f"; rewrites beyond --allow: {', '.join(unexpected)}"
+    unsent = sum(max(0, r.planned - len(r.observations)) for r in surveyed if not r.failure)
+    if plan.max_requests is not None and unsent:
+        line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
+    empty = len(_unmeasured(runs))
+    measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
+    line += f"; {measured_counts(measured, empty)}"
+    return safe(line) + "."
