@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from fidelity._cli.probe.execute import card_name, run_card, run_warnings, survey_of
 from fidelity._cli.probe.rows_model import Interrupted, ParamRun, Row, Rows
-from fidelity._cli.probe.rows_outputs import write_all, write_progress
-from fidelity._cli.probe.rows_verdict import report_runs
+from fidelity._cli.probe.rows_outputs import rows_writers
+from fidelity._cli.probe.rows_verdict import RowsPrinter, exit_code
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
+from fidelity._run.events import Dispatch, RunDone, RunStarted, TargetDone
 from fidelity._run.messages import one_line
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge
@@ -130,9 +131,13 @@ def run_rows(
     at a row whose server could not be reached. Then write every output and return
     the exit code by the run's verdict rules (``noun`` names a row in the sentences).
     An interrupted run writes what it saw, marked incomplete, and is raised again."""
+    surveyed = inv.surveyed
+    dispatch = Dispatch(
+        rows_writers(plan, inv), reporters=(RowsPrinter(plan, inv, payloads, noun),)
+    )
+    dispatch(RunStarted(name=plan.name, targets=tuple(row.name for row in surveyed)))
     runs: list[ParamRun] = []
     spent = 0
-    surveyed = inv.surveyed
     try:
         for i, row in enumerate(surveyed):
             share = None
@@ -142,15 +147,20 @@ def run_rows(
             run = survey_one(row, share)
             spent += run.requests
             runs.append(run)
-            write_progress(plan, inv, runs, complete=False)
+            dispatch(TargetDone(target=row.name, outcome=run))
             if run.fatal:
                 break
     except Interrupted as cut:
         runs.append(cut.run)
-        write_all(plan, inv, runs, complete=False)
+        dispatch(_done(runs, complete=False, interrupted=True))
         raise cut.signal from None
     except KeyboardInterrupt:
-        write_all(plan, inv, runs, complete=False)
+        dispatch(_done(runs, complete=False, interrupted=True))
         raise
-    complete = not any(r.fatal for r in runs)
-    return report_runs(plan, inv, runs, payloads, complete=complete, noun=noun)
+    dispatch(_done(runs, complete=not any(r.fatal for r in runs)))
+    return exit_code(inv, runs, noun)
+
+
+def _done(runs: Sequence[ParamRun], *, complete: bool, interrupted: bool = False) -> RunDone:
+    cards = tuple(r.card for r in runs if r.card is not None)
+    return RunDone(complete=complete, interrupted=interrupted, cards=cards, outcome=tuple(runs))

@@ -10,44 +10,48 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._cli.probe.rows_outputs import write_all
+from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_hints
+from fidelity._run.events import Event, RunDone
 from fidelity._run.verdict import measured_counts, unmeasured
 
 if TYPE_CHECKING:
     from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._cli.probe.rows_model import ParamRun, Rows
+    from fidelity._cli.probe.rows_model import Rows
     from fidelity._core.payload import Payload
 
-__all__ = ["report_runs"]
+__all__ = ["RowsPrinter", "exit_code"]
 
 
-def report_runs(
+class RowsPrinter:
+    """The terminal of a run over many rows that is done (not of one interrupted): the
+    map and the lines of the run (``noun`` names a row in the sentences)."""
+
+    def __init__(self, plan: ProbePlan, inv: Rows, payloads: Sequence[Payload], noun: str) -> None:
+        self.plan = plan
+        self.inv = inv
+        self.payloads = payloads
+        self.noun = noun
+
+    def __call__(self, event: Event) -> None:
+        if not isinstance(event, RunDone) or event.interrupted or event.failed:
+            return
+        outcome = event.outcome
+        runs = [r for r in outcome if isinstance(r, ParamRun)] if isinstance(outcome, tuple) else []
+        _print_lines(self.plan, self.inv, runs, self.payloads, self.noun)
+
+
+def _print_lines(
     plan: ProbePlan,
     inv: Rows,
     runs: Sequence[ParamRun],
     payloads: Sequence[Payload],
-    *,
-    complete: bool,
-    noun: str = "tool parameter",
-) -> int:
-    """Write every output of a finished run, print its map and lines, and return the
-    exit code by the run's verdict rules (``noun`` names a row in the sentences)."""
-    write_all(plan, inv, runs, complete=complete)
-    return _verdict(plan, inv, runs, payloads, noun=noun)
-
-
-def _verdict(
-    plan: ProbePlan,
-    inv: Rows,
-    runs: Sequence[ParamRun],
-    payloads: Sequence[Payload],
-    *,
-    noun: str = "tool parameter",
-) -> int:
-    """Print the map and the lines of the run, then apply the run's verdict rules."""
+    noun: str,
+) -> None:
+    """Print the map and the lines of the run."""
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
     lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
@@ -61,7 +65,6 @@ def _verdict(
     lines.append(_summary(plan, runs, payloads, noun))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
-    return _exit_code(inv, runs, noun)
 
 
 def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
@@ -74,7 +77,7 @@ def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
     families = [f for f in (plan.families or FAMILIES) if f in seen]
     table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
     # How to fix each rewrite, once per line however many parameters show it.
-    hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
+    hints = (h.line() for r in surveyed if r.card is not None for h in card_hints(r.card))
     return [table.rstrip("\n"), *dict.fromkeys(hints)]
 
 
@@ -104,7 +107,7 @@ def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool param
     return lines
 
 
-def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> int:
+def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> int:
     """The verdict of a run over many tool parameters (see ``--help``): exit 3 when
     the server or a parameter's run broke or nothing was measured, else 1 on rewrites
     beyond ``--allow``, else 0."""
