@@ -23,7 +23,7 @@ import contextlib
 import dataclasses
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -465,7 +465,7 @@ class HttpProbe(Probe):
         """True while the read-back is still to be located (``read=None``)."""
         return not self._calibrated
 
-    def calibrate(self) -> str:
+    def calibrate(self, pace: Callable[[], None] | None = None) -> str:
         """Locate the read-back with writes (and reads) carrying calibration markers.
 
         Returns the read specification (the one given when there was nothing to
@@ -473,7 +473,8 @@ class HttpProbe(Probe):
         markers are unique to the run; each is sent like a payload with ``{n}`` = 0,
         1000001, 1000002 (the payloads keep 1, 2, 3...) and counts in ``requests``.
         A marker that does not come back is a ``UsageError``; an
-        endpoint that does not answer a ``TargetError``.
+        endpoint that does not answer a ``TargetError``. The probe paces itself
+        (``rate=``), so ``pace`` is not needed and not called.
         """
         return calibrate(self)
 

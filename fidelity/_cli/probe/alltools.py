@@ -287,7 +287,7 @@ def _dry_run(
     )
     width = max((len(safe(p.name)) for p in inv.params), default=10)
     if surveyed:
-        out.write("  to survey (a calibration call each, then the payloads):\n")
+        out.write("  to survey (three calibration calls each, then the payloads):\n")
         for p in surveyed:
             pins = pinned.get(p.tool.name)
             how = (

@@ -24,6 +24,7 @@ from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.events import Dispatch, RunDone, RunStarted, TargetDone
 from fidelity._run.messages import one_line
+from fidelity._run.pacing import calibration_pace
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge
 
@@ -46,7 +47,7 @@ def run_param(
     per_payload = calls_per_payload(sub, probe)
     try:
         if probe.needs_calibration:
-            probe.calibrate()
+            probe.calibrate(pace=calibration_pace(sub, probe))
     except CalibrationFailed as exc:
         return ParamRun(
             param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests or 0
