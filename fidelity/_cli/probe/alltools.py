@@ -11,7 +11,10 @@ the consent check, one calibration call that locates the read-back (a parameter
 whose value does not come back is listed as "no read-back" with the tool's answer,
 and nothing more is sent to it), then the payloads, within its share of
 ``--max-requests``, stopped by the same rules (timeouts follow each tool's
-annotations), judged by the same verdict.
+annotations), judged by the same verdict. The loop over the parameters, their
+outputs and the run's verdict are the rows' (:mod:`~fidelity._cli.probe.rows`), which
+``--openapi`` shares; a write tool read back by a read-only one is
+:mod:`~fidelity._cli.probe.pairing`'s.
 
 The outputs hold one entry per ``tool.param``: a row of the terminal map, a card in
 the JSON result (a card collection, with the parameters not surveyed and why), a

@@ -1,10 +1,15 @@
-"""Running ``fidelity probe``: open the target, survey it within budget, write the reports.
+"""Running ``fidelity probe``: build the inputs, run, dispatch.
 
-The survey's ``on_observation`` hook feeds the JSON result writer (so an interrupted
-run keeps what it saw) and a circuit breaker: a target that never answered stops the
-run after its first failure, one that stops answering after three consecutive
-failures. Either way the observations made so far are written, marked incomplete,
-and the command exits 3 with one sentence.
+The target is opened and prepared (:func:`fidelity._run.target.prepare`), swept
+(:func:`fidelity._run.sweep.sweep`), and every event of the run goes to one
+:class:`~fidelity._run.events.Dispatch`: the JSON result kept current with each
+observation (so an interrupted run keeps what it saw), then at
+:class:`~fidelity._run.events.RunDone` the HTML page, the card block, the JUnit cases
+(:mod:`~fidelity._cli.probe.outputs`) and the terminal map
+(:mod:`~fidelity._cli.probe.terminal`). The run's circuit breaker stops a target that
+never answered after its first failure, one that stops answering after three
+consecutive failures; either way the observations made so far are written, marked
+incomplete, and the command exits 3 with one sentence.
 """
 
 from __future__ import annotations
