@@ -32,6 +32,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from fidelity._cli.probe.arguments import plain_arguments
+from fidelity._cli.probe.edits import EditRow, edit_rows, plan_line, survey_edit
 from fidelity._cli.probe.execute import catalogue_payloads, open_target, readable_name, with_seed
 from fidelity._cli.probe.plan import ProbePlan
 from fidelity._cli.probe.rows import run_param, run_rows
@@ -169,6 +170,29 @@ def _survey_param(
     )
 
 
+def _survey_edit(
+    plan: ProbePlan,
+    row: EditRow,
+    pinned: Mapping[str, dict[str, Any]],
+    payloads: Sequence[Payload],
+    share: int | None,
+    *,
+    tools: Sequence[McpTool],
+    readers: Sequence[McpTool],
+) -> ParamRun:
+    """An edit-shaped row, with the apply check (:mod:`fidelity._cli.probe.edits`)."""
+    from fidelity._cli.probe.isolation import left_out
+
+    return survey_edit(
+        plan, row, pinned.get(row.tool.name), share,
+        tools=[t for t in tools if not left_out(t.name, plan.skip_tools, plan.only_tools)],
+        readers=readers, arguments=_arguments, subplan=_subplan,
+        survey=lambda sub: _survey_sub(sub, row, payloads),
+        skip=lambda why, spent: ParamRun(param=row, skipped=why, requests=spent),
+        least=_LEAST,
+    )  # fmt: skip
+
+
 def _survey_sub(sub: ProbePlan, param: ToolParam, payloads: Sequence[Payload]) -> ParamRun:
     """One parameter's run as ``sub`` plans it (open, calibrate, sweep, close)."""
     try:
@@ -242,6 +266,7 @@ def execute_all(plan: ProbePlan) -> int:
     check_outputs(plan)
     tools = _tools_of(plan, reads=True)
     inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
+    inv = edit_rows(inv)
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
     # first call.
@@ -266,6 +291,8 @@ def execute_all(plan: ProbePlan) -> int:
     ]
 
     def survey_one(param: Any, share: int | None) -> ParamRun:
+        if isinstance(param, EditRow):
+            return _survey_edit(plan, param, pinned, payloads, share, tools=tools, readers=readers)
         pins = pinned.get(param.tool.name)
         return _survey_param(plan, param, pins, payloads, share, readers=readers)
 
@@ -298,6 +325,8 @@ def _dry_run(
                 if pins is not None
                 else "other arguments from its schema"
             )
+            if isinstance(p, EditRow):
+                how = plan_line(p, inv.params)
             out.write(f"    {safe(p.name):<{width}}  {how}\n")
     if inv.skipped:
         out.write("  not surveyed:\n")

@@ -134,7 +134,7 @@ def run_rows(
     An interrupted run writes what it saw, marked incomplete, and is raised again."""
     surveyed = inv.surveyed
     dispatch = Dispatch(
-        rows_writers(plan, inv), reporters=(RowsPrinter(plan, inv, payloads, noun),)
+        rows_writers(plan, inv, noun), reporters=(RowsPrinter(plan, inv, payloads, noun),)
     )
     dispatch(RunStarted(name=plan.name, targets=tuple(row.name for row in surveyed)))
     runs: list[ParamRun] = []

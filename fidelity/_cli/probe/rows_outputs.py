@@ -90,9 +90,10 @@ class RowsJson:
 class RowsPage:
     """``--html`` of a run over many rows: a section per tool (operation)."""
 
-    def __init__(self, plan: ProbePlan, inv: Rows) -> None:
+    def __init__(self, plan: ProbePlan, inv: Rows, noun: str) -> None:
         self.plan = plan
         self.inv = inv
+        self.noun = noun
 
     def __call__(self, event: Event) -> None:
         if self.plan.html is None or not isinstance(event, RunDone) or event.failed:
@@ -113,14 +114,15 @@ class RowsPage:
             skipped,
             version=__version__,
             order=[p.tool.name for p in inv.params],
+            noun=self.noun,
         )
         write_atomic(self.plan.html, page, "--html")
 
 
-def rows_writers(plan: ProbePlan, inv: Rows) -> tuple[Handler, ...]:
+def rows_writers(plan: ProbePlan, inv: Rows, noun: str) -> tuple[Handler, ...]:
     """The handlers that write a run over many rows, in order: the JSON collection, a
     --card block per row (a card of a run that did not complete never replaces a
     complete block), the --html page, the --junit cases."""
     from fidelity._cli.probe.outputs import CardBlocks, JunitCases
 
-    return (RowsJson(plan, inv), CardBlocks(plan), RowsPage(plan, inv), JunitCases(plan))
+    return (RowsJson(plan, inv), CardBlocks(plan), RowsPage(plan, inv, noun), JunitCases(plan))

@@ -16,7 +16,7 @@ from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
 from fidelity._report.card_render import card_hints
 from fidelity._run.events import Event, RunDone
-from fidelity._run.verdict import measured_counts, unmeasured
+from fidelity._run.verdict import measured_counts, not_applied, unmeasured
 
 if TYPE_CHECKING:
     from fidelity._cli.probe.plan import ProbePlan
@@ -54,8 +54,15 @@ def _print_lines(
     """Print the map and the lines of the run."""
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
-    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
+    lines = (
+        [] if plan.quiet else [*_map_lines(plan, surveyed, noun), *_left_out_lines(inv, runs, noun)]
+    )
     lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
+    if not plan.quiet:
+        from fidelity._report.silent import silent_note
+
+        notes = (silent_note(r.param.tool.name, r.observations) for r in surveyed)
+        lines += [n for n in notes if n]
     for run in surveyed:
         if run.card is not None:
             lines += [
@@ -67,7 +74,9 @@ def _print_lines(
     stream.flush()
 
 
-def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
+def _map_lines(
+    plan: ProbePlan, surveyed: Sequence[ParamRun], noun: str = "tool parameter"
+) -> list[str]:
     """The map of the parameters surveyed, and a fix per rewrite (once)."""
     from fidelity._report.tools_map import render_tools_map
 
@@ -75,7 +84,10 @@ def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
         return []
     seen = {r.family for run in surveyed for r in run.outcomes}
     families = [f for f in (plan.families or FAMILIES) if f in seen]
-    table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+    header = "tool.param" if noun == "tool parameter" else noun
+    table = render_tools_map(
+        [(r.param.name, r.outcomes) for r in surveyed], families, header=header
+    )
     # How to fix each rewrite, once per line however many parameters show it.
     hints = (h.line() for r in surveyed if r.card is not None for h in card_hints(r.card))
     return [table.rstrip("\n"), *dict.fromkeys(hints)]
@@ -98,8 +110,8 @@ def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool param
         lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
     if inv.without_strings:
         names = ", ".join(safe(t.name) for t in inv.without_strings)
-        whose = "tools" if noun == "tool parameter" else "operations"
-        lines.append(f"{whose} without a string parameter (not called): {names}")
+        group, _, thing = noun.partition(" ")
+        lines.append(f"{group}s without a string {thing} (not called): {names}")
     done = {r.param.name for r in runs}
     unreached = [p.name for p in inv.surveyed if p.name not in done]
     if unreached:
@@ -121,7 +133,7 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
             f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        raise TargetError(f"nothing was measured: {_none_surveyed(inv)}")
+        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
     failures = [r for r in runs if r.failure]
     if failures:
         names = ", ".join(safe(r.param.name) for r in failures)
@@ -129,11 +141,12 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
             f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
-    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs))
+    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs), noun=noun)
     if nothing:
         raise TargetError(nothing)
     unexpected = set().union(*(r.unexpected for r in surveyed))
-    return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+    silent = any(not_applied(r.observations) for r in surveyed)
+    return ExitCode.DIFFERENT if unexpected or silent else ExitCode.OK
 
 
 def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
@@ -142,13 +155,14 @@ def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
     return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
-def _none_surveyed(inv: Rows) -> str:
+def _none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
     tools = len({p.tool.name for p in inv.params})
     params = len(inv.params)
+    group, _, thing = noun.partition(" ")  # tool parameter, operation field
     which = (
-        f"the one string parameter ({safe(inv.params[0].name)})"
+        f"the one string {thing} ({safe(inv.params[0].name)})"
         if params == 1
-        else f"none of the {params} string parameters (of {tools} tool{'s' if tools != 1 else ''})"
+        else f"none of the {params} string {thing}s (of {tools} {group}{'s' if tools != 1 else ''})"
     )
     verb = "could not be surveyed" if params == 1 else "could be surveyed"
     return f"{which} {verb} (see 'not surveyed' above for why)."
@@ -170,6 +184,9 @@ def _summary(
         f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
         f"{len(surveyed)} {noun}{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
     )
+    silent = not_applied(observations)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     client = sum(1 for o in observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
@@ -181,5 +198,5 @@ def _summary(
         line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
     empty = len(_unmeasured(runs))
     measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
-    line += f"; {measured_counts(measured, empty)}"
+    line += "; " + measured_counts(measured, empty, noun.partition(" ")[2])
     return safe(line) + "."
