@@ -244,5 +244,7 @@ def test_http_id_from_a_header_and_a_prefixed_text_read_back(store: str, tmp_pat
     assert result.returncode == 0, result.stderr
     # "item 12: TEXT": the number changes from item to item, so it anchors as a word
     # holding a digit, never as its text.
-    assert result.stdout.startswith("read back at: 'regex:(?s)\\w*\\d\\w*: (.*)\\Z' (located by calibration calls")
+    assert result.stdout.startswith(
+        "read back at: 'regex:(?s)\\w*\\d\\w*: (.*)\\Z' (located by calibration calls"
+    )
     _client_side_only(_observations(out))
