@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from fidelity._cli.probe.plan import ProbePlan
     from fidelity._cli.probe.rows_model import Rows
     from fidelity._core.payload import Payload
+    from fidelity._probe.observation import Observation
 
 __all__ = ["RowsPrinter", "exit_code"]
 
@@ -124,16 +125,7 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
     the server or a parameter's run broke or nothing was measured, else 1 on rewrites
     beyond ``--allow``, else 0."""
     surveyed = [r for r in runs if r.card is not None]
-    fatal = next((r for r in runs if r.fatal), None)
-    if fatal is not None:
-        raise TargetError(fatal.failure)
-    if surveyed and all(r.nothing or r.failure for r in surveyed):
-        raise TargetError(
-            f"nothing was measured: no payload sent to any of the {len(surveyed)} "
-            f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
-        )
-    if not surveyed:
-        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
+    _check_measured(inv, runs, surveyed, noun)
     failures = [r for r in runs if r.failure]
     if failures:
         names = ", ".join(safe(r.param.name) for r in failures)
@@ -147,6 +139,22 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
     unexpected = set().union(*(r.unexpected for r in surveyed))
     silent = any(not_applied(r.observations) for r in surveyed)
     return ExitCode.DIFFERENT if unexpected or silent else ExitCode.OK
+
+
+def _check_measured(
+    inv: Rows, runs: Sequence[ParamRun], surveyed: Sequence[ParamRun], noun: str
+) -> None:
+    """Exit 3 when the server could not be reached, or when no row measured anything."""
+    fatal = next((r for r in runs if r.fatal), None)
+    if fatal is not None:
+        raise TargetError(fatal.failure)
+    if surveyed and all(r.nothing or r.failure for r in surveyed):
+        raise TargetError(
+            f"nothing was measured: no payload sent to any of the {len(surveyed)} "
+            f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
+        )
+    if not surveyed:
+        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
 
 
 def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
@@ -184,12 +192,7 @@ def _summary(
         f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
         f"{len(surveyed)} {noun}{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
     )
-    silent = not_applied(observations)
-    if silent:
-        line += f" ({silent} not applied, without an error flag)"
-    client = sum(1 for o in observations if o.client_side)
-    if client:
-        line += f" ({client} failed in the client library before reaching the target)"
+    line += _asides(observations)
     unexpected = sorted(set().union(*(r.unexpected for r in surveyed)))
     if unexpected:
         line += f"; rewrites beyond --allow: {', '.join(unexpected)}"
@@ -200,3 +203,16 @@ def _summary(
     measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
     line += "; " + measured_counts(measured, empty, noun.partition(" ")[2])
     return safe(line) + "."
+
+
+def _asides(observations: Sequence[Observation]) -> str:
+    """The summary's asides: edits not applied without an error flag, payloads the
+    client library refused before reaching the target."""
+    line = ""
+    silent = not_applied(observations)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
+    client = sum(1 for o in observations if o.client_side)
+    if client:
+        line += f" ({client} failed in the client library before reaching the target)"
+    return line
