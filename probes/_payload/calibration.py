@@ -50,13 +50,13 @@ def proven(candidates: Sequence[str], read: Read, markers: Sequence[str]) -> str
 
 
 def line_break_rewritten(marker: str, value: object) -> bool:
-    """True when ``value`` is the line-break ``marker`` whole, its line break alone
-    rewritten (a space, CRLF, a collapsed run, nothing): both lines are there, so the
+    """True when ``value`` is the line-break ``marker`` whole, its line breaks alone
+    rewritten (a space, CRLF, a collapsed run, nothing): both paragraphs are there, so the
     read holds the whole value and the rewrite is the chain's, which the payloads
     measure. A value cut at the line break, or split across fields, is not."""
     if not isinstance(value, str) or value == marker or "\n" not in marker:
         return False
-    head, _, tail = marker.partition("\n")
+    head, tail = marker[: marker.index("\n")], marker[marker.rindex("\n") + 1 :]
     if len(value) < len(head) + len(tail):
         return False
     middle = value[len(head) : len(value) - len(tail)]

@@ -3,8 +3,9 @@
 Before a run whose read-back is not given, the probes send a few calibration markers
 through the whole chain, each like a payload (:func:`markers_of`): a plain ASCII one,
 one with a quote and a backslash (which a read of raw JSON text and a read of the
-decoded value return differently), and one with a line break (which a value split
-across fields, or cut at a line end, does not survive). A read is kept only when it
+decoded value return differently), and one with a blank line between two paragraphs
+(which a value split across fields, such as a commit's subject and body, or cut at a
+line end, does not survive). A read is kept only when it
 returns every marker exactly, from the reply that marker got.
 
 Structure first: where a reply is JSON, the value is looked for inside the decoded
@@ -68,7 +69,7 @@ _MAX_COMBINATIONS = 64
 def markers_of(run_id: str) -> tuple[str, str, str]:
     """The calibration markers of a run, sent in this order (see :data:`MARKER_SHAPES`)."""
     base = f"fidelity-marker-{run_id}"
-    return base, f'{base}-q "quoted" \\ back', f"{base}-n\nsecond line"
+    return base, f'{base}-q "quoted" \\ back', f"{base}-n\n\nsecond paragraph"
 
 
 def marker_of(run_id: str) -> str:
