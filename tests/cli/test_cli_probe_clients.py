@@ -628,6 +628,8 @@ def test_a_reply_too_deep_for_python_is_unparsable_through_every_client(tmp_path
     for run in runs:
         statuses = {(o["status"], o["error_type"]) for o in run["observations"]}
         assert statuses == {("broken", "UnparsableReply")}, (run["client"], statuses)
+        errors = {o["error"] for o in run["observations"]}
+        assert all("nested too deeply to be read" in e for e in errors), errors
 
 
 def test_a_few_unparsable_replies_are_a_warning_per_client_as_for_one_client() -> None:
