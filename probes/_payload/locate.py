@@ -234,7 +234,7 @@ def near_value(document: object, marker: str) -> str | None:
     start, run = marker[:12], marker[16:24]
     if isinstance(document, str):
         for probe in (start, run):
-            at = document.find(probe)
+            at = document.find(probe) if probe == start else _run_at(document, run)
             if at >= 0:
                 begin = max(0, document.rfind("\n", 0, at) + 1, at - 16)
                 begin = at if probe == start else begin
@@ -242,9 +242,22 @@ def near_value(document: object, marker: str) -> str | None:
                 return document[begin:end] if "\n" in marker else document[begin:end].split("\n")[0]
         return None
     for _, value in _leaves(document):
-        if isinstance(value, str) and (start in value or (run and run in value)):
+        if isinstance(value, str) and (start in value or (run and _run_at(value, run) >= 0)):
             return value
     return None
+
+
+#: How the names a run makes for other arguments begin (``fidelity-{run}-{n}``): the run
+#: id after it is such a name, echoed back, not a calibration marker changed.
+_MADE_NAME = "fidelity-"
+
+
+def _run_at(text: str, run: str) -> int:
+    """Where ``run`` first occurs in ``text`` other than in a made name, or -1."""
+    at = text.find(run)
+    while at >= 0 and text[max(0, at - len(_MADE_NAME)) : at] == _MADE_NAME:
+        at = text.find(run, at + 1)
+    return at
 
 
 # -- text ---------------------------------------------------------------------------

@@ -199,6 +199,43 @@ def test_a_split_value_and_a_changed_marker_are_said() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("rewrite", "expected"),
+    [
+        # A prompt that collapses whitespace (" ".join(text.split())).
+        (lambda m: " ".join(m.split()), "text"),
+        (lambda m: "Echo: " + m.replace("\n", "\r\n"), r"regex:(?s)\AEcho: (.*)\Z"),
+        (lambda m: json.dumps({"text": m.replace("\n", "")}), "json:text"),
+    ],
+)
+def test_a_chain_that_rewrites_line_breaks_is_located_and_left_to_the_payloads(
+    rewrite: object, expected: str
+) -> None:
+    # The line-break marker comes back whole with its line break rewritten: the read
+    # holds the value (both lines are there), so it is kept and the newline payloads
+    # measure the rewrite, rather than the whole run failing at calibration.
+    assert callable(rewrite)
+    assert _locate(lambda m: _result(rewrite(m))) == (expected, "")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # Cut at the line break: the second line never came back.
+        lambda m: _result("Echo: " + m.partition("\n")[0]),
+        # The first line kept and the rest turned into a space.
+        lambda m: _result(m.replace("\nsecond line", " ")),
+        # Something else than whitespace where the line break was.
+        lambda m: _result(m.replace("\n", " / ")),
+    ],
+)
+def test_a_line_break_marker_cut_or_changed_otherwise_is_not_located(answer: object) -> None:
+    assert callable(answer)
+    spec, why = _locate(answer)
+    assert spec is None
+    assert why.startswith("the value with a line break came back changed"), why
+
+
 def test_the_json_read_parses_the_text_content() -> None:
     reader = parse_read("json:entities[0].name")
     value = "a\u2028b\r\n\x00"

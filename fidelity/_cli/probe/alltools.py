@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fidelity._cli.probe.arguments import plain_arguments
+from fidelity._cli.probe.edits import EditRow, edit_rows, plan_line, survey_edit
 from fidelity._cli.probe.execute import (
     card_name,
     catalogue_payloads,
@@ -50,7 +51,14 @@ from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.pacing import calibration_pace
 from fidelity._run.sweep import sweep
-from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
+from fidelity._run.verdict import (
+    Verdict,
+    broke,
+    judge,
+    measured_counts,
+    not_applied,
+    unmeasured,
+)
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
@@ -264,6 +272,29 @@ def _survey_param(
     )
 
 
+def _survey_edit(
+    plan: ProbePlan,
+    row: EditRow,
+    pinned: Mapping[str, dict[str, Any]],
+    payloads: Sequence[Payload],
+    share: int | None,
+    *,
+    tools: Sequence[McpTool],
+    readers: Sequence[McpTool],
+) -> ParamRun:
+    """An edit-shaped row, with the apply check (:mod:`fidelity._cli.probe.edits`)."""
+    from fidelity._cli.probe.isolation import left_out
+
+    return survey_edit(
+        plan, row, pinned.get(row.tool.name), share,
+        tools=[t for t in tools if not left_out(t.name, plan.skip_tools, plan.only_tools)],
+        readers=readers, arguments=_arguments, subplan=_subplan,
+        survey=lambda sub: _survey_sub(sub, row, payloads),
+        skip=lambda why, spent: ParamRun(param=row, skipped=why, requests=spent),
+        least=_LEAST,
+    )  # fmt: skip
+
+
 def _survey_sub(sub: ProbePlan, param: ToolParam, payloads: Sequence[Payload]) -> ParamRun:
     """One parameter's run as ``sub`` plans it (open, calibrate, sweep, close)."""
     try:
@@ -415,6 +446,7 @@ def execute_all(plan: ProbePlan) -> int:
     check_outputs(plan)
     tools = _tools_of(plan, reads=True)
     inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
+    inv = edit_rows(inv)
     pinned = _check_pins(plan, [t.name for t in tools])
     # Every card's block name, checked against the document (read once) before the
     # first call.
@@ -445,9 +477,14 @@ def execute_all(plan: ProbePlan) -> int:
             if plan.max_requests is not None:
                 # What is left, spread over the parameters still to come.
                 share = (plan.max_requests - spent) // (len(surveyed) - i)
-            run = _survey_param(
-                plan, param, pinned.get(param.tool.name), payloads, share, readers=readers
-            )
+            if isinstance(param, EditRow):
+                run = _survey_edit(
+                    plan, param, pinned, payloads, share, tools=tools, readers=readers
+                )
+            else:
+                run = _survey_param(
+                    plan, param, pinned.get(param.tool.name), payloads, share, readers=readers
+                )
             spent += run.requests
             runs.append(run)
             write_progress(plan, inv, runs, complete=False)
@@ -584,6 +621,11 @@ def _verdict(
         [] if plan.quiet else [*_map_lines(plan, surveyed, noun), *_left_out_lines(inv, runs, noun)]
     )
     lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
+    if not plan.quiet:
+        from fidelity._report.silent import silent_note
+
+        notes = (silent_note(r.param.tool.name, r.observations) for r in surveyed)
+        lines += [n for n in notes if n]
     for run in surveyed:
         if run.card is not None:
             lines += [
@@ -667,7 +709,8 @@ def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter"
     if nothing:
         raise TargetError(nothing)
     unexpected = set().union(*(r.unexpected for r in surveyed))
-    return ExitCode.DIFFERENT if unexpected else ExitCode.OK
+    silent = any(not_applied(r.observations) for r in surveyed)
+    return ExitCode.DIFFERENT if unexpected or silent else ExitCode.OK
 
 
 def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
@@ -705,6 +748,9 @@ def _summary(
         f"{len(observations)} payload{'s' if len(observations) != 1 else ''} to "
         f"{len(surveyed)} {noun}{'s' if len(surveyed) != 1 else ''}: {shown or 'none'}"
     )
+    silent = not_applied(observations)
+    if silent:
+        line += f" ({silent} not applied, without an error flag)"
     client = sum(1 for o in observations if o.client_side)
     if client:
         line += f" ({client} failed in the client library before reaching the target)"
@@ -746,6 +792,8 @@ def _dry_run(
                 if pins is not None
                 else "other arguments from its schema"
             )
+            if isinstance(p, EditRow):
+                how = plan_line(p, inv.params)
             out.write(f"    {safe(p.name):<{width}}  {how}\n")
     if inv.skipped:
         out.write("  not surveyed:\n")

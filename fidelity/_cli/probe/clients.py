@@ -355,7 +355,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
             f"the run through {names} did not finish ({first.client}: {reason}); the "
             "results hold what every client saw."
         )
-    from fidelity._run.verdict import broke
+    from fidelity._run.verdict import broke, not_applied
 
     for run in matrix.runs:
         broken = broke(run.observations, through=run.client)
@@ -372,6 +372,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
 
     unexpected = any(
         survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
+        or not_applied(r.observations)
         for r in matrix.runs
     )
     return ExitCode.DIFFERENT if unexpected or section.disagreements else ExitCode.OK

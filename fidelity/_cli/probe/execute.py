@@ -29,7 +29,7 @@ from fidelity._run.events import Event, ObservationMade
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
 from fidelity._run.target import CalibrationFailure, Prepared, prepare
-from fidelity._run.verdict import Verdict, broke, judge
+from fidelity._run.verdict import Verdict, broke, judge, not_applied
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -395,7 +395,8 @@ def _probe(
 
         out = sys.stderr if plan.json == "-" else sys.stdout
         return check_card(plan.check, card, out, checked)
-    return ExitCode.DIFFERENT if result.unexpected else ExitCode.OK
+    found = result.unexpected or not_applied(result.observations)
+    return ExitCode.DIFFERENT if found else ExitCode.OK
 
 
 def calibration_failed(plan: ProbePlan, probe: Probe, sentence: str) -> NoReturn:

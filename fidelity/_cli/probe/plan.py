@@ -358,11 +358,6 @@ def _read_only_target(args: argparse.Namespace) -> tuple[str | None, str | None]
             f"{given} is probed instead of a tool, in one request with no side effect; "
             f"leave out {', '.join(clash)}."
         )
-    if args.clients is not None and "typescript" in args.clients:
-        raise UsageError(
-            "prompts and resource templates are probed through the Python SDK only for now; "
-            "leave typescript out of --clients."
-        )
     return prompt, resource
 
 
