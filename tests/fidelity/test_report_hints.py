@@ -5,6 +5,8 @@ the module."""
 
 from __future__ import annotations
 
+import json
+
 from fidelity._report.hints import hints
 from fidelity._report.rewrites import Rewrite
 
@@ -29,3 +31,11 @@ def test_the_leading_line_break_detail_refines_only_whitespace_strip() -> None:
         (hint,) = hints([Rewrite(kind=kind, detail="leading line break")])
         assert hint.kind == kind
         assert PRE not in hint.text
+
+
+def test_a_detail_read_back_from_json_refines_the_hint_as_well() -> None:
+    # A card read from its JSON holds details as new string objects, equal but not
+    # the same object as the engine's.
+    detail = json.loads('"leading line break"')
+    (hint,) = hints([Rewrite(kind="whitespace.strip", detail=detail)])
+    assert PRE in hint.text
