@@ -14,8 +14,9 @@ import pytest
 
 from fidelity import UsageError
 from fidelity._probe.observation import Direction
-from probes._mcp.read import locate, no_text, parse_read, result_text
+from probes._mcp.read import Reader, locate, no_text, parse_read, result_text
 from probes._payload.locate import markers_of
+from probes._payload.paths import ParamPath
 from probes._payload.placeholders import Filled
 
 
@@ -210,3 +211,12 @@ def test_locate_reads_the_last_text_block_when_the_first_are_fixed_text() -> Non
     partly[1] = _text("Saved.")
     spec, _why = locate(partly, markers, values, hint=None)
     assert spec is None
+
+
+def test_a_reader_made_with_a_mode_read_from_json_reads_the_same() -> None:
+    # Reader is public: its mode may come from a document (equal, not identical, to
+    # the names parse_read uses).
+    text = Reader(spec="text", mode=json.loads('"text"'))
+    assert text.read(_text("first", "second")) == (True, "first", "")
+    armored = Reader(spec="armored:v", mode=json.loads('"armored"'), path=ParamPath.parse("v"))
+    assert armored.direction is Direction.REQUEST
