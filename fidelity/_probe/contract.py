@@ -182,9 +182,13 @@ class Probe(abc.ABC):
         before the first payload."""
         return False
 
-    def calibrate(self) -> str:
+    def calibrate(self, pace: Callable[[], None] | None = None) -> str:
         """Locate the read-back with calls carrying calibration values; return the read
-        specification found (which the caller can print so the user can pin it)."""
+        specification found (which the caller can print so the user can pin it).
+
+        ``pace``: called before each calibration value is sent, so a paced run
+        (``--rate``) spaces the calibration calls too (a probe that paces itself, such
+        as the HTTP probe with ``rate=``, may ignore it)."""
         raise UsageError(f"the probe {self.name!r} reads its value back where it is told.")
 
     @property

@@ -96,7 +96,7 @@ def _setup_lines(facts: CardFacts) -> list[str]:
     if setup.param_found:
         found.append(f"the payload's argument ({md(setup.param)}) from the tool's schema")
     if setup.read_found:
-        found.append("the read-back by a calibration call")
+        found.append("the read-back by calibration calls")
     note = f" (found: {'; '.join(found)})" if found else ""
     return [f"Probed with{note}:", "", f"{fence}sh", command, fence, ""]
 

@@ -25,10 +25,14 @@ _NAME_WIDTH = 48
 
 
 def render_tools_map(
-    params: Sequence[tuple[str, Sequence[FamilyOutcome]]], families: Sequence[str]
+    params: Sequence[tuple[str, Sequence[FamilyOutcome]]],
+    families: Sequence[str],
+    *,
+    header: str = "tool.param",
 ) -> str:
     """The table of ``params`` (``(tool.param, its survey's outcomes)``) over ``families``
-    (the columns, in order), then a line per cell that is not preserved."""
+    (the columns, in order), then a line per cell that is not preserved; ``header``
+    heads the column of names (``operation field`` for ``--openapi``)."""
     from fidelity._report.terminal import example_text
 
     if not params:
@@ -36,11 +40,11 @@ def render_tools_map(
     numbers = {f: str(i) for i, f in enumerate(families, 1)}
     col = max(len(n) for n in numbers.values()) + 1
     names = [clip(safe(name), _NAME_WIDTH) for name, _ in params]
-    width = max(len("tool.param"), *(len(n) for n in names))
+    width = max(len(header), *(len(n) for n in names))
     legend = "  ".join(f"{numbers[f]} {safe(f)}" for f in families)
     lines = [f"families: {legend}"]
     lines.append(
-        f"{'tool.param':<{width}} " + "".join(f"{numbers[f]:>{col}}" for f in families) + "  kinds"
+        f"{header:<{width}} " + "".join(f"{numbers[f]:>{col}}" for f in families) + "  kinds"
     )
     details: list[str] = []
     for name, (_, outcomes) in zip(names, params, strict=True):

@@ -23,6 +23,7 @@ from fidelity._run.budget import calls_per_payload, check_start, generated, with
 from fidelity._run.events import Calibrated, Handler
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.options import RunOptions
+from fidelity._run.pacing import calibration_pace
 
 __all__ = ["CalibrationFailure", "Prepared", "prepare"]
 
@@ -67,7 +68,7 @@ def prepare(
     read = options.read
     if located:
         try:
-            read = probe.calibrate()
+            read = probe.calibrate(pace=calibration_pace(options, probe))
         except UsageError as exc:
             sentence = one_line(as_options(str(exc)))
             if probe.requests:

@@ -299,23 +299,25 @@ def error_of(observations: Sequence[CardObservation], *, complete: bool = True) 
     return judge(seen, read="", read_found=False).failure
 
 
-def unmeasured(names: Sequence[str], *, surveyed: int) -> str:
+def unmeasured(names: Sequence[str], *, surveyed: int, noun: str = "tool parameter") -> str:
     """The failure of a run over ``surveyed`` parameters when those ``names`` measured
-    nothing (``""`` when none did): one sentence, naming them, for exit 3."""
+    nothing (``""`` when none did): one sentence, naming them, for exit 3 (``noun``
+    names a row: ``tool parameter``, ``operation field``)."""
     if not names:
         return ""
     shown = ", ".join(safe(n) for n in names[:_NAMED])
     if len(names) > _NAMED:
         shown += f" and {len(names) - _NAMED} more"
     return (
-        f"{len(names)} of the {surveyed} tool parameters surveyed measured nothing ({shown}); "
+        f"{len(names)} of the {surveyed} {noun}s surveyed measured nothing ({shown}); "
         "the lines above say why, and the results of the others are kept."
     )
 
 
-def measured_counts(measured: int, unmeasured_count: int) -> str:
-    """``N parameters measured, M measured nothing`` for a run's summary line."""
-    line = f"{measured} parameter{'s' if measured != 1 else ''} measured"
+def measured_counts(measured: int, unmeasured_count: int, noun: str = "parameter") -> str:
+    """``N parameters measured, M measured nothing`` for a run's summary line (``noun``
+    names a row: ``parameter``, ``field``)."""
+    line = f"{measured} {noun}{'s' if measured != 1 else ''} measured"
     if unmeasured_count:
         line += f", {unmeasured_count} measured nothing"
     return line

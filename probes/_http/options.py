@@ -171,7 +171,10 @@ class HttpOptions:
                     "read_url holds {payload}; the value is read back by what the write "
                     "returned ({id}) or by names unique to the payload ({n}, {run})."
                 )
-            _check_url("read_url", template.fill({"id": "1", "n": "1", "run": "r"}))
+            # An id from a Location header is a path (/items/1), not one segment.
+            location = (id_from or "").lower().replace(" ", "") == "header:location"
+            sample = {"id": "/1" if location else "1", "n": "1", "run": "r"}
+            _check_url("read_url", template.fill(sample))
         self._resolve("read_template", template)
         self._resolve("id_spec", _id_spec(id_from) if id_from is not None else None)
         has_id = template is not None and "id" in template.names

@@ -23,7 +23,7 @@ import contextlib
 import dataclasses
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -413,10 +413,28 @@ class HttpProbe(Probe):
                     "NoId",
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
-            ident = path_segment(ident)
+            ident = self._location_path(reply, ident) if self._by_location else path_segment(ident)
         values = Filled(payload="", n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)
         return self._exchange(self._client.build_request(self.read_method, url))
+
+    @property
+    def _by_location(self) -> bool:
+        """Whether the id is a ``Location`` header: a URL, not one path segment."""
+        spec = self._id_spec
+        return spec is not None and spec.where == "header" and spec.name.lower() == "location"
+
+    @staticmethod
+    def _location_path(reply: Reply, location: str) -> str:
+        """The path and query of ``location`` resolved against the write's URL (RFC 9110:
+        a URI reference); its host is not followed (``read_url`` names it)."""
+        try:
+            target = reply.response.request.url.join(location)
+        except (httpx.InvalidURL, ValueError):
+            raise ExchangeFailure(
+                Status.LOST, "NoId", "the write response's Location header is not a URL."
+            ) from None
+        return target.raw_path.decode("ascii")
 
     @staticmethod
     def _ident(reply: Reply, spec: ReadSpec) -> str | None:
@@ -465,7 +483,7 @@ class HttpProbe(Probe):
         """True while the read-back is still to be located (``read=None``)."""
         return not self._calibrated
 
-    def calibrate(self) -> str:
+    def calibrate(self, pace: Callable[[], None] | None = None) -> str:
         """Locate the read-back with writes (and reads) carrying calibration markers.
 
         Returns the read specification (the one given when there was nothing to
@@ -473,7 +491,8 @@ class HttpProbe(Probe):
         markers are unique to the run; each is sent like a payload with ``{n}`` = 0,
         1000001, 1000002 (the payloads keep 1, 2, 3...) and counts in ``requests``.
         A marker that does not come back is a ``UsageError``; an
-        endpoint that does not answer a ``TargetError``.
+        endpoint that does not answer a ``TargetError``. The probe paces itself
+        (``rate=``), so ``pace`` is not needed and not called.
         """
         return calibrate(self)
 
@@ -619,7 +638,9 @@ http = factory(
     ``read_url`` the value is read from a ``GET`` of that URL after the write; it may
     hold ``{id}`` (taken from the write response at ``id_from``: ``json:PATH``,
     ``header:NAME`` or ``regex:PATTERN``), ``{n}`` (a number unique to the payload)
-    and ``{run}`` (an id unique to the run).
+    and ``{run}`` (an id unique to the run). An id from ``header:Location`` is a URL:
+    ``{id}`` is its path and query, resolved against the write URL (``/items/3``), so
+    ``read_url`` is then the origin and ``{id}``: ``http://host{id}``.
 
     ``timeout`` bounds each exchange as a whole (connect, send, every read, and the
     total). ``concurrency`` requests overlap at most; ``rate`` caps request starts per

@@ -6,6 +6,7 @@ that does not come back, or a chain that refuses it, is :class:`CalibrationFaile
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fidelity._core.errors import TargetError
@@ -47,7 +48,7 @@ class McpProbe(Protocol):
 __all__ = ["CalibrationFailed", "calibrate"]
 
 
-def calibrate(probe: McpProbe) -> str:
+def calibrate(probe: McpProbe, pace: Callable[[], None] | None = None) -> str:
     """Locate the read-back of ``probe`` (see :meth:`McpProbe.calibrate`).
 
     Each marker of :func:`~probes._payload.locate.markers_of` goes through the whole
@@ -68,6 +69,8 @@ def calibrate(probe: McpProbe) -> str:
     sent = markers_of(probe.run_id)
     markers, values, results = [], [], []
     for i, (marker, n) in enumerate(zip(sent, CALIBRATION_NUMBERS, strict=True)):
+        if pace is not None:
+            pace()
         filled = probe._values(marker, n)
         result = probe._chain(marker, filled)
         if isinstance(result, Observation):

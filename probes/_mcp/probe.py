@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from fidelity._core.errors import TargetError, UsageError
@@ -442,7 +442,7 @@ class McpProbe(Probe):
         self.open()
         return self.reader is None and not self._split
 
-    def calibrate(self) -> str:
+    def calibrate(self, pace: Callable[[], None] | None = None) -> str:
         """Locate the read-back with calls of the whole chain carrying calibration markers.
 
         Returns the read specification found (the one given when there is nothing to
@@ -451,9 +451,10 @@ class McpProbe(Probe):
         tool and the read tool like a payload, with ``{n}`` = 0, 1000001, 1000002 (the
         payloads keep 1, 2, 3...), and counts in ``requests``. A marker that does not
         come back is a ``UsageError``; a chain that fails on it a ``UsageError``
-        (refused) or ``TargetError`` (no answer).
+        (refused) or ``TargetError`` (no answer). ``pace`` is called before each
+        marker's chain (``--rate``).
         """
-        return calibrate(self)
+        return calibrate(self, pace)
 
     @property
     def setup(self) -> ProbeSetup:

@@ -173,7 +173,7 @@ def test_dry_run_sends_nothing_and_shows_payloads_safely(tmp_path: Path) -> None
     assert "6 payloads (--max-requests 9, 1 call(s) per payload, 3 for the calibration)" in (
         result.stdout
     )
-    assert "read: located by one calibration call" in result.stdout
+    assert "read: located by three calibration calls" in result.stdout
     # A budget smaller than the families asked for samples each of them in turn.
     assert result.stdout.count("\n  bidi/") == 3
     assert result.stdout.count("\n  control/") == 3

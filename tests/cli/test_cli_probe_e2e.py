@@ -122,7 +122,7 @@ def test_max_requests_caps_what_is_sent(straightener: str, tmp_path: Path) -> No
     # first payloads are quotes: the straightening is beyond --allow, exit 1.
     assert result.returncode == 1, result.stderr
     assert "rewrites beyond --allow: quote.straighten" in result.stdout
-    assert result.stdout.startswith("read back at: json:text (located by a calibration call")
+    assert result.stdout.startswith("read back at: json:text (located by calibration calls")
     assert len(json.loads((tmp_path / "r.json").read_text())["observations"]) == 4
 
 

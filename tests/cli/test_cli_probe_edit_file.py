@@ -73,7 +73,7 @@ def test_the_identity_edit_rewrites_crlf_and_nothing_else(edited: Any) -> None:
     result, card, _, files = edited
     assert result.returncode == 1, result.stderr  # a rewrite beyond --allow
     assert "rewrites beyond --allow: newline.crlf_to_lf." in result.stdout
-    assert result.stdout.startswith("read back at: text (located by a calibration call")
+    assert result.stdout.startswith("read back at: text (located by calibration calls")
     by_id = {o["payload_id"]: o for o in card["observations"]}
     assert set(by_id) == {p.id for p in catalogue()}
     for n, payload in enumerate(catalogue(), 1):

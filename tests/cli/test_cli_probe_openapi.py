@@ -65,6 +65,8 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
         "POST:/notes:body.tags.0",
         "POST:/notes:body.meta.author",
         "POST:/items:body.name",
+        "POST:/things:body.label",
+        "POST:/memos:body.text",
         "GET:/search:query.q",
     }
     assert _kinds(cards["POST:/notes:body.title"]) == set()
@@ -73,6 +75,14 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
     assert "unicode.nfc" in _kinds(cards["POST:/notes:body.body"])
     assert "whitespace.strip" in _kinds(cards["POST:/notes:body.meta.author"])
     assert "unicode.case" in _kinds(cards["POST:/items:body.name"])
+    assert _kinds(cards["POST:/things:body.label"]) == set()  # CRLF: not in these families
+    assert "unicode.nfc" in _kinds(cards["POST:/memos:body.text"])
+    # The words are those of operations and their fields, not of tools.
+    lines = result.stdout.splitlines()
+    assert any(ln.startswith("operation field ") and ln.endswith("kinds") for ln in lines)
+    assert any(ln.startswith("operations without a string field (not called): ") for ln in lines)
+    assert lines[-1].endswith("; 8 fields measured.")
+    assert "tool" not in result.stdout
     # The map names the rows as METHOD /path field.
     for row in ("POST /notes body.meta.author", "POST /items body.name"):
         assert any(ln.startswith(row) for ln in result.stdout.splitlines())
@@ -103,6 +113,17 @@ def test_without_yes_only_get_is_called_and_the_rest_needs_yes(
     for row in ("POST /notes body.title", "POST /items body.name"):
         line = next(ln for ln in result.stdout.splitlines() if row in ln)
         assert "needs --yes" in line
+
+
+def test_nothing_to_survey_without_yes_is_said_in_fields_of_operations(
+    api: tuple[str, Path],
+) -> None:
+    url, calls = api
+    before = len(_calls(calls))
+    result = fidelity("probe", "--openapi", f"{url}/openapi.json", "--only-op", "POST /notes")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "none of the 5 string fields (of 1 operation) could be surveyed" in result.stderr
+    assert _calls(calls)[before:] == ["GET /openapi.json", "GET /openapi.json"]
 
 
 def test_dry_run_says_where_each_row_is_read_back(api: tuple[str, Path]) -> None:
@@ -155,7 +176,9 @@ def test_card_html_and_describe_hold_one_block_per_row(
     assert result.returncode == 1, result.stdout + result.stderr
     text = card.read_text(encoding="utf-8")
     assert text.count("<!-- fidelity:begin POST:/items:body.name -->") == 1
-    assert "POST /items" in page.read_text(encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
+    assert "<h3><code>POST /items body.name</code></h3>" in html
+    assert "1 operation field surveyed, 0 not surveyed." in html
     described = fidelity("card", str(out), "--describe")
     assert described.returncode == 0, described.stderr
     assert "POST:/items:body.name" in described.stdout
@@ -300,3 +323,71 @@ def test_an_api_behind_a_token_is_surveyed_with_header_and_the_token_is_written_
     assert {o["status"] for o in observations} == {"preserved"}
     for text in (result.stdout, result.stderr, out.read_text(), card.read_text()):
         assert secret not in text
+
+
+def test_a_put_is_read_back_by_the_get_of_its_url_and_a_json_filter_is_no_text(
+    tmp_path: Path,
+) -> None:
+    spec = _write(
+        tmp_path,
+        {
+            "openapi": "3.0.3",
+            "paths": {
+                "/todos/{id}": {
+                    "parameters": [
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "integer"},
+                        }
+                    ],
+                    "get": {
+                        "parameters": [
+                            {
+                                "name": "filter",
+                                "in": "query",
+                                "content": {
+                                    "application/json": {
+                                        "schema": {
+                                            "type": "object",
+                                            "properties": {"order": {"type": "string"}},
+                                        }
+                                    }
+                                },
+                            },
+                            {
+                                "name": "lang",
+                                "in": "query",
+                                "content": {"application/json": {"schema": {"type": "string"}}},
+                            },
+                        ],
+                        "responses": {"200": {"description": "the todo"}},
+                    },
+                    "put": {
+                        "requestBody": {
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {"title": {"type": "string"}},
+                                    }
+                                }
+                            }
+                        },
+                        "responses": {"204": {"description": "replaced"}},
+                    },
+                }
+            },
+        },
+    )
+    result = fidelity(
+        "probe", "--openapi", spec, "http://127.0.0.1:9", "--yes", "--default", "id=7", "--dry-run",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    put = next(ln for ln in lines if "PUT /todos/{id} body.title" in ln)
+    assert put.endswith("read-back: GET /todos/{id} (the URL written)")
+    lang = next(ln for ln in lines if "GET /todos/{id} query.lang" in ln)
+    assert lang.endswith("serialized as application/json: not sent as plain text")
+    assert "query.filter" not in result.stdout  # an object: no text of its own

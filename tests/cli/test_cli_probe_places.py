@@ -174,5 +174,5 @@ def test_dry_run_shows_the_steps_and_the_templates() -> None:
         '  arguments: {"path": "/r/f{n}.txt", "edits": [{"oldText": "{payload}"}]}',
         '  read back with tool: read_text_file {"path": "/r/f{n}.txt"}',
     ]
-    assert "read: located by one calibration call" in result.stdout
+    assert "read: located by three calibration calls" in result.stdout
     assert "call(s) per payload" not in result.stdout  # no --max-requests: no budget to show

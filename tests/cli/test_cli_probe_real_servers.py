@@ -65,7 +65,7 @@ def test_server_everything_with_no_other_option(tmp_path: Path) -> None:
         "pin it with --param)"
     )
     assert located == (
-        "read back at: 'regex:(?s)\\AEcho: (.*)\\Z' (located by a calibration call; "
+        "read back at: 'regex:(?s)\\AEcho: (.*)\\Z' (located by calibration calls; "
         "pin it with --read)"
     )
     observations = _observations(out)
@@ -139,7 +139,7 @@ def test_server_memory_entity_name_located_automatically(tmp_path: Path) -> None
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(
-        "read back at: 'json:entities[0].name' (located by a calibration call"
+        "read back at: 'json:entities[0].name' (located by calibration calls"
     )
     _client_side_only(observations)
     sent = {p.text for p in _sent(families) if "surrogates" not in p.families}
@@ -173,7 +173,7 @@ def test_mcp_server_git_commit_messages(repository: Path, tmp_path: Path) -> Non
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(
-        "read back at: 'regex:(?s)Message: (.*)\\n\\Z' (located by a calibration call"
+        "read back at: 'regex:(?s)Message: (.*)\\n\\Z' (located by calibration calls"
     )
     observations = _observations(out)
     _client_side_only(observations)
@@ -205,7 +205,7 @@ def test_http_write_then_read_by_the_id_the_write_returned(store: str, tmp_path:
         "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("read back at: json:text (located by a calibration call")
+    assert result.stdout.startswith("read back at: json:text (located by calibration calls")
     observations = _observations(out)
     # A lone surrogate goes out as its JSON escape and this store keeps it; only a high
     # surrogate followed by a low one (no JSON form but the character) stays the client's.

@@ -64,7 +64,7 @@ def test_the_setup_round_trips_and_repeats_the_run() -> None:
     assert "--yes" in command
     assert shlex.split(SETUP.command_line()) == list(command)
     markdown = card.to_markdown()
-    assert "Probed with (found: the read-back by a calibration call):" in markdown
+    assert "Probed with (found: the read-back by calibration calls):" in markdown
     assert f"```sh\n{SETUP.command_line()}\n```" in markdown
 
 

@@ -9,10 +9,11 @@ answers ``{"id": N}`` with the id in ``x-item-id`` too, ``GET /items/N.txt`` ans
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.servers import http_server
+from _support.servers import http_server, serving
 
 import probes
 from fidelity import Status, UsageError
@@ -91,3 +92,20 @@ def test_a_dot_segment_is_encoded_in_a_path_segment() -> None:
     assert path_segment(".") == "%2E"
     assert path_segment("...") == "..."  # not a dot segment: kept
     assert path_segment("a/../b") == "a%2F..%2Fb"  # one segment: its slashes encoded
+
+
+def test_an_id_from_a_location_header_is_the_path_it_names(tmp_path: Path) -> None:
+    """``POST /things`` of tests/servers/openapi_app.py answers 201 and
+    ``Location: /things/N``; ``GET /things/N`` holds the label with CRLF as LF."""
+    need_module("fastapi")
+    with serving("openapi_app.py", str(tmp_path / "calls.txt")) as url:
+        with probes.http(
+            f"{url}/things", body={"label": "{payload}"}, send="json:label", read="json:label",
+            read_url=url + "{id}", id_from="header:Location",
+        ) as probe:  # fmt: skip
+            kept, rewritten = probe.observe("a “b” c"), probe.observe("a\r\nb")
+        calls = (tmp_path / "calls.txt").read_text(encoding="utf-8").splitlines()
+    assert kept.status is Status.PRESERVED, kept.error
+    assert rewritten.status is Status.TRANSFORMED, rewritten.error
+    assert "newline.crlf_to_lf" in rewritten.kinds
+    assert calls == ["POST /things", "GET /things/1", "POST /things", "GET /things/2"]

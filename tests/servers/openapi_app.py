@@ -12,12 +12,24 @@ What it stores, per field:
   the response.
 - ``POST /items`` answers only ``{"id": N}``; ``GET /items/{item_id}`` reads the
   item back, its ``name`` casefolded.
+- ``POST /things`` answers 201, an empty body and ``Location: /things/N`` (a
+  header its document declares); ``GET /things/{thing_id}`` reads the ``label``
+  back with CRLF stored as LF.
+- ``POST /memos`` answers only ``{"ref": N}``; an OpenAPI link of that response
+  names ``GET /memo/{key}`` (not beside ``/memos``: only the link finds it), which
+  reads the ``text`` back NFKC-normalized.
 - ``GET /search?q=`` echoes ``q`` as it came.
+
+With STORE (``python openapi_app.py CALLS TOKEN STORE``, TOKEN may be ``-``), every
+thing and memo stored is appended to STORE as a JSON line ``{"op": ..., "got":
+..., "value": ...}`` (the text as it arrived, as it was stored): the truth a test
+reads apart from the API.
 - ``DELETE /notes/{note_id}`` deletes (and must never be called without ``--yes``).
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 import unicodedata
@@ -26,11 +38,12 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 CALLS = Path(sys.argv[1]) if len(sys.argv) > 1 else None
-TOKEN = sys.argv[2] if len(sys.argv) > 2 else None
+TOKEN = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "-" else None
+STORE = Path(sys.argv[3]) if len(sys.argv) > 3 else None
 app = FastAPI(title="notes", version="1")
 
 
@@ -142,6 +155,75 @@ def read_item(item_id: int) -> dict[str, object]:
     return {"id": item_id, "name": ITEMS[item_id]}
 
 
+def _stored(op: str, got: str, value: str) -> str:
+    if STORE is not None:
+        with STORE.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({"op": op, "got": got, "value": value}) + "\n")
+    return value
+
+
+THINGS: dict[int, str] = {}
+MEMOS: dict[int, str] = {}
+_LOCATION = {"Location": {"description": "the thing's URL", "schema": {"type": "string"}}}
+
+
+class ThingIn(BaseModel):
+    label: str
+
+    @field_validator("label")
+    @classmethod
+    def _strict(cls, value: str) -> str:
+        return _text(value)
+
+
+class MemoIn(BaseModel):
+    text: str
+
+    @field_validator("text")
+    @classmethod
+    def _strict(cls, value: str) -> str:
+        return _text(value)
+
+
+@app.post(
+    "/things",
+    status_code=201,
+    response_class=Response,
+    responses={201: {"description": "created", "headers": _LOCATION}},
+)
+def create_thing(thing: ThingIn) -> Response:
+    THINGS[len(THINGS) + 1] = _stored(
+        "POST /things", thing.label, thing.label.replace("\r\n", "\n")
+    )
+    return Response(status_code=201, headers={"Location": f"/things/{len(THINGS)}"})
+
+
+@app.get("/things/{thing_id}")
+def read_thing(thing_id: int) -> dict[str, object]:
+    if thing_id not in THINGS:
+        raise HTTPException(404, "no such thing")
+    return {"label": THINGS[thing_id]}
+
+
+_MEMO_LINK = {
+    "ReadMemo": {"operationId": "read_memo", "parameters": {"key": "$response.body#/ref"}}
+}
+
+
+@app.post("/memos", responses={200: {"description": "stored", "links": _MEMO_LINK}})
+def create_memo(memo: MemoIn) -> dict[str, int]:
+    text = unicodedata.normalize("NFKC", memo.text)
+    MEMOS[len(MEMOS) + 1] = _stored("POST /memos", memo.text, text)
+    return {"ref": len(MEMOS)}
+
+
+@app.get("/memo/{key}", operation_id="read_memo")
+def read_memo(key: int) -> dict[str, object]:
+    if key not in MEMOS:
+        raise HTTPException(404, "no such memo")
+    return {"text": MEMOS[key]}
+
+
 @app.get("/search")
 def search(q: str) -> dict[str, str]:
     try:
@@ -155,6 +237,7 @@ def main() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # before the banner: a request sent at once waits, not refused
     port = sock.getsockname()[1]
     print(f"listening on http://127.0.0.1:{port}", flush=True)
     config = uvicorn.Config(app, log_level="error", access_log=False)

@@ -209,8 +209,9 @@ def register(sub: Any) -> None:
         metavar="WHERE",
         help="where the value is read back: HTTP json:PATH, body, header:NAME, "
         "regex:PATTERN; MCP text, regex:PATTERN, json:PATH (JSON in the text), "
-        "structured:PATH, armored:PATH (default: located by one calibration call with a "
-        "plain marker, and printed so you can pin it)",
+        "structured:PATH, armored:PATH (default: located by three calibration calls, a "
+        "plain marker, one with a quote and a backslash, one with a line break, and "
+        "printed so you can pin it)",
     )
     target.add_argument(
         "--read-tool", metavar="NAME", help="MCP: a second tool that reads the value back"

@@ -48,6 +48,7 @@ from fidelity._core.render import safe
 from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
 from fidelity._run.messages import as_options, one_line
+from fidelity._run.pacing import calibration_pace
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge, measured_counts, unmeasured
 from probes.frontend import CALIBRATION_CALLS
@@ -294,7 +295,7 @@ def run_param(
     per_payload = calls_per_payload(sub, probe)
     try:
         if probe.needs_calibration:
-            probe.calibrate()
+            probe.calibrate(pace=calibration_pace(sub, probe))
     except CalibrationFailed as exc:
         return ParamRun(
             param=param, skipped=f"no read-back: {exc.answer}", requests=probe.requests or 0
@@ -502,7 +503,12 @@ def write_progress(plan: ProbePlan, inv: Rows, runs: Sequence[ParamRun], *, comp
 
 
 def _write_all_reports(
-    plan: ProbePlan, inv: Rows, runs: Sequence[ParamRun], *, complete: bool
+    plan: ProbePlan,
+    inv: Rows,
+    runs: Sequence[ParamRun],
+    *,
+    complete: bool,
+    noun: str = "tool parameter",
 ) -> None:
     """Write the JSON collection, the --html page and a --card block per parameter,
     each on its own (as the single-tool form does; a card of a run that did not
@@ -536,6 +542,7 @@ def _write_all_reports(
             skipped,
             version=__version__,
             order=[p.tool.name for p in inv.params],
+            noun=noun,
         )
         html_path = plan.html
         steps.append(lambda: write_atomic(html_path, page, "--html"))
@@ -558,7 +565,7 @@ def report_runs(
 ) -> int:
     """Write every output of a finished run, print its map and lines, and return the
     exit code by the run's verdict rules (``noun`` names a row in the sentences)."""
-    _write_all_reports(plan, inv, runs, complete=complete)
+    _write_all_reports(plan, inv, runs, complete=complete, noun=noun)
     return _verdict(plan, inv, runs, payloads, noun=noun)
 
 
@@ -573,7 +580,9 @@ def _verdict(
     """Print the map and the lines of the run, then apply the run's verdict rules."""
     stream = sys.stderr if plan.json == "-" else sys.stdout
     surveyed = [r for r in runs if r.card is not None]
-    lines = [] if plan.quiet else [*_map_lines(plan, surveyed), *_left_out_lines(inv, runs, noun)]
+    lines = (
+        [] if plan.quiet else [*_map_lines(plan, surveyed, noun), *_left_out_lines(inv, runs, noun)]
+    )
     lines += [f"paired: {r.paired}" for r in runs if r.paired and not plan.quiet]
     for run in surveyed:
         if run.card is not None:
@@ -587,7 +596,9 @@ def _verdict(
     return _exit_code(inv, runs, noun)
 
 
-def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
+def _map_lines(
+    plan: ProbePlan, surveyed: Sequence[ParamRun], noun: str = "tool parameter"
+) -> list[str]:
     """The map of the parameters surveyed, and a fix per rewrite (once)."""
     from fidelity._report.tools_map import render_tools_map
 
@@ -595,7 +606,10 @@ def _map_lines(plan: ProbePlan, surveyed: Sequence[ParamRun]) -> list[str]:
         return []
     seen = {r.family for run in surveyed for r in run.outcomes}
     families = [f for f in (plan.families or FAMILIES) if f in seen]
-    table = render_tools_map([(r.param.name, r.outcomes) for r in surveyed], families)
+    header = "tool.param" if noun == "tool parameter" else noun
+    table = render_tools_map(
+        [(r.param.name, r.outcomes) for r in surveyed], families, header=header
+    )
     # How to fix each rewrite, once per line however many parameters show it.
     hints = (h.line() for r in surveyed if r.card is not None for h in r.card.hints())
     return [table.rstrip("\n"), *dict.fromkeys(hints)]
@@ -618,8 +632,8 @@ def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool param
         lines += [f"  {safe(n):<{width}}  {safe(why)}" for n, why in not_surveyed]
     if inv.without_strings:
         names = ", ".join(safe(t.name) for t in inv.without_strings)
-        whose = "tools" if noun == "tool parameter" else "operations"
-        lines.append(f"{whose} without a string parameter (not called): {names}")
+        group, _, thing = noun.partition(" ")
+        lines.append(f"{group}s without a string {thing} (not called): {names}")
     done = {r.param.name for r in runs}
     unreached = [p.name for p in inv.surveyed if p.name not in done]
     if unreached:
@@ -641,7 +655,7 @@ def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter"
             f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        raise TargetError(f"nothing was measured: {_none_surveyed(inv)}")
+        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
     failures = [r for r in runs if r.failure]
     if failures:
         names = ", ".join(safe(r.param.name) for r in failures)
@@ -649,7 +663,7 @@ def _exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter"
             f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
             "lines starting 'failed:' say why, and the results are kept."
         )
-    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs))
+    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs), noun=noun)
     if nothing:
         raise TargetError(nothing)
     unexpected = set().union(*(r.unexpected for r in surveyed))
@@ -662,13 +676,14 @@ def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
     return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
-def _none_surveyed(inv: Rows) -> str:
+def _none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
     tools = len({p.tool.name for p in inv.params})
     params = len(inv.params)
+    group, _, thing = noun.partition(" ")  # tool parameter, operation field
     which = (
-        f"the one string parameter ({safe(inv.params[0].name)})"
+        f"the one string {thing} ({safe(inv.params[0].name)})"
         if params == 1
-        else f"none of the {params} string parameters (of {tools} tool{'s' if tools != 1 else ''})"
+        else f"none of the {params} string {thing}s (of {tools} {group}{'s' if tools != 1 else ''})"
     )
     verb = "could not be surveyed" if params == 1 else "could be surveyed"
     return f"{which} {verb} (see 'not surveyed' above for why)."
@@ -701,7 +716,7 @@ def _summary(
         line += f"; {unsent} not sent within --max-requests {plan.max_requests}"
     empty = len(_unmeasured(runs))
     measured = sum(1 for r in surveyed if not r.nothing and not r.failure)
-    line += f"; {measured_counts(measured, empty)}"
+    line += "; " + measured_counts(measured, empty, noun.partition(" ")[2])
     return safe(line) + "."
 
 
@@ -723,7 +738,7 @@ def _dry_run(
     )
     width = max((len(safe(p.name)) for p in inv.params), default=10)
     if surveyed:
-        out.write("  to survey (a calibration call each, then the payloads):\n")
+        out.write("  to survey (three calibration calls each, then the payloads):\n")
         for p in surveyed:
             pins = pinned.get(p.tool.name)
             how = (

@@ -1,7 +1,7 @@
 """``fidelity probe --mcp --clients LIST``: the same plan through several MCP clients.
 
 The first client opens the target and finds out what was not given (the payload's
-argument, the read-back by a calibration call); the plan is then pinned, so every
+argument, the read-back by calibration calls); the plan is then pinned, so every
 client sends the same payloads to the same tool with the same arguments, steps and
 read-back. Each client runs in turn, with its own server process (stdio) or session
 (Streamable HTTP), its own ``{run}`` (so a stateful server keeps each client's data

@@ -154,9 +154,7 @@ def announce(plan: ProbePlan, resolved: ProbePlan, probe: Probe) -> None:
         )
     if plan.read is None and probe.read_found:
         pinned = safe(shlex.quote(resolved.read or ""))
-        stream.write(
-            f"read back at: {pinned} (located by a calibration call; pin it with --read)\n"
-        )
+        stream.write(f"read back at: {pinned} (located by calibration calls; pin it with --read)\n")
     stream.flush()
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["dry_run", "list_tools"]
 
 _TEXT_CHARS = 48
-_LOCATED = "located by one calibration call before the first payload"
+_LOCATED = "located by three calibration calls before the first payload"
 #: ``--list-tools`` prints at most this many tools, names and arguments cut to these
 #: lengths (in code points): a server listing 100k tools gets a bounded listing.
 _MAX_TOOLS = 200

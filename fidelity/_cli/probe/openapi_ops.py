@@ -101,8 +101,16 @@ def _text(value: Any) -> str:
 
 
 def _param_schema(param: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The parameter's schema: its ``schema``, else that of its ``content`` (a
+    parameter serialized as a media type, such as a JSON ``filter`` object)."""
     schema = param.get("schema")
-    return schema if isinstance(schema, Mapping) else {"type": "string"}
+    if isinstance(schema, Mapping):
+        return schema
+    content = param.get("content")
+    for entry in content.values() if isinstance(content, Mapping) else ():
+        if isinstance(entry, Mapping) and isinstance(entry.get("schema"), Mapping):
+            return dict(entry["schema"])
+    return {"type": "string"}
 
 
 def _url(fill: Fill, op: Operation, rng: random.Random, payload: tuple[str, str] | None) -> str:
@@ -163,11 +171,18 @@ def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
         if where not in ("query", "path", "header") or not name:
             continue
         schema = _param_schema(param)
+        # The parameter itself a string: a string inside an object parameter is not
+        # a place the probe sends to.
         places = _string_places({"type": "object", "properties": {name: schema}})
+        places = [p for p in places if len(p[0]) == 1]
         if not places:
             continue
         constraint = places[0][1]
         path = f"{where}.{name}"
+        if "schema" not in param and "content" in param:
+            media = ", ".join(str(m) for m in param["content"])
+            out.append(OpField(op, path, f"serialized as {media}: not sent as plain text"))
+            continue
         if constraint:
             out.append(OpField(op, path, f"constrained ({constraint}): not free-form text"))
             continue

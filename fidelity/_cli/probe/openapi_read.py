@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from fidelity._cli.probe.openapi_made import _branch
 
@@ -110,10 +111,14 @@ def _link_target(link: Mapping[str, Any], fill: Fill) -> Operation | None:
 
 
 def _by_location(op: Operation, fill: Fill) -> tuple[str, str, str] | None:
+    """A ``GET`` of the ``Location`` the response declares (its path, on the base's
+    origin: a Location on another host is not followed)."""
     for response in _responses(op):
         headers = response.get("headers")
         if isinstance(headers, Mapping) and any(str(h).lower() == "location" for h in headers):
-            return fill.base + "{id}", "header:Location", "GET of the Location header"
+            base = urlsplit(fill.base)
+            url = f"{base.scheme}://{base.netloc}" + "{id}"
+            return url, "header:Location", "GET of the Location header"
     return None
 
 
@@ -139,6 +144,17 @@ def _by_sibling(op: Operation, fill: Fill) -> tuple[str, str, str] | None:
     return None
 
 
+def _by_same_path(op: Operation, fill: Fill, request: FieldRequest) -> tuple[str, str, str] | None:
+    """The ``GET`` of the URL a ``PUT`` or ``PATCH`` wrote (``GET /todos/{id}`` after
+    ``PUT /todos/{id}``), with the same path parameters."""
+    if op.method not in ("PUT", "PATCH") or "{value}" in request.url:
+        return None
+    for other in fill.catalogue:
+        if other.method == "GET" and other.path == op.path:
+            return request.url, "", f"{other.name} (the URL written)"
+    return None
+
+
 def read_back(
     op: Operation, fill: Fill, request: FieldRequest, parts: Sequence[str | int]
 ) -> FieldRequest:
@@ -146,9 +162,15 @@ def read_back(
     name = next((p for p in reversed(parts) if isinstance(p, str)), "")
     if op.method in ("GET", "HEAD", "OPTIONS") or (name and _echoes(op, name)):
         return request
-    for finder in (_by_link, _by_location, _by_sibling):
-        found = finder(op, fill)
+    for found in (
+        _by_link(op, fill),
+        _by_location(op, fill),
+        _by_same_path(op, fill, request),
+        _by_sibling(op, fill),
+    ):
         if found is not None:
             url, id_from, words = found
-            return dataclasses.replace(request, read_url=url, id_from=id_from, read_how=words)
+            return dataclasses.replace(
+                request, read_url=url, id_from=id_from or None, read_how=words
+            )
     return request

@@ -26,6 +26,7 @@ from fidelity._cli.probe.openapi_ops import fields, operations
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._run.messages import as_options, one_line
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
     from fidelity._cli.probe.plan import ProbePlan
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["OpenApiOptions", "execute_openapi", "parse_defaults"]
 
 #: What one field costs at least: its calibration call and one payload.
-_LEAST = 2
+_LEAST = CALIBRATION_CALLS + 1
 _NOUN = "operation field"
 
 
@@ -167,8 +168,8 @@ def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
     if plan.max_requests is not None and plan.max_requests < _LEAST * len(surveyed):
         raise UsageError(
             f"--max-requests {plan.max_requests} leaves less than the {_LEAST} requests each "
-            f"of the {len(surveyed)} operation fields needs (a calibration call and one "
-            f"payload); raise it to at least {_LEAST * len(surveyed)}."
+            f"of the {len(surveyed)} operation fields needs ({CALIBRATION_CALLS} calibration "
+            f"requests and one payload); raise it to at least {_LEAST * len(surveyed)}."
         )
     if plan.dry_run:
         return _dry_run(plan, inv, payloads)
@@ -203,7 +204,7 @@ def _dry_run(plan: ProbePlan, inv: OpInventory, payloads: Sequence[Payload]) -> 
     )
     width = max((len(safe(p.name)) for p in inv.params), default=10)
     if inv.surveyed:
-        out.write("  to survey (a calibration call each, then the payloads):\n")
+        out.write("  to survey (three calibration calls each, then the payloads):\n")
         for p in inv.surveyed:
             assert p.request is not None
             out.write(f"    {safe(p.name):<{width}}  read-back: {safe(p.request.read_how)}\n")

@@ -38,10 +38,14 @@ def render_tools_html(
     *,
     version: str,
     order: Sequence[str] = (),
+    noun: str = "tool parameter",
 ) -> str:
     """The page of ``cards`` (``(tool, parameter, card)`` in run order) and ``skipped``
     (``(tool, parameter, reason)``), with a table of contents and one section per tool,
-    tools in ``order`` (the server's), any others after them."""
+    tools in ``order`` (the server's), any others after them. ``noun`` names a row:
+    ``tool parameter`` (headed ``tool.param``) or ``operation field`` (headed
+    ``POST /notes body.title``)."""
+    joint = "." if noun == "tool parameter" else " "
     tools: dict[str, list[tuple[str, Card]]] = {}
     for tool, param, card in cards:
         tools.setdefault(tool, []).append((param, card))
@@ -72,7 +76,7 @@ def render_tools_html(
             warnings = "".join(f'<p class="warning">{esc(w)}</p>' for w in card.facts.warnings)
             body = "".join(parts.rewritten) or '<p class="none">No payload was rewritten.</p>'
             params.append(
-                f'<section class="param" id="{pid}"><h3><code>{esc(tool)}.{esc(param)}</code>'
+                f'<section class="param" id="{pid}"><h3><code>{esc(tool)}{joint}{esc(param)}</code>'
                 f'</h3><p class="facts">{esc(parts.facts_line)}</p>{parts.interrupted}'
                 f"{warnings}{parts.map_table}<h4>Rewritten payloads ({len(parts.rewritten)})"
                 f"</h4><div>{body}</div>{parts.failures}</section>"
@@ -103,7 +107,7 @@ def render_tools_html(
 
     bar = filters(sorted(families, key=family_key), sorted(kinds), sent_count(sent, listed))
     summary = (
-        f"{len(cards)} tool parameter{'s' if len(cards) != 1 else ''} surveyed, "
+        f"{len(cards)} {noun}{'s' if len(cards) != 1 else ''} surveyed, "
         f"{len(skipped)} not surveyed."
     )
     return document(
