@@ -4,6 +4,8 @@ differences are written out from the section's definition."""
 
 from __future__ import annotations
 
+import json
+
 from fidelity import Direction, Observation, Status
 from fidelity._report.clients import ClientResult, ClientsSection
 
@@ -56,3 +58,13 @@ def test_one_client_alone_has_no_differences() -> None:
     section = ClientsSection.of([alone])
     assert section.differences == ()
     assert [r.client for r in section.runs] == ["python"]
+
+
+def test_a_run_is_found_by_a_name_that_came_from_elsewhere() -> None:
+    # A name typed on the command line or read from JSON: equal, not the same object.
+    alone = ClientResult(client="python", observations=(_split("quotes/a", "quotes", "x"),))
+    section = ClientsSection.of([alone])
+    found = section.run(json.loads('"python"'))
+    assert found is not None
+    assert found.client == "python"
+    assert section.run("typescript") is None
