@@ -57,11 +57,6 @@ def test_a_long_value_is_shown_around_its_edit() -> None:
     # side of the edit at 250; the rest counted.
     html = render_units("a" * 500, [(250, 251)])
     assert html == (
-        "a" * 60
-        + GAP.format(130)
-        + "a" * 60
-        + MARK.format("a")
-        + "a" * 60
-        + GAP.format(189)
+        "a" * 60 + GAP.format(130) + "a" * 60 + MARK.format("a") + "a" * 60 + GAP.format(189)
     )
     assert render_units("a" * 400, []) == "a" * 400
