@@ -5,6 +5,9 @@ edits with the elided code points counted."""
 
 from __future__ import annotations
 
+import re
+
+from fidelity._report.html.parts import pair
 from fidelity._report.html.text import render_units, units_of
 
 GAP = '<span class="gap">\u2026 {} code points \u2026</span>'
@@ -60,3 +63,21 @@ def test_a_long_value_is_shown_around_its_edit() -> None:
         "a" * 60 + GAP.format(130) + "a" * 60 + MARK.format("a") + "a" * 60 + GAP.format(189)
     )
     assert render_units("a" * 400, []) == "a" * 400
+
+
+def test_each_change_is_listed_with_its_detail_only_when_it_has_one() -> None:
+    html, kinds = pair("a\u201cb", 'a"b')
+    assert kinds == ("quote.straighten",)
+    assert (
+        '<li><span class="kind">quote.straighten</span> <code>U+201C</code> \u2192 '
+        "<code>U+0022</code> <span>code points 1\u20132 \u2192 1\u20132, bytes 1\u20134 "
+        "\u2192 1\u20132</span></li>"
+    ) in html
+    assert "()" not in html
+    # UTF-8 read as a one-byte codec: the codec is the change's detail
+    html, _ = pair("caf\u00e9", "caf\u00c3\u00a9")
+    assert re.search(
+        r'<li><span class="kind">encoding\.mojibake</span> \((cp1252|latin-1)\) '
+        r"<code>U\+00E9</code> \u2192 <code>U\+00C3 U\+00A9</code>",
+        html,
+    ), html
