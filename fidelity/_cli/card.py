@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_describe, card_markdown
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card
@@ -121,7 +122,7 @@ def _update(path: str, named: tuple[tuple[str, Card], ...]) -> int:
 
     def edit(text: bytes) -> bytes:
         for name, card in named:
-            text = document.replace(text, name, card.to_markdown())
+            text = document.replace(text, name, card_markdown(card))
         return text
 
     document.update(path, edit, "document", limit=MAX_RESULT_BYTES)
@@ -151,7 +152,7 @@ def _describe(named: tuple[tuple[str, Card], ...]) -> int:
     """The sentences of each parameter on stdout, one line each; a note on stderr for
     the faithful ones."""
     for _, card in named:
-        text = card.describe()
+        text = card_describe(card)
         arrived = ("preserved", "transformed")
         if text:
             print(text)
@@ -203,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     # The blocks as they would appear in a document, markers included, ready to paste.
     text = b""
     for name, card in named:
-        text = document.replace(text, name, card.to_markdown())
+        text = document.replace(text, name, card_markdown(card))
     sys.stdout.write(text.decode("utf-8"))
     sys.stdout.flush()
     return 0

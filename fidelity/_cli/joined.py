@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_dict, card_markdown
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card
@@ -70,7 +71,7 @@ def write_cards(
         collection = {
             "schema_version": SCHEMA_VERSION,
             "record": COLLECTION,
-            "cards": [c.to_dict() for c in cards],
+            "cards": [card_dict(c) for c in cards],
             "failed": [{"server": server, "error": sentence} for server, sentence in failed],
         }
         steps.append(lambda: document.write(json_path, dump(collection), "--json"))
@@ -78,7 +79,7 @@ def write_cards(
 
         def edit(text: bytes) -> bytes:
             for card in cards:
-                text = document.replace(text, card.name, card.to_markdown())
+                text = document.replace(text, card.name, card_markdown(card))
             return text
 
         steps.append(lambda: document.update(card_path, edit, "--card"))

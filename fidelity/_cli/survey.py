@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_hints, card_markdown
 from fidelity._report.display import FAILURES, LETTERS
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ def _save(
     if args.json is not None and (final or args.json != "-"):
         _write(args.json, cards_to_json(cards))
     if args.card is not None:
-        _write(args.card, "\n".join(c.to_markdown() for c in cards))
+        _write(args.card, "\n".join(card_markdown(c) for c in cards))
     if args.junit is not None and final:
         from fidelity._cli.junit import write_junit
 
@@ -398,7 +399,7 @@ def _print_card(out: TextIO, number: str, card: Card) -> None:
     kept = sum(1 for r in card.rows if r.outcome == "preserved" and r.direction == "round_trip")
     if kept:
         print(f"   {'':<14} {kept} other families preserved", file=out)
-    for hint in card.hints():
+    for hint in card_hints(card):
         print(textwrap.fill(hint.line(), _WIDTH, initial_indent="   ",
                             subsequent_indent="         "), file=out)  # fmt: skip
 

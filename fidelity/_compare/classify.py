@@ -332,22 +332,25 @@ def _stripped(a: str, b: str, escapes: bool) -> list[Finding]:
     ``whitespace.line_strip`` are that, and both ends stripped are one strip.
     """
     lead, end = _stripped_ends(a, b)
+    composed = _strip_composed(a, b, escapes, lead, end)
+    if composed is not None:
+        return composed
     if not lead and end == len(a):
-        composed = _strip_composed(a, b, escapes)
-        if composed is not None:
-            return composed
         return by_hunks(a, b, escapes)
     return _strip_and_inside(a, b, escapes, lead, end)
 
 
-def _strip_composed(a: str, b: str, escapes: bool) -> list[Finding] | None:
+def _strip_composed(a: str, b: str, escapes: bool, lead0: int, end0: int) -> list[Finding] | None:
     """Findings when ``a``'s ends were stripped after (or before) a rewrite of its edges.
 
     ``normalize("NFC", v).strip()`` turns ``e U+0301 SPACE`` into ``é``: the received
     value does not end with the character before the stripped blanks, so the ends are
-    not recognised by their neighbours; when ``b`` has no blank end where ``a`` has one,
-    the inside is classified alone, and kept when every edit of it replays without a
-    cut (a cut of the inside with a strip is one kind too many: a cut alone says it).
+    not recognised by their neighbours (``lead0`` and ``end0`` are where they were, at
+    one end or none); when ``b`` has no blank end where ``a`` has one, the inside is
+    classified alone, and kept when every edit of it replays without a cut (a cut of
+    the inside with a strip is one kind too many: a cut alone says it). ``" x E\t"``
+    lower-cased and collapsed is a strip of both ends, though only the leading one
+    keeps its neighbour.
     """
     if not b or len(a) > _STRIP_COMPOSED_MAX:
         return None
@@ -359,7 +362,7 @@ def _strip_composed(a: str, b: str, escapes: bool) -> list[Finding] | None:
     if not _is_blank(b[-1]):
         while end > lead and _is_blank(a[end - 1]):
             end -= 1
-    if (not lead and end == len(a)) or end == lead:
+    if (lead, end) == (lead0, end0) or (not lead and end == len(a)) or end == lead:
         return None
     found = _strip_and_inside(a, b, escapes, lead, end)
     if not all(f.explained and f.kinds[0][0] != "truncate" for f in found):
@@ -367,9 +370,12 @@ def _strip_composed(a: str, b: str, escapes: bool) -> list[Finding] | None:
     if kind_count(found) > 1:
         # A cut inside a cluster (``a U+0301 SPACE`` -> ``a``) is one kind, not a
         # diacritic dropped and a strip: the fewest kinds win.
-        whole = by_hunks(a, b, escapes)
-        if all(f.explained for f in whole) and kind_count(whole) < kind_count(found):
-            return whole
+        if not lead0 and end0 == len(a):
+            other = by_hunks(a, b, escapes)
+        else:
+            other = _strip_and_inside(a, b, escapes, lead0, end0)
+        if all(f.explained for f in other) and kind_count(other) < kind_count(found):
+            return other
     return found
 
 

@@ -6,7 +6,10 @@ em space that NFKC turned into a space is ``whitespace.to_space``, a full-width
 apostrophe is ``unicode.ascii_fold``, an ohm sign lower-cased is ``unicode.case`` with
 ``unicode.nfc``. The kinds named, and the wider kinds that may stand for several of
 them, are tried in sets smaller than the one named, smallest first; a set is kept
-when every finding replays with one of its kinds, or two of them composed.
+when every finding replays with one of its kinds, or two of them composed. Among sets
+of the same size the narrower kinds win: a wider kind (``unicode.ascii_fold``, needed
+for nothing but the blanks once ``casefold`` explains ``ß``) is given up for a narrower
+one (``whitespace.to_space``) that replays the same findings.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ __all__ = ["fewest_kinds"]
 _WIDER: dict[str, tuple[str, ...]] = {
     "unicode.nfc": ("unicode.nfkc",),
     "unicode.nfd": ("unicode.nfkd",),
-    "whitespace.to_space": ("unicode.nfkc", "unicode.nfkd"),
+    "whitespace.to_space": ("unicode.nfkc", "unicode.nfkd", "unicode.ascii_fold"),
     "unicode.ascii_fold": ("unicode.nfkc", "unicode.nfkd", "unicode.case"),
     "newline.separator_to_lf": ("whitespace.collapse",),
     "whitespace.collapse": (),
@@ -125,7 +128,43 @@ def fewest_kinds(clf: Classifier, findings: list[Finding]) -> list[Finding]:
                 return findings
             if found is not None:
                 return found
-    return findings
+    return _narrowed(replays, findings, named, kinds)
+
+
+#: Narrower kinds a named kind may be given up for, when they replay what it named.
+_NARROWER: dict[str, tuple[str, ...]] = {
+    wide: tuple(narrow for narrow, wides in _WIDER.items() if wide in wides)
+    for wide in {w for wides in _WIDER.values() for w in wides}
+}
+
+
+def _narrowed(
+    replays: _Replays, findings: list[Finding], named: list[int], kinds: set[str]
+) -> list[Finding]:
+    """``findings`` with each wider kind swapped for a narrower one, when that replays."""
+    current = set(kinds)
+    out = findings
+    for wide in sorted(kinds, key=_ORDER.__getitem__, reverse=True):
+        if wide not in current:
+            continue
+        for narrow in _NARROWER.get(wide, ()):
+            if narrow in current or _ORDER[narrow] > _ORDER[wide]:
+                continue
+            chosen = tuple(sorted(current - {wide} | {narrow}, key=_ORDER.__getitem__))
+            found = _named_with(replays, out, named, chosen)
+            if replays.budget <= 0:
+                return out
+            # A narrower kind that needs a second one where the wider did it alone
+            # (``\u2009ﬁ`` -> `` fi``: NFKC, not a space and a casefold) is no narrower.
+            if found is not None and _composed(found) <= _composed(out):
+                current, out = set(chosen), found
+                break
+    return out
+
+
+def _composed(findings: list[Finding]) -> int:
+    """How many findings two kinds composed replay."""
+    return sum(len(f.kinds) > 1 for f in findings)
 
 
 def _named_with(

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING
 from fidelity._core.errors import FidelityError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
+from fidelity._report.card_render import card_json
+from fidelity._run.events import Event, RunDone
+from fidelity._survey.clients import ClientSurvey
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._pytest.session import MarkContext
     from fidelity._pytest.state import PluginState
-    from fidelity._survey.clients import ClientSurvey
 
 __all__ = ["survey_through_clients"]
 
@@ -42,7 +44,7 @@ def survey_through_clients(
     rewrites not allowed or on clients that disagree."""
     __tracebackhide__ = True
     from fidelity._report.client_map import render_client_map
-    from fidelity._survey.clients import survey_clients
+    from fidelity._run.whole import run_clients
     from probes.frontend import check_clients
 
     names = check_clients(clients, name="clients")
@@ -57,7 +59,24 @@ def survey_through_clients(
         changes = {"read": read} if read is not None else {}
         return plan.with_client(client, **changes)
 
-    result = survey_clients(
+    def record(event: Event) -> None:
+        # The run's handler: the card kept for the session's end, a finding per client.
+        if not isinstance(event, RunDone) or not event.cards:
+            return
+        state.log.add_card(card_json(event.cards[0]), nodeid=context.nodeid)
+        done = event.outcome
+        assert isinstance(done, ClientSurvey)
+        for client, survey in zip(done.clients, done.surveys, strict=True):
+            state.log.note(
+                chain=f"{name} [{client}]",
+                nodeid=context.nodeid,
+                source="survey",
+                kinds=frozenset(survey.kinds),
+                allowed=allowed,
+                statuses={str(s): n for s, n in survey.statuses.items() if n},
+            )
+
+    result = run_clients(
         names,
         open_probe,
         payloads=payloads,
@@ -66,17 +85,8 @@ def survey_through_clients(
         seed=state.settings.seed,
         families=families,
         name=name,
+        on_event=record,
     )
-    state.log.add_card(result.card(name=name).to_json(), nodeid=context.nodeid)
-    for client, survey in zip(result.clients, result.surveys, strict=True):
-        state.log.note(
-            chain=f"{name} [{client}]",
-            nodeid=context.nodeid,
-            source="survey",
-            kinds=frozenset(survey.kinds),
-            allowed=allowed,
-            statuses={str(s): n for s, n in survey.statuses.items() if n},
-        )
     problems = []
     for client, survey in zip(result.clients, result.surveys, strict=True):
         if survey.unexpected:

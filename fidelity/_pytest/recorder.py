@@ -16,6 +16,8 @@ from fidelity._core.errors import FidelityError, UsageError
 from fidelity._core.kinds import Status, check_kinds
 from fidelity._core.render import codepoints, safe
 from fidelity._probe.contract import FunctionProbe, Probe
+from fidelity._report.card_render import card_json
+from fidelity._run.events import Event, RunDone
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -249,7 +251,7 @@ class Recorder:
         and ``section``, where they are compared).
         """
         __tracebackhide__ = True
-        from fidelity._survey.run import survey
+        from fidelity._run.whole import run_survey
 
         settings = self._state.settings
         try:
@@ -280,7 +282,7 @@ class Recorder:
             except UsageError as exc:
                 raise UsageError(str(exc)) from None
         try:
-            result = survey(
+            result = run_survey(
                 probe,
                 payloads=payloads,
                 examples=settings.examples if examples is None else examples,
@@ -288,20 +290,10 @@ class Recorder:
                 seed=settings.seed,
                 families=chosen,
                 name=card_name,
+                on_event=_Recording(self._state, context.nodeid, allowed, chain=card_name),
             )
         except UsageError as exc:  # shown from the test's line, not from deep inside
             raise UsageError(str(exc)) from None
-        card = result.card(name=card_name).with_setup(probe.setup)  # the plan it was made with
-        self._state.log.add_card(card.to_json(), nodeid=context.nodeid)
-        statuses = {str(s): n for s, n in result.statuses.items() if n}
-        self._state.log.note(
-            chain=card_name,
-            nodeid=context.nodeid,
-            source="survey",
-            kinds=frozenset(result.kinds),
-            allowed=allowed,
-            statuses=statuses,
-        )
         unexpected = frozenset(result.unexpected)
         if unexpected:
             raise FidelityError(_survey_failure(card_name, result, unexpected))
@@ -319,6 +311,38 @@ class Recorder:
                 taken[family] = taken.get(family, 0) + 1
                 out.append(payload)
         return tuple(out)
+
+
+class _Recording:
+    """The fixture's handler of a survey's run: its card kept for the session's end and
+    its finding noted, when the run is done."""
+
+    def __init__(
+        self, state: PluginState, nodeid: str, allowed: tuple[str, ...], *, chain: str
+    ) -> None:
+        self.state = state
+        self.nodeid = nodeid
+        self.allowed = allowed
+        self.chain = chain
+
+    def __call__(self, event: Event) -> None:
+        from fidelity._survey.result import Survey
+
+        if not isinstance(event, RunDone) or not event.cards:
+            return
+        result = event.outcome
+        if not isinstance(result, Survey):
+            return
+        card = event.cards[0]
+        self.state.log.add_card(card_json(card), nodeid=self.nodeid)
+        self.state.log.note(
+            chain=self.chain,
+            nodeid=self.nodeid,
+            source="survey",
+            kinds=frozenset(result.kinds),
+            allowed=self.allowed,
+            statuses={str(s): n for s, n in result.statuses.items() if n},
+        )
 
 
 def _load(name: str) -> ModuleType:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_json, card_markdown
 
 if TYPE_CHECKING:
     from fidelity._pytest.session import Finding, SessionLog
@@ -123,8 +124,8 @@ def _write(cards: tuple[Card, ...], directory: Path) -> list[str]:
     written = []
     for card in cards:
         stem = card_filename(card.name)
-        write_atomic(directory / f"{stem}.json", card.to_json(), "card")
-        write_atomic(directory / f"{stem}.md", card.to_markdown(), "card")
+        write_atomic(directory / f"{stem}.json", card_json(card), "card")
+        write_atomic(directory / f"{stem}.md", card_markdown(card), "card")
         written.append(stem)
     return written
 

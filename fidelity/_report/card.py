@@ -3,9 +3,11 @@
 A :class:`Card` is the documented form of a survey: one row per (family, direction)
 with its outcome, kinds and smallest examples; the run's facts; and every observation
 in a byte-faithful form (text as base64 of its UTF-8 bytes, lone surrogates included;
-non-string values typed). It renders as a Markdown section for a tool's contract card
-and as versioned JSON (``schema_version``) that reads back exactly; ``drift`` lists
-what changed against a committed card, and ``merge`` combines runs of one chain.
+non-string values typed). A card is plain data: its renderers are functions of
+:mod:`~fidelity._report.card_render` (a Markdown section for a tool's contract card,
+versioned JSON (``schema_version``) that reads back exactly, an HTML report), which
+its methods of the public API name; ``drift`` lists what changed against a committed
+card, and ``merge`` combines runs of one chain.
 
 Every output is deterministic: rows in family and direction order, observations in a
 canonical order, JSON with sorted keys.
@@ -29,6 +31,16 @@ from fidelity._report.card_records import (
     CardFacts,
     CardObservation,
     CardRow,
+)
+from fidelity._report.card_render import (
+    card_describe,
+    card_dict,
+    card_found,
+    card_hints,
+    card_html,
+    card_json,
+    card_markdown,
+    card_notes,
 )
 from fidelity._report.clients import ClientsSection
 from fidelity._report.environment import Environment
@@ -235,19 +247,12 @@ class Card:
         """How to fix each kind the card's observations show: one :class:`Hint` per
         kind, in the order of ``KINDS``, refined by the hop that changed the value and
         naming the paths (request, response) it was seen on."""
-        from fidelity._report.hints import hints
-
-        return hints(self.found())
+        return card_hints(self)
 
     def notes(self) -> tuple[str, ...]:
         """Sentences beside the map: the payloads whose edit did not apply although the
         tool answered without an error flag (``silent`` rejections), if any."""
-        from fidelity._report.silent import silent_note
-
-        setup = self.facts.setup
-        tool = setup.tool if setup is not None and setup.tool else self.name.split(".")[0]
-        note = silent_note(tool, self.observations)
-        return (note,) if note else ()
+        return card_notes(self)
 
     def describe(self) -> str:
         """What happens to this parameter, in a few plain sentences for a model (to
@@ -257,39 +262,12 @@ class Card:
         name is the probed parameter, else the card's; with a read tool or a read URL,
         the chain from the parameter to it (``between write_file.content and
         read_file``): a rewrite there may be the reader's."""
-        return self._describe(self.found())
+        return card_describe(self)
 
     def found(self) -> tuple[Rewrite, ...]:
         """The rewrites of this card's observations: the stored ones, else computed
         from the recorded values."""
-        if self.rewrites is not None:
-            return self.rewrites
-        from fidelity._report.rewrites import from_card
-
-        return from_card(self.observations)
-
-    def _describe(self, found: tuple[Rewrite, ...]) -> str:
-        from fidelity._report.describe import describe, refused_families
-        from fidelity._report.outcomes import family_key
-        from fidelity._report.silent import unapplied_families
-
-        setup = self.facts.setup
-        name = setup.param if setup is not None and setup.param else self.name
-        if setup is not None and setup.read_tool:
-            # The value was read back by another tool: a rewrite may be either's doing.
-            name = f"between {setup.tool}.{name} and {setup.read_tool}"
-        elif setup is not None and setup.read_url:
-            # An --openapi row's card is named for its operation and field
-            # (POST:/items:body.name): that says more than the send place alone.
-            sent = self.name if ":/" in self.name else setup.send or name
-            name = f"between {sent} and GET {setup.read_url}"
-        refused = refused_families(
-            (o.families, "silent" if o.silent else o.status) for o in self.observations
-        )
-        unapplied = unapplied_families(self.observations)
-        return describe(
-            name, found, sorted(refused, key=family_key), sorted(unapplied, key=family_key)
-        )
+        return card_found(self)
 
     # -- JSON ----------------------------------------------------------------------
 
@@ -297,29 +275,11 @@ class Card:
         """The JSON object of this card (with ``schema_version``), with its hints and the
         sentence for the model (derived from the observations), and ``clients`` only when
         there were several clients (so other cards read as before)."""
-        from fidelity._core.version import __version__
-        from fidelity._report.card_rewrites import rewrites_to_dict
-        from fidelity._report.hints import hints
-
-        found = self.found()
-        out: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
-            "record": RECORD,
-            "name": self.name,
-            "facts": self.facts.to_dict(),
-            "rows": [r.to_dict() for r in self.rows],
-            "observations": [o.to_dict() for o in self.observations],
-            "hints": [h.to_dict() for h in hints(found)],
-            "describe": self._describe(found),
-            "transformations": rewrites_to_dict(__version__, found),
-        }
-        if self.clients is not None:
-            out["clients"] = self.clients.to_dict()
-        return out
+        return card_dict(self)
 
     def to_json(self) -> str:
         """Versioned, deterministic JSON (sorted keys, ASCII, trailing newline)."""
-        return dump(self.to_dict())
+        return card_json(self)
 
     @classmethod
     def from_dict(cls, raw: object) -> Card:
@@ -354,24 +314,12 @@ class Card:
 
     def to_html(self) -> str:
         """A standalone HTML report of this card."""
-        from fidelity._report.html.card import render_html
-
-        html: str = render_html(
-            self.name, self.facts, self.rows, self.observations, self.hints(), notes=self.notes()
-        )
-        return html
+        return card_html(self)
 
     def to_markdown(self) -> str:
         """A Markdown section for a tool's contract card: the table, how to fix each
         rewrite, and the facts."""
-        from fidelity._report.markdown import render_markdown
-
-        text = render_markdown(self.name, self.rows, self.facts, self.hints(), self.notes())
-        if self.clients is None:
-            return text
-        from fidelity._report.client_map import client_markdown
-
-        return text + "\n" + "\n".join(client_markdown(self.clients))
+        return card_markdown(self)
 
     def drift(self, committed: Card) -> tuple[str, ...]:
         """One line per row that changed against ``committed`` (empty when none did).
@@ -410,7 +358,7 @@ def cards_to_json(cards: Iterable[Card]) -> str:
         {
             "schema_version": SCHEMA_VERSION,
             "record": COLLECTION,
-            "cards": [c.to_dict() for c in cards],
+            "cards": [card_dict(c) for c in cards],
         }
     )
 

@@ -24,6 +24,11 @@ A run over many parameters (``--all-tools``) is judged per parameter as above, t
 whole by :func:`unmeasured`: any parameter it set out to survey that measured nothing
 (no read-back found, arguments that could not be made, every payload lost or rejected)
 fails the run (exit 3, the results kept); a parameter the user left out is not counted.
+
+A payload ``rejected`` with ``silent`` set (an edit that answered without an error flag
+and did not apply: see ``--expect``) is a finding like a rewrite beyond ``--allow``: a
+run that saw one exits 1 (:func:`not_applied`). ``--allow`` names rewrite kinds and
+accepts none of these: an agent cannot see such a failure, so no run passes with one.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ __all__ = [
     "error_of",
     "judge",
     "measured_counts",
+    "not_applied",
     "recorded",
     "unmeasured",
     "wrapped",
@@ -321,3 +327,9 @@ def measured_counts(measured: int, unmeasured_count: int, noun: str = "parameter
     if unmeasured_count:
         line += f", {unmeasured_count} measured nothing"
     return line
+
+
+def not_applied(observations: Sequence[Observation]) -> int:
+    """How many payloads were silently not applied (``rejected`` with ``silent``): each
+    makes the run exit 1, as a rewrite beyond ``--allow`` does."""
+    return sum(1 for o in observations if o.silent and o.status is Status.REJECTED)

@@ -13,7 +13,7 @@ from fidelity._core.errors import TargetError, UsageError, ended
 from fidelity._core.kinds import Status
 from probes._http.exchange import ExchangeFailure, Reply
 from probes._http.places import parse_read
-from probes._payload.calibration import CalibrationFailed, miss, proven
+from probes._payload.calibration import CalibrationFailed, miss, proven_or_rewritten
 from probes._payload.locate import (
     MARKER_SHAPES,
     markers_of,
@@ -196,25 +196,31 @@ def locate_read(
         except ValueError:
             break
     is_json = len(documents) == len(replies)
-    candidates: list[str] = []
-    if is_json:
-        candidates += [f"json:{p}" for p in structure_paths(documents, markers, values, hint=hint)]
     texts = [r.response.text for r in replies]
-    if all(t == m for t, m in zip(texts, markers, strict=True)):
-        candidates.append("body")
-    for name, header in replies[0].response.headers.items():
-        if header == markers[0]:
-            candidates.append(f"header:{name}")
-    if not is_json:
-        candidates += [f"regex:{p}" for p in text_patterns(texts, markers)]
+
+    def candidates_of(k: int) -> list[str]:
+        """The reads derived from the first ``k`` replies."""
+        found: list[str] = []
+        if is_json:
+            paths = structure_paths(documents[:k], markers[:k], values[:k], hint=hint)
+            found += [f"json:{p}" for p in paths]
+        if all(t == m for t, m in zip(texts[:k], markers[:k], strict=True)):
+            found.append("body")
+        for name, header in replies[0].response.headers.items():
+            if header == markers[0]:
+                found.append(f"header:{name}")
+        if not is_json:
+            found += [f"regex:{p}" for p in text_patterns(texts[:k], markers[:k])]
+        return found
 
     def read(spec: str, i: int) -> tuple[bool, object]:
         found, value, _ = replies[i].read(parse_read(spec), values[i])
         return found, value
 
-    spec = proven(candidates, read, markers)
+    spec = proven_or_rewritten(candidates_of, read, markers)
     if spec is not None:
         return spec, ""
+    candidates = candidates_of(len(markers))
     near = [
         near_value(d, m) for d, m in zip(documents if is_json else texts, markers, strict=False)
     ]

@@ -145,11 +145,6 @@ class McpOptions:
                 f"a {kind} is read in one request, with no side effect: before= and read_tool= "
                 "do not apply to it."
             )
-        if self.client == "typescript":
-            raise UsageError(
-                "prompts and resource templates are probed through the Python SDK only for "
-                "now; use client='python' or 'python-2026'."
-            )
 
     def _check_session(self) -> None:
         """The options of the session: timeout, protocol mode, client, reply bound."""

@@ -33,7 +33,7 @@ from fidelity._core.armor import unarmor
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Direction
-from probes._payload.calibration import miss, proven
+from probes._payload.calibration import miss, proven_or_rewritten
 from probes._payload.locate import near_value, split_fields, structure_paths, text_patterns
 from probes._payload.paths import NOT_FOUND, ParamPath, get
 from probes._payload.placeholders import Filled
@@ -175,33 +175,37 @@ def locate(
     preferred when several hold it).
     """
     texts = [_texts(r) for r in results]
-    candidates: list[str] = []
-    if all(t and t[0] == m for t, m in zip(texts, markers, strict=True)):
-        candidates.append("text")
     blocks = min(len(t) for t in texts)
     documents = [[_json(text) for text in t[:blocks]] for t in texts]
-    for j in range(blocks):
-        column = [d[j] for d in documents]
-        if all(d is not NOT_FOUND for d in column):
-            paths = structure_paths(column, markers, values, hint=hint)
-            candidates += [f"json:{p}" for p in paths]
     structured = [getattr(r, "structured_content", None) for r in results]
-    if all(s is not None for s in structured):
-        paths = structure_paths(structured, markers, values, hint=hint)
-        candidates += [f"structured:{p}" for p in paths]
-    for j in range(blocks):
-        if any(d[j] is not NOT_FOUND for d in documents):
-            continue
-        patterns = text_patterns([t[j] for t in texts], markers)
-        candidates += [f"regex:{p}" for p in patterns]
+
+    def candidates_of(k: int) -> list[str]:
+        """The reads derived from the first ``k`` replies."""
+        found: list[str] = []
+        if all(t and t[0] == m for t, m in zip(texts[:k], markers[:k], strict=True)):
+            found.append("text")
+        for j in range(blocks):
+            column = [d[j] for d in documents[:k]]
+            if all(d is not NOT_FOUND for d in column):
+                paths = structure_paths(column, markers[:k], values[:k], hint=hint)
+                found += [f"json:{p}" for p in paths]
+        if all(s is not None for s in structured[:k]):
+            paths = structure_paths(structured[:k], markers[:k], values[:k], hint=hint)
+            found += [f"structured:{p}" for p in paths]
+        for j in range(blocks):
+            if any(d[j] is not NOT_FOUND for d in documents[:k]):
+                continue
+            found += [f"regex:{p}" for p in text_patterns([t[j] for t in texts[:k]], markers[:k])]
+        return found
 
     def read(spec: str, i: int) -> tuple[bool, object]:
         found, value, _ = parse_read(spec).read(results[i], values[i])
         return found, value
 
-    spec = proven(candidates, read, markers)
+    spec = proven_or_rewritten(candidates_of, read, markers)
     if spec is not None:
         return spec, ""
+    candidates = candidates_of(len(markers))
     return None, miss(
         candidates,
         read,

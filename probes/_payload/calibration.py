@@ -15,7 +15,14 @@ from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from probes._payload.locate import MARKER_SHAPES
 
-__all__ = ["CalibrationFailed", "Read", "miss", "proven"]
+__all__ = [
+    "CalibrationFailed",
+    "Read",
+    "line_break_rewritten",
+    "miss",
+    "proven",
+    "proven_or_rewritten",
+]
 
 #: How a candidate read is applied to reply ``i``: ``(found, value)``.
 Read = Callable[[str, int], tuple[bool, object]]
@@ -39,6 +46,43 @@ def proven(candidates: Sequence[str], read: Read, markers: Sequence[str]) -> str
     for spec in candidates:
         if all(_reads(read, spec, i) == (True, marker) for i, marker in enumerate(markers)):
             return spec
+    return None
+
+
+def line_break_rewritten(marker: str, value: object) -> bool:
+    """True when ``value`` is the line-break ``marker`` whole, its line breaks alone
+    rewritten (a space, CRLF, a collapsed run, nothing): both paragraphs are there, so the
+    read holds the whole value and the rewrite is the chain's, which the payloads
+    measure. A value cut at the line break, or split across fields, is not."""
+    if not isinstance(value, str) or value == marker or "\n" not in marker:
+        return False
+    head, tail = marker[: marker.index("\n")], marker[marker.rindex("\n") + 1 :]
+    if len(value) < len(head) + len(tail):
+        return False
+    middle = value[len(head) : len(value) - len(tail)]
+    return value.startswith(head) and value.endswith(tail) and (middle == "" or middle.isspace())
+
+
+def proven_or_rewritten(
+    candidates: Callable[[int], Sequence[str]], read: Read, markers: Sequence[str]
+) -> str | None:
+    """The read :func:`proven` keeps among ``candidates(len(markers))``; failing that,
+    when the chain rewrites line breaks (a prompt collapsing whitespace, say), the
+    first of ``candidates(len(markers) - 1)`` (found with the other markers) that
+    reads every other marker exactly and the line-break marker whole with only its
+    line break rewritten (:func:`line_break_rewritten`). ``candidates(k)``: the reads
+    derived from the first ``k`` replies."""
+    spec = proven(candidates(len(markers)), read, markers)
+    if spec is not None:
+        return spec
+    last = len(markers) - 1
+    if last < 1 or "\n" not in markers[last]:
+        return None
+    for spec in candidates(last):
+        if all(_reads(read, spec, i) == (True, marker) for i, marker in enumerate(markers[:last])):
+            found, value = _reads(read, spec, last)
+            if found and line_break_rewritten(markers[last], value):
+                return spec
     return None
 
 

@@ -3,8 +3,9 @@
 Before a run whose read-back is not given, the probes send a few calibration markers
 through the whole chain, each like a payload (:func:`markers_of`): a plain ASCII one,
 one with a quote and a backslash (which a read of raw JSON text and a read of the
-decoded value return differently), and one with a line break (which a value split
-across fields, or cut at a line end, does not survive). A read is kept only when it
+decoded value return differently), and one with a blank line between two paragraphs
+(which a value split across fields, such as a commit's subject and body, or cut at a
+line end, does not survive). A read is kept only when it
 returns every marker exactly, from the reply that marker got.
 
 Structure first: where a reply is JSON, the value is looked for inside the decoded
@@ -68,7 +69,7 @@ _MAX_COMBINATIONS = 64
 def markers_of(run_id: str) -> tuple[str, str, str]:
     """The calibration markers of a run, sent in this order (see :data:`MARKER_SHAPES`)."""
     base = f"fidelity-marker-{run_id}"
-    return base, f'{base}-q "quoted" \\ back', f"{base}-n\nsecond line"
+    return base, f'{base}-q "quoted" \\ back', f"{base}-n\n\nsecond paragraph"
 
 
 def marker_of(run_id: str) -> str:
@@ -234,7 +235,7 @@ def near_value(document: object, marker: str) -> str | None:
     start, run = marker[:12], marker[16:24]
     if isinstance(document, str):
         for probe in (start, run):
-            at = document.find(probe)
+            at = document.find(probe) if probe == start else _run_at(document, run)
             if at >= 0:
                 begin = max(0, document.rfind("\n", 0, at) + 1, at - 16)
                 begin = at if probe == start else begin
@@ -242,9 +243,22 @@ def near_value(document: object, marker: str) -> str | None:
                 return document[begin:end] if "\n" in marker else document[begin:end].split("\n")[0]
         return None
     for _, value in _leaves(document):
-        if isinstance(value, str) and (start in value or (run and run in value)):
+        if isinstance(value, str) and (start in value or (run and _run_at(value, run) >= 0)):
             return value
     return None
+
+
+#: How the names a run makes for other arguments begin (``fidelity-{run}-{n}``): the run
+#: id after it is such a name, echoed back, not a calibration marker changed.
+_MADE_NAME = "fidelity-"
+
+
+def _run_at(text: str, run: str) -> int:
+    """Where ``run`` first occurs in ``text`` other than in a made name, or -1."""
+    at = text.find(run)
+    while at >= 0 and text[max(0, at - len(_MADE_NAME)) : at] == _MADE_NAME:
+        at = text.find(run, at + 1)
+    return at
 
 
 # -- text ---------------------------------------------------------------------------

@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import logging
 import os
 import signal
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -62,6 +64,8 @@ def fidelity_inprocess(
     stderr (UTF-8, odd bytes kept as escapes), after it ran in ``cwd`` with ``env``
     added to the environment; all of them are restored afterwards, as are the signal
     handlers and the asyncio event loop policy. No stdin (an empty one); not a terminal.
+    As in a fresh process, the warnings Python shows by default and the log records of
+    WARNING and above that no handler takes reach its stderr (pytest would keep them).
 
     ``timeout`` is accepted for the same signature; pytest-timeout bounds the run.
     """
@@ -69,14 +73,47 @@ def fidelity_inprocess(
     from fidelity._cli import main
 
     with _isolated(cwd, env) as (out, err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:
-            code = _exit_code(exc, err)
+        with _as_in_a_fresh_process(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = _exit_code(exc, err)
         out.flush()
         err.flush()
         stdout, stderr = (_text(stream) for stream in (out, err))
     return subprocess.CompletedProcess(["fidelity", *args], code, stdout, stderr)
+
+
+#: Python's warning filters when no ``-W`` option or ``PYTHONWARNINGS`` says otherwise.
+_DEFAULT_FILTERS: tuple[tuple[warnings._ActionKind, type[Warning], str], ...] = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+
+
+@contextlib.contextmanager
+def _as_in_a_fresh_process(err: io.TextIOWrapper) -> Iterator[None]:
+    """Warnings and unhandled log records as a fresh process shows them, in ``err``:
+    Python's default filters, and no handler on the root logger (so ``logging``'s last
+    resort prints WARNING and above to ``sys.stderr``), instead of pytest's capture."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    root.handlers = []
+    root.setLevel(logging.WARNING)
+    try:
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.resetwarnings()
+            for action, category, module in reversed(_DEFAULT_FILTERS):
+                warnings.filterwarnings(action, category=category, module=module)
+            yield
+    finally:
+        root.handlers = handlers
+        root.setLevel(level)
+    for w in shown:
+        err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
 
 
 def _exit_code(exc: SystemExit, err: io.TextIOWrapper) -> int:

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess
 
 __all__ = [
     "HOSTILE_MCP",
@@ -59,9 +59,12 @@ def listing(tools: list[dict[str, Any]], calls: Path) -> list[str]:
 def probe_listing(
     tools: list[dict[str, Any]], calls: Path, *options: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``fidelity probe --mcp OPTIONS...`` against the hostile server listing
-    ``tools`` and writing each call down in ``calls``; fails on a traceback."""
-    result = fidelity("probe", "--mcp", *options, "--", *listing(tools, calls), timeout=timeout)
+    """Run ``fidelity probe --mcp OPTIONS...`` (in this process) against the hostile
+    server listing ``tools`` and writing each call down in ``calls``; fails on a
+    traceback."""
+    result = fidelity_inprocess(
+        "probe", "--mcp", *options, "--", *listing(tools, calls), timeout=timeout
+    )
     assert "Traceback" not in result.stderr, result.stderr
     return result
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity as command
+from _support.cli import fidelity_inprocess as command
 
 import fidelity
 from fidelity import Payload

@@ -3,8 +3,10 @@ code), and leaves this process as it found it."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
+import warnings
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,25 @@ def test_the_process_is_left_as_it_was(tmp_path: Path) -> None:
     assert os.getcwd() == cwd
     assert dict(os.environ) == environ
     assert {s: signal.getsignal(s) for s in handlers} == handlers
+
+
+def test_warnings_and_log_records_reach_its_stderr_as_in_a_fresh_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import fidelity._cli
+
+    def noisy(argv: list[str]) -> int:
+        warnings.warn("a user warning", UserWarning, stacklevel=1)
+        warnings.warn("hidden by default", DeprecationWarning, stacklevel=1)
+        logging.getLogger("some.library").warning("a library's warning")
+        logging.getLogger("some.library").info("below the last resort's level")
+        return 0
+
+    monkeypatch.setattr(fidelity._cli, "main", noisy)
+    done = fidelity_inprocess("anything")
+    assert done.returncode == 0
+    assert "UserWarning: a user warning" in done.stderr
+    assert "a library's warning\n" in done.stderr
+    assert "hidden by default" not in done.stderr
+    assert "below the last resort" not in done.stderr
+    assert logging.getLogger().handlers  # pytest's own, given back

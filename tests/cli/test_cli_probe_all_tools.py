@@ -259,7 +259,15 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
     assert "Traceback" not in result.stderr
     assert not RAW.search(result.stdout)
     surveyed, skipped = _accounted(out)
-    assert set(surveyed) | set(skipped) == set(strings)
+    # edit_file's old and new texts are one row, probed with the apply check: seeded
+    # with write_file, read back with a read tool paired with it.
+    edit = "edit_file.edits[0].oldText"
+    assert edit in surveyed
+    assert set(surveyed) | set(skipped) | {"edit_file.edits[0].newText"} == set(strings)
+    assert re.search(
+        r"^paired: edit_file\.edits\[0\]\.oldText\+newText: seeded with write_file, read back "
+        r"with read_(text_)?file, apply check$", result.stdout, re.M,
+    )  # fmt: skip
     assert not set(surveyed) & set(skipped)
     assert surveyed  # some parameter came back and was surveyed
     for name, reason in skipped.items():
@@ -278,7 +286,8 @@ def test_server_filesystem_with_yes_in_a_temporary_root(root: Path, tmp_path: Pa
     # Nothing was written outside the root.
     assert [p.name for p in root.parent.iterdir()] == ["root"]
     rows = {line.split()[0] for line in result.stdout.splitlines() if line[:1].isalpha()}
-    assert set(surveyed) <= rows
+    assert set(surveyed) - {edit} <= rows
+    assert f"{edit}+newText" in rows
     del by_name
 
 
@@ -506,11 +515,18 @@ def test_a_parameter_whose_calls_write_no_entry_of_their_own_is_not_surveyed(
         "--", "env", f"MEMORY_FILE_PATH={tmp_path / 'graph.jsonl'}", npm_server("memory"),
         timeout=300,
     )  # fmt: skip
-    # Other parameters of server-memory measure nothing (exit 3, see --all-tools'
-    # verdict); this one is refused at calibration, so it is not among them.
+    # A parameter with no read-back measured nothing: with the other ten that found
+    # none, it makes the run exit 3 (see --all-tools' verdict); the five that found
+    # theirs measured all of their payloads.
     assert result.returncode == 3, result.stderr
-    assert "measured nothing" in result.stderr
-    assert "entityType" not in result.stderr
+    assert result.stderr.startswith(
+        "fidelity: 11 of the 16 tool parameters surveyed measured nothing "
+        "(create_entities.entities[0].entityType, "
+    ), result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        "85 payloads to 5 tool parameters: 85 preserved; 5 parameters measured, "
+        "11 measured nothing."
+    ), result.stdout
     document = json.loads(out.read_text())
     reasons = {(s["tool"], s["param"]): s["reason"] for s in document["not_surveyed"]}
     assert reasons[("create_entities", "entities[0].entityType")].startswith(

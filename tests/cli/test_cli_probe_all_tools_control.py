@@ -23,6 +23,8 @@ from _support.cli import fidelity
 from _support.cli import fidelity_inprocess as fidelity_here
 from _support.servers import SERVERS
 
+from probes.frontend import CALIBRATION_CALLS
+
 STORE = [sys.executable, str(SERVERS / "mcp_note_store.py")]
 
 
@@ -175,8 +177,9 @@ def test_a_write_tool_is_read_back_through_its_paired_read_tool(tmp_path: Path) 
     # The truth on disk: each payload in a note of its own name, its quotes straightened.
     notes = sorted((tmp_path / "work" / "notes").iterdir())
     runs = Counter(n.name.split("-")[1] for n in notes if n.name.startswith("fidelity-"))
-    # The paired run: the calibration's note and one per payload, under its own run id.
-    assert 1 + len(card["observations"]) in runs.values()
+    # The paired run: the calibration's notes (one per marker) and one per payload,
+    # under its own run id.
+    assert CALIBRATION_CALLS + len(card["observations"]) in runs.values()
     texts = [n.read_text(encoding="utf-8", errors="surrogatepass") for n in notes]
     assert not any("\u201c" in t or "\u2019" in t for t in texts)
     # save_note.name has no read tool taking save_note's other argument: said why.

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 from _needs import need, need_executable, need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.mcp import NODE_MODULES, node_ready, npm_server
 from _support.servers import SERVERS
 from _support.text import js_string

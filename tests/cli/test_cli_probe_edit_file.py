@@ -25,7 +25,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.mcp import catalogue, npm_server, undated
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,7 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import SERVERS
 
 SILENT_EDIT = [sys.executable, str(SERVERS / "mcp_silent_edit.py")]
@@ -68,3 +69,17 @@ def test_payload_inside_a_string_needs_expect(tmp_path: Path) -> None:
     bad = fidelity(*_recipe(tmp_path, "--expect", "{mark}"), cwd=tmp_path)
     assert bad.returncode == 2
     assert "does not hold {payload}" in one_sentence(bad)
+
+
+def test_silent_rejections_alone_fail_the_run(tmp_path: Path) -> None:
+    # Quotes only: each payload is applied verbatim or silently not applied, no rewrite.
+    result = fidelity(*_recipe(tmp_path, "--families", "quotes"), cwd=tmp_path)
+    out = result.stdout
+    assert "rewrites beyond --allow" not in out
+    assert "not applied, without an error flag" in out
+    assert result.returncode == 1, result.stderr
+    # --allow names rewrite kinds; none of them accepts an edit that did not apply.
+    allowed = fidelity(
+        *_recipe(tmp_path, "--families", "quotes", "--allow", "quote.straighten"), cwd=tmp_path
+    )
+    assert allowed.returncode == 1, allowed.stderr

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import called, listed_tool, probe_listing
 
 READ_ONLY = {"readOnlyHint": True}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from _needs import need_executable, need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.mcp import NODE_MODULES, npm_server
 from _support.servers import SERVERS, http_server, serving
 

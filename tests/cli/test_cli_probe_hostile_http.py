@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from _support.cli import FIDELITY, fidelity, one_sentence, start, stop
+from _support.cli import FIDELITY, fidelity, fidelity_inprocess, one_sentence, start, stop
 from _support.processes import wait_for
 from _support.servers import http_server
 
@@ -51,7 +51,7 @@ def test_hostile_server_ends_with_exit_3_and_keeps_results(
     url = server(mode)
     result_file = tmp_path / "result.json"
     bound = TIMEOUT if status == "timeout" else GENEROUS
-    result = fidelity(
+    result = fidelity_inprocess(
         "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
         "--timeout", f"{bound:g}", "--json", str(result_file), "--html", str(tmp_path / "r.html"),
         timeout=bound + 60,
@@ -99,7 +99,7 @@ def test_replies_that_are_not_json_are_a_protocol_failure(
     # the rule, not the exception, so the run fails (exit 3) as a protocol failure.
     url = server("garbage")
     result_file = tmp_path / "result.json"
-    result = fidelity(
+    result = fidelity_inprocess(
         "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
         "--timeout", f"{GENEROUS:g}", "--json", str(result_file), timeout=GENEROUS + 60,
     )  # fmt: skip
@@ -118,6 +118,7 @@ def test_replies_that_are_not_json_are_a_protocol_failure(
 
 def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None:
     url = server("garbage")
+    # In a subprocess: whatever reaches the process's stdout descriptor counts.
     result = fidelity(
         "probe", url, "--families", "quotes", "--timeout", f"{GENEROUS:g}", "--json", "-",
         "--read", "json:text", timeout=GENEROUS + 60,
@@ -178,7 +179,7 @@ def test_a_gzip_bomb_is_not_unpacked(
 
 def test_one_gzip_layer_is_read_as_before(server: Callable[[str], str]) -> None:
     url = server("gzip-echo")
-    result = fidelity(
+    result = fidelity_inprocess(
         "probe", url, "--families", "quotes", "--max-requests", "4", "--read", "json:text",
         "--timeout", str(TIMEOUT), "--json", "-", timeout=TIMEOUT + 30,
     )  # fmt: skip

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity
+from _support.cli import fidelity, fidelity_inprocess
 from _support.servers import HOSTILE_MCP, calls_made
 from _support.terminal import assert_terminal_safe
 
@@ -22,11 +23,17 @@ SERVER = HOSTILE_MCP
 TIMEOUT = 1.5
 
 
-def probe(tmp_path: Path, *flags: str, families: str = "quotes", budget: int = 6) -> tuple[
-    subprocess.CompletedProcess[str], dict[str, object]
-]:  # fmt: skip
+def probe(
+    tmp_path: Path,
+    *flags: str,
+    families: str = "quotes",
+    budget: int = 6,
+    run: Callable[..., subprocess.CompletedProcess[str]] = fidelity_inprocess,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+    """Probe the hostile server with ``flags``, in this process unless ``run`` says
+    otherwise."""
     result_file = tmp_path / "result.json"
-    result = fidelity(
+    result = run(
         "probe", "--families", families, "--max-requests", str(budget),
         "--timeout", str(TIMEOUT), "--json", str(result_file), "--read", "text",
         "--mcp", "--", *SERVER, *flags,
@@ -82,7 +89,8 @@ def test_non_protocol_and_invalid_utf8_stdout(tmp_path: Path) -> None:
 
 
 def test_server_logging_payloads_to_stderr_does_not_reach_ours(tmp_path: Path) -> None:
-    result, card = probe(tmp_path, "--log-stderr", families="bidi,control", budget=20)
+    # In a subprocess: what reaches the command's own stderr descriptor counts.
+    result, card = probe(tmp_path, "--log-stderr", families="bidi,control", budget=20, run=fidelity)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert set(_statuses(card)) == {"preserved"}
@@ -111,7 +119,7 @@ def test_terminal_safety_of_hostile_payloads(tmp_path: Path, flags: list[str]) -
         assert "transformed" in statuses
         assert statuses <= {"transformed", "preserved"}
     assert result.stdout.count("\n") >= 5  # the map was printed, badges and all
-    html = fidelity("card", str(tmp_path / "result.json"))
+    html = fidelity_inprocess("card", str(tmp_path / "result.json"))
     assert html.returncode == 0
     assert_terminal_safe(html.stdout)
 
@@ -124,7 +132,7 @@ def test_variation_selectors_hiding_bytes_in_a_description_are_badges() -> None:
     selectors = [chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16) for b in hidden]
     description = "".join(a + b for a, b in zip("Returnthetext.", selectors, strict=True))
     tools = [{"name": "echo", "description": description, "inputSchema": {"type": "object"}}]
-    result = fidelity(
+    result = fidelity_inprocess(
         "probe", "--mcp", "--list-tools", "--", *SERVER, "--tools", json.dumps(tools)
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -144,7 +152,7 @@ def test_a_tool_name_with_escape_codes_is_written_as_a_card_that_reads_back(
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
     }]  # fmt: skip
     out, card = tmp_path / "all.json", tmp_path / "CARD.md"
-    result = fidelity(
+    result = fidelity_inprocess(
         "probe", "--mcp", "--all-tools", "--families", "quotes", "--max-requests", "5",
         "--json", str(out), "--card", str(card), "--", *SERVER, "--tools", json.dumps(tools),
     )  # fmt: skip
@@ -153,7 +161,7 @@ def test_a_tool_name_with_escape_codes_is_written_as_a_card_that_reads_back(
     (written,) = json.loads(out.read_text())["cards"]
     assert written["name"] == "ecU+001BhoU+0007.text"
     assert "<!-- fidelity:begin ecU+001BhoU+0007.text -->" in card.read_text()
-    shown = fidelity("card", str(out))
+    shown = fidelity_inprocess("card", str(out))
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout)
     assert "Parameter transformations: ecU+001BhoU+0007.text" in shown.stdout

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from _support.cli import fidelity, start, stop
+from _support.cli import fidelity_inprocess, start, stop
 from _support.processes import wait_for
 from _support.servers import HOSTILE_MCP
 
@@ -31,7 +31,7 @@ pytestmark = [
 def _probe(
     tmp_path: Path, *options: str, server: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
-    return fidelity(
+    return fidelity_inprocess(
         "probe", "--families", "quotes", "--read", "text",
         "--max-requests", "3", *options, "--mcp", "--",
         *HOSTILE_MCP, "--calls", str(tmp_path / "called"), *server,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import HOSTILE_MCP, assert_paced, http_server
 
 RATE = 8.0

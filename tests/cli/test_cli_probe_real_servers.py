@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.git import git, git_repository, git_server
 from _support.mcp import catalogue, npm_server
 from _support.servers import http_server
@@ -244,5 +244,7 @@ def test_http_id_from_a_header_and_a_prefixed_text_read_back(store: str, tmp_pat
     assert result.returncode == 0, result.stderr
     # "item 12: TEXT": the number changes from item to item, so it anchors as a word
     # holding a digit, never as its text.
-    assert result.stdout.startswith("read back at: 'regex:(?s)\\w*\\d\\w*: (.*)\\Z' (located by a")
+    assert result.stdout.startswith(
+        "read back at: 'regex:(?s)\\w*\\d\\w*: (.*)\\Z' (located by calibration calls"
+    )
     _client_side_only(_observations(out))

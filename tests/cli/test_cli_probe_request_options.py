@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 from _needs import need_module
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import serving
 
 USER, PASSWORD, TOKEN = "alice", "pw-Zq81-secret", "tok-Hx72-secret"

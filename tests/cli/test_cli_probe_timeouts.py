@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import calls_made, key_value_store
 
 TIMEOUT = "1"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from _support.chromium import Chromium, Page
-from _support.cli import fidelity as run_fidelity
+from _support.cli import fidelity_inprocess as run_fidelity
 from _support.cli import start, stop
 from _support.png import colours
 from _support.processes import wait_for

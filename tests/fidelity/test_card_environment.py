@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from _needs import need, need_module
-from _support.cli import fidelity as command
+from _support.cli import fidelity_inprocess as command
 
 import fidelity
 import probes

@@ -35,6 +35,18 @@ def _cp1252_strip(v: str) -> str:
     return v.encode("utf-8").decode("cp1252", "replace").strip()
 
 
+def _nfkc_casefold(v: str) -> str:
+    return unicodedata.normalize("NFKC", v).casefold()
+
+
+def _ascii_fold_lower(v: str) -> str:
+    return unicodedata.normalize("NFKD", v).encode("ascii", "ignore").decode().lower()
+
+
+def _lower_collapse(v: str) -> str:
+    return " ".join(v.lower().split())
+
+
 def _upper_strip(v: str) -> str:
     return v.upper().strip()
 
@@ -75,6 +87,44 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
         _cp1252_strip,
         "caf\u00e9 ",
         {"encoding.mojibake", "whitespace.strip"},
+    ),
+    # Both ends stripped, though only the leading blank keeps its neighbour: the last
+    # letter changed case next to the trailing tab.
+    (
+        "lower collapse, one end by its neighbour",
+        _lower_collapse,
+        "\xa0x\n\n\u2009\xa0\u00c5E\t",
+        {"unicode.case", "whitespace.collapse", "whitespace.strip"},
+    ),
+    # casefold explains the sharp s: the blanks are whitespace.to_space, not a wider
+    # unicode.ascii_fold (same count, the narrower kind wins).
+    (
+        "nfkc casefold, blanks and sharp s",
+        _nfkc_casefold,
+        "\u3000\xa0caf\u00e9 Stra\u00dfe",
+        {"unicode.case", "whitespace.to_space"},
+    ),
+    # casefold also folds the ligature and the ohm sign: NFKC's only visible work is
+    # the em space; a full-width letter is NFKC's own.
+    (
+        "nfkc casefold, only blanks left",
+        _nfkc_casefold,
+        "\ufb01\u2003\u2126",
+        {"unicode.case", "whitespace.to_space"},
+    ),
+    (
+        "nfkc casefold, full width",
+        _nfkc_casefold,
+        "\uff21\u2003B",
+        {"unicode.case", "unicode.nfkc"},
+    ),
+    # A thin space and a ligature in one edit: NFKC alone replays it, a narrower
+    # whitespace.to_space would need casefold composed with it.
+    (
+        "ascii fold lower, a space and a ligature",
+        _ascii_fold_lower,
+        "Cx\u2009\ufb01le",
+        {"unicode.case", "unicode.nfkc"},
     ),
     # One operation, one name: the strip removed the final line break too.
     ("upper strip, final line break", _upper_strip, " x\n", {"unicode.case", "whitespace.strip"}),

@@ -8,7 +8,7 @@ specification order, duplicates dropped) and the same sentence for a bad selecti
 from __future__ import annotations
 
 import pytest
-from _support.cli import fidelity as command
+from _support.cli import fidelity_inprocess as command
 
 import fidelity
 import strategies

@@ -6,6 +6,7 @@ while a call timed out), no front end: what every form of ``fidelity probe`` rel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -117,3 +118,66 @@ def test_through_several_clients_a_failure_the_server_answered_is_the_payloads()
     alone(probe.observe("b"))
     with pytest.raises(Stopped, match="stopped answering: 3 payloads in a row"):
         alone(probe.observe("c"))
+
+
+def test_dispatch_tells_every_writer_then_raises_the_first_failure_before_the_terminal() -> None:
+    from fidelity._core.errors import UsageError
+    from fidelity._run.events import Dispatch, RunDone
+
+    told: list[str] = []
+
+    def writer(name: str, fails: bool) -> Callable[[Event], None]:
+        def handle(event: Event) -> None:
+            told.append(name)
+            if fails:
+                raise UsageError(f"cannot write {name}.")
+
+        return handle
+
+    def terminal(event: Event) -> None:
+        told.append("terminal")
+
+    done = RunDone(complete=True)
+    Dispatch([writer("json", False), writer("html", False)], [terminal])(done)
+    assert told == ["json", "html", "terminal"]
+    told.clear()
+    dispatch = Dispatch(
+        [writer("json", True), writer("html", False), writer("card", True)], [terminal]
+    )
+    with pytest.raises(UsageError, match="cannot write json"):
+        dispatch(done)
+    # Each writer had its turn; the terminal shows nothing of a run whose outputs failed.
+    assert told == ["json", "html", "card"]
+
+
+def test_a_whole_survey_is_told_as_a_run_with_its_card() -> None:
+    from fidelity._run.events import RunDone, RunStarted
+    from fidelity._run.whole import run_survey
+
+    events: list[Event] = []
+    result = run_survey(
+        FunctionProbe(lambda text: text.replace("\u201c", '"'), name="straighten"),
+        payloads=None,
+        examples=0,
+        allow=(),
+        seed=None,
+        families=("quotes",),
+        name="notes.body",
+        on_event=events.append,
+    )
+    started, done = events[0], events[-1]
+    assert isinstance(started, RunStarted)
+    assert started.name == "notes.body"
+    seen = [e.observation for e in events if isinstance(e, ObservationMade)]
+    assert seen == list(result.observations)
+    ended = events[-2]
+    assert isinstance(ended, ParameterDone)
+    assert ended.observations == len(seen)
+    assert isinstance(done, RunDone)
+    assert done.complete
+    assert done.outcome is result
+    (card,) = done.cards
+    assert card.name == "notes.body"
+    assert card.rows == result.card(name="notes.body").rows
+    # The chain straightens quotes: the card shows that rewrite, as the survey does.
+    assert card.kinds == frozenset(result.kinds) != frozenset()

@@ -21,7 +21,7 @@ from fidelity import Status, UsageError
 VALUE = "a\r\n“b” \u2028 c: (d)"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def store() -> Iterator[str]:
     need_module("starlette")
     with http_server("store") as url:

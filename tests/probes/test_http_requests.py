@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.servers import http_server
 
 from fidelity import Status

@@ -101,7 +101,7 @@ def test_markers_have_the_shapes_a_wrong_read_gets_wrong() -> None:
     assert plain.isprintable()
     assert '"' in quoted
     assert "\\" in quoted
-    assert "\n" in lines
+    assert "\n\n" in lines  # two paragraphs: a subject and a body, say
     assert all(is_marker(m) for m in MARKERS)
     assert not is_marker(plain + " and more")
     assert not is_marker("fidelity-marker-x")
@@ -197,6 +197,58 @@ def test_a_split_value_and_a_changed_marker_are_said() -> None:
     assert why.startswith(
         "the value with a quote and a backslash came back changed (escape.backslash): "
     )
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "expected"),
+    [
+        # A prompt that collapses whitespace (" ".join(text.split())).
+        (lambda m: " ".join(m.split()), "text"),
+        (lambda m: "Echo: " + m.replace("\n", "\r\n"), r"regex:(?s)\AEcho: (.*)\Z"),
+        (lambda m: json.dumps({"text": m.replace("\n", "")}), "json:text"),
+    ],
+)
+def test_a_chain_that_rewrites_line_breaks_is_located_and_left_to_the_payloads(
+    rewrite: object, expected: str
+) -> None:
+    # The line-break marker comes back whole with its line break rewritten: the read
+    # holds the value (both lines are there), so it is kept and the newline payloads
+    # measure the rewrite, rather than the whole run failing at calibration.
+    assert callable(rewrite)
+    assert _locate(lambda m: _result(rewrite(m))) == (expected, "")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # Cut at the line break: the second line never came back.
+        lambda m: _result("Echo: " + m.partition("\n")[0]),
+        # The first line kept and the rest turned into a space.
+        lambda m: _result(m.replace("\n\nsecond paragraph", " ")),
+        # Something else than whitespace where the line break was.
+        lambda m: _result(m.replace("\n", " / ")),
+    ],
+)
+def test_a_line_break_marker_cut_or_changed_otherwise_is_not_located(answer: object) -> None:
+    assert callable(answer)
+    spec, why = _locate(answer)
+    assert spec is None
+    assert why.startswith("the value with a line break came back changed"), why
+
+
+def test_a_commit_subject_that_joins_its_lines_is_not_taken_for_a_collapsing_chain() -> None:
+    # git's %s is the first paragraph, its lines joined by spaces; %b the rest. A
+    # marker of one line break would come back whole in the subject with its break
+    # turned into a space, as a whitespace-collapsing chain's does; the blank line of
+    # the marker puts its second paragraph in the body, so the split is seen instead
+    # (and payloads with a blank line are not reported cut).
+    def commit(m: str) -> SimpleNamespace:
+        first, _, rest = m.partition("\n\n")
+        return _result(json.dumps({"subject": " ".join(first.split("\n")), "body": rest}))
+
+    spec, why = _locate(commit)
+    assert spec is None
+    assert why.startswith("the value came back split across fields: its first line at subject")
 
 
 def test_the_json_read_parses_the_text_content() -> None:

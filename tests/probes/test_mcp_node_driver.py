@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from _needs import need_module
-from _support.cli import fidelity
+from _support.cli import fidelity_inprocess as fidelity
 from _support.mcp import typescript_client
 from _support.servers import HOSTILE_MCP
 from _support.terminal import assert_terminal_safe

@@ -10,7 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from _support.cli import fidelity, one_sentence
+from _support.cli import fidelity_inprocess as fidelity
+from _support.cli import one_sentence
 from _support.servers import SERVERS
 
 import probes
@@ -69,8 +70,6 @@ def test_prompt_options_are_checked() -> None:
         probes.mcp(PROMPTS, prompt="a", resource="b")
     with pytest.raises(UsageError, match="before= and read_tool="):
         probes.mcp(PROMPTS, prompt="a", read_tool="x")
-    with pytest.raises(UsageError, match="Python SDK only"):
-        probes.mcp(PROMPTS, prompt="a", client="typescript")
     with (
         pytest.raises(UsageError, match="its prompts are: summarize, echo_prompt"),
         probes.mcp(PROMPTS, prompt="nope", param="text") as probe,
@@ -114,3 +113,40 @@ def test_all_tools_covers_prompts_and_resource_templates(tmp_path: Any) -> None:
     card = (tmp_path / "TOOLS.md").read_text()
     assert "fidelity:begin prompt:summarize.text" in card
     assert "fidelity:begin resource:notes://name.name" in card
+
+
+@pytest.mark.parametrize("client", ["python", "typescript"])
+def test_prompts_and_templates_through_each_client(client: str, monkeypatch: Any) -> None:
+    if client == "typescript":
+        from _support.mcp import typescript_client
+
+        typescript_client(monkeypatch)
+    with probes.mcp(PROMPTS, prompt="summarize", param="text", client=client) as probe:
+        collapsed = probe.observe("a  b\tc")
+    assert collapsed.status is Status.TRANSFORMED
+    assert collapsed.received == _raw("summarize", {"text": "a  b\tc"}) == "a b c"
+    text = "a/b “q” x%20y"
+    with probes.mcp(PROMPTS, resource="notes://{name}", param="name", client=client) as probe:
+        obs = probe.observe(text)
+    assert obs.status is Status.PRESERVED
+    assert obs.received == _raw(None, {}, expand("notes://{name}", {"name": text})) == text
+
+
+def test_the_command_reads_prompts_and_templates_through_both_clients(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from _support.mcp import typescript_client
+
+    typescript_client(monkeypatch)
+    for target in (("--prompt", "echo_prompt", "--param", "text"),
+                   ("--resource", "notes://{name}", "--param", "name")):  # fmt: skip
+        result = fidelity(
+            "probe", "--mcp", *target, "--clients", "python,typescript", "--families",
+            "quotes", "--json", str(tmp_path / "r.json"), "--", *PROMPTS,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        for client in ("python", "typescript"):
+            line = next(x for x in result.stdout.splitlines() if x.startswith(f"{client}: "))
+            assert " preserved" in line
+            assert "rejected" not in line
+            assert "transformed" not in line

@@ -5,9 +5,12 @@ matching it against the file (typographic quotes become ASCII ones, CRLF becomes
 so a verbatim ``old_string`` with curly quotes or CRLF never matches; it then answers
 "No exact match found ... found a similar text with 100% similarity" WITHOUT an error
 flag, and the file is left as it was. Where it does match, it writes ``new_string``
-with its tabs expanded to four spaces. ``write_file`` and ``read_file`` keep the bytes
-(UTF-8, no newline translation) of files under the directory given as the first
-argument. Run over stdio: ``python mcp_silent_edit.py ROOT``.
+with its tabs expanded to four spaces. ``edit_file(path, edits: [{oldText, newText}])``
+applies each edit verbatim (the faithful control, nested as the reference filesystem
+server nests them). ``write_file`` and ``read_file`` keep the bytes (UTF-8, no newline
+translation) of files under the directory given as the first argument. Together they
+are a server ``--all-tools --yes`` probes with the apply check: seeded with
+``write_file``, read back with ``read_file``. Run over stdio: ``python mcp_silent_edit.py ROOT``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
+from pydantic import BaseModel
 
 _STRAIGHTEN = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
@@ -58,6 +62,26 @@ def edit_block(file_path: str, old_string: str, new_string: str) -> str:
     replaced = text.replace(needle, new_string.expandtabs(4), 1)
     target.write_bytes(replaced.encode("utf-8", "surrogatepass"))
     return f"Successfully applied 1 edit to {file_path}"
+
+
+class Edit(BaseModel):
+    """One replacement of an ``edit_file`` call."""
+
+    oldText: str  # the reference server's name
+    newText: str
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+def edit_file(path: str, edits: list[Edit]) -> str:
+    """Apply each edit (oldText replaced by newText, verbatim) to the file at path."""
+    target = _file(path)
+    text = target.read_bytes().decode("utf-8", "surrogatepass")
+    for edit in edits:
+        if edit.oldText not in text:
+            raise ValueError("oldText not found in the file")
+        text = text.replace(edit.oldText, edit.newText, 1)
+    target.write_bytes(text.encode("utf-8", "surrogatepass"))
+    return f"applied {len(edits)} edits to {path}"
 
 
 if __name__ == "__main__":

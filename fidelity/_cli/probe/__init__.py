@@ -244,7 +244,9 @@ def register(sub: Any) -> None:
         "--all-tools",
         action="store_true",
         help="MCP: survey every free-form string parameter of every tool (instead of "
-        "--tool); constrained strings and tools that need --yes are listed as skipped",
+        "--tool); constrained strings and tools that need --yes are listed as skipped; a "
+        "write tool is read back through a paired read tool, and an edit tool (old/new "
+        "texts) is seeded through a write tool and must apply its edit",
     )
     target.add_argument(
         "--args-for",

@@ -28,6 +28,8 @@ from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
+from fidelity._report.card_render import card_json
+from fidelity._run.events import Dispatch, Event, RunDone, RunStarted
 from fidelity._run.messages import one_line
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from fidelity._report.card import Card
     from fidelity._report.clients import ClientResult, ClientsSection
     from fidelity._run.events import Handler
+    from fidelity._run.target import Prepared
     from fidelity._run.verdict import Verdict
 
 __all__ = ["execute_clients"]
@@ -152,7 +155,8 @@ def _survey_one(
 
 
 def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
-    from fidelity._cli.probe.execute import summary_line, survey_of
+    from fidelity._cli.probe.execute import survey_of
+    from fidelity._cli.probe.terminal import summary_line
     from fidelity._report.client_map import render_client_map
     from fidelity._report.terminal import use_color
 
@@ -191,6 +195,22 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
     stream.flush()
 
 
+class _Printer:
+    """The terminal of a run through several clients: their map side by side, a fix
+    per rewrite, a line per client, the warnings, whether they agree (a handler of
+    the run's :class:`~fidelity._run.events.RunDone`)."""
+
+    def __init__(self, plan: ProbePlan, matrix: _Matrix) -> None:
+        self.plan = plan
+        self.matrix = matrix
+
+    def __call__(self, event: Event) -> None:
+        from fidelity._report.clients import ClientsSection
+
+        if isinstance(event, RunDone) and isinstance(event.outcome, ClientsSection):
+            _print(self.plan, self.matrix, event.outcome)
+
+
 def _preflight(plan: ProbePlan) -> None:
     """What a client needs on this machine, checked before anything is sent."""
     if "typescript" in plan.clients:
@@ -225,21 +245,108 @@ def _open_first(plan: ProbePlan) -> tuple[int, Any, Probe, dict[str, str]]:
     raise TargetError(f"no client could open the target ({reasons})")
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _First:
+    """What the first client found out for all: the plan ``resolved``, the target
+    ``ready``, the card's ``name`` and ``setup``, the calls it ``spent``, each
+    client's ``share`` of ``--max-requests``."""
+
+    resolved: ProbePlan
+    ready: Prepared
+    name: str
+    setup: Any
+    spent: int
+    share: int | None
+
+
+def _calibrate_first(
+    plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
+) -> _First:
+    """Check the outputs, calibrate through the first client and pin what it found."""
+    from fidelity._cli.probe.execute import announce, calibration_failed, card_name, resolve
+    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._run.target import CalibrationFailure, prepare
+
+    count = len(plan.clients)
+    # The card's block name is known once the probe is open, before any call is made.
+    check_outputs(plan, card_name(plan, probe))
+    try:
+        ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
+    except CalibrationFailure as exc:
+        calibration_failed(plan, probe, str(exc))
+    resolved = resolve(plan, probe, ready)
+    announce(plan, resolved, probe)
+    spent = probe.requests or 0
+    name = card_name(resolved, probe)
+    if plan.check is not None:
+        from fidelity._cli.probe.check import require_block
+
+        require_block(plan.check, name, checked)
+    setup = probe.setup
+    if setup is not None:
+        setup = dataclasses.replace(setup, clients=plan.clients)
+    return _First(
+        resolved=resolved,
+        ready=ready,
+        name=name,
+        setup=setup,
+        spent=spent,
+        share=None if plan.max_requests is None else (plan.max_requests - spent) // count,
+    )
+
+
+def _each_client(
+    plan: ProbePlan,
+    matrix: _Matrix,
+    opened: tuple[int, Any, Probe],
+    found: _First,
+    dispatch: Handler,
+) -> None:
+    """Run every client in turn (``opened``: the first one that opened the target, its
+    session and probe); one that breaks keeps its error, the others go on."""
+    from fidelity._cli.probe.execute import open_target
+
+    first, manager, probe = opened
+    # Every later client gets the read-back the first one located (no calibration call
+    # of its own); the payload's argument, when not given, it finds in the same schema.
+    pinned = dataclasses.replace(plan, read=found.resolved.read)
+    share, spent = found.share, found.spent
+    for index, run in enumerate(matrix.runs):
+        if index < first:
+            continue  # it could not open the target: its error is kept
+        if index > first:
+            try:
+                manager, probe = open_target(pinned, run.client)
+            except TargetError as exc:
+                run.error = str(exc).rstrip(".")
+                continue
+        try:
+            _survey_one(
+                plan,
+                run,
+                probe,
+                found.ready.todo,
+                examples=found.ready.examples,
+                name=found.name,
+                limit=None if share is None else share + (spent if index == first else 0),
+                on_event=dispatch,
+                drawn=found.ready.drawn,
+                calibrated=found.ready.located and index == first,
+            )
+        except TargetError as exc:
+            # One client broke: the others' results stand; the exit names it.
+            run.complete = False
+            run.error = str(exc)
+        finally:
+            with suppress(Exception):
+                manager.__exit__(None, None, None)
+
+
 def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
-    from fidelity._cli.probe.execute import (
-        announce,
-        calibration_failed,
-        card_name,
-        catalogue_payloads,
-        keeping,
-        open_target,
-        resolve,
-        with_seed,
-    )
-    from fidelity._cli.probe.outputs import check_outputs, write_reports
+    from fidelity._cli.probe.execute import catalogue_payloads, with_seed
+    from fidelity._cli.probe.outputs import card_writers, check_outputs
     from fidelity._report.results import ResultWriter
-    from fidelity._run.target import CalibrationFailure, prepare
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
@@ -252,89 +359,37 @@ def execute_clients(plan: ProbePlan) -> int:
         checked = read_document(plan.check)
     _preflight(plan)
     plan = with_seed(plan)
-    count = len(plan.clients)
     first, manager, probe, unopened = _open_first(plan)
     try:
-        # The card's block name is known once the probe is open, before any call is made.
-        check_outputs(plan, card_name(plan, probe))
-        try:
-            ready = prepare(plan, probe, payloads, target=plan.name, shares=count)
-        except CalibrationFailure as exc:
-            calibration_failed(plan, probe, str(exc))
-        calibrating = ready.located
-        resolved = resolve(plan, probe, ready)
-        announce(plan, resolved, probe)
-        spent = probe.requests or 0
-        todo, examples = ready.todo, ready.examples
-        share = None if plan.max_requests is None else (plan.max_requests - spent) // count
-        name = card_name(resolved, probe)
-        if plan.check is not None:
-            from fidelity._cli.probe.check import require_block
-
-            require_block(plan.check, name, checked)
-        setup = probe.setup
-        if setup is not None:
-            setup = dataclasses.replace(setup, clients=plan.clients)
+        found = _calibrate_first(plan, probe, payloads, checked)
     except BaseException:
         with suppress(Exception):
             manager.__exit__(None, None, None)
         raise
-    matrix = _Matrix(plan, name, examples, setup)
+    matrix = _Matrix(plan, found.name, found.ready.examples, found.setup)
     matrix.chain = probe.name
     for run in matrix.runs:
         run.error = unopened.get(run.client, "")
     writer = None
     if plan.json is not None:
-        writer = ResultWriter(plan.json, lambda _: matrix.card(complete=False).to_json())
-        writer.start()
-    # Every later client gets the read-back the first one located (no calibration call
-    # of its own); the payload's argument, when not given, it finds in the same schema.
-    pinned = dataclasses.replace(plan, read=resolved.read)
+        writer = ResultWriter(plan.json, lambda _: card_json(matrix.card(complete=False)))
+    dispatch = Dispatch(card_writers(plan, writer), reporters=(_Printer(plan, matrix),))
+    dispatch(RunStarted(name=found.name, targets=plan.clients))
     try:
-        for index, run in enumerate(matrix.runs):
-            if index < first:
-                continue  # it could not open the target: its error is kept
-            if index > first:
-                try:
-                    manager, probe = open_target(pinned, run.client)
-                except TargetError as exc:
-                    run.error = str(exc).rstrip(".")
-                    continue
-            try:
-                limit = None if share is None else share + (spent if index == first else 0)
-                _survey_one(
-                    plan,
-                    run,
-                    probe,
-                    todo,
-                    examples=examples,
-                    name=name,
-                    limit=limit,
-                    on_event=keeping(writer),
-                    drawn=ready.drawn,
-                    calibrated=calibrating and index == first,
-                )
-            except TargetError as exc:
-                # One client broke: the others' results stand; the exit names it.
-                run.complete = False
-                run.error = str(exc)
-            finally:
-                with suppress(Exception):
-                    manager.__exit__(None, None, None)
+        _each_client(plan, matrix, (first, manager, probe), found, dispatch)
     except KeyboardInterrupt:
+        cut = matrix.card(complete=False)
         with suppress(Exception):
-            write_reports(plan, matrix.card(complete=False), writer)
+            dispatch(RunDone(complete=False, interrupted=True, cards=(cut,)))
         raise
     except BaseException:
-        if writer is not None:
-            with suppress(Exception):
-                writer.checkpoint()
+        with suppress(Exception):
+            dispatch(RunDone(complete=False, failed=True))
         raise
     card = matrix.card(complete=True)
-    write_reports(plan, card, writer)
     section = card.clients
     assert section is not None
-    _print(plan, matrix, section)
+    dispatch(RunDone(complete=card.complete, cards=(card,), outcome=section))
     code = _exit_code(plan, matrix, section)
     if plan.check is not None:
         # --check judges drift of the card's map (the first client's), not rewrites.
@@ -355,7 +410,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
             f"the run through {names} did not finish ({first.client}: {reason}); the "
             "results hold what every client saw."
         )
-    from fidelity._run.verdict import broke
+    from fidelity._run.verdict import broke, not_applied
 
     for run in matrix.runs:
         broken = broke(run.observations, through=run.client)
@@ -372,6 +427,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
 
     unexpected = any(
         survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected
+        or not_applied(r.observations)
         for r in matrix.runs
     )
     return ExitCode.DIFFERENT if unexpected or section.disagreements else ExitCode.OK

@@ -1,35 +1,42 @@
-"""Running ``fidelity probe``: open the target, survey it within budget, write the reports.
+"""Running ``fidelity probe``: build the inputs, run, dispatch.
 
-The survey's ``on_observation`` hook feeds the JSON result writer (so an interrupted
-run keeps what it saw) and a circuit breaker: a target that never answered stops the
-run after its first failure, one that stops answering after three consecutive
-failures. Either way the observations made so far are written, marked incomplete,
-and the command exits 3 with one sentence.
+The target is opened and prepared (:func:`fidelity._run.target.prepare`), swept
+(:func:`fidelity._run.sweep.sweep`), and every event of the run goes to one
+:class:`~fidelity._run.events.Dispatch`: the JSON result kept current with each
+observation (so an interrupted run keeps what it saw), then at
+:class:`~fidelity._run.events.RunDone` the HTML page, the card block, the JUnit cases
+(:mod:`~fidelity._cli.probe.outputs`) and the terminal map
+(:mod:`~fidelity._cli.probe.terminal`). The run's circuit breaker stops a target that
+never answered after its first failure, one that stops answering after three
+consecutive failures; either way the observations made so far are written, marked
+incomplete, and the command exits 3 with one sentence.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.outputs import refuse_other_target, write_reports
+from fidelity._cli.probe.outputs import refuse_other_target
 from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._cli.probe.request_options import mcp_headers, request_options
+from fidelity._cli.probe.terminal import Shown
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
+from fidelity._report.card_render import card_json
 from fidelity._run.breaker import stop_note
 from fidelity._run.budget import examples_note
-from fidelity._run.events import Event, ObservationMade
+from fidelity._run.events import Dispatch, RunDone, RunStarted
 from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
 from fidelity._run.target import CalibrationFailure, Prepared, prepare
-from fidelity._run.verdict import Verdict, broke, judge
+from fidelity._run.verdict import Verdict, broke, judge, not_applied
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -42,11 +49,9 @@ __all__ = [
     "card_name",
     "catalogue_payloads",
     "execute",
-    "keeping",
     "open_target",
     "resolve",
     "run_card",
-    "summary_line",
     "survey_of",
     "with_seed",
 ]
@@ -221,43 +226,6 @@ def run_card(survey: Survey, setup: Any, *, complete: bool) -> Card:
     return card if complete else card.mark_incomplete()
 
 
-def summary_line(survey: Survey) -> str:
-    counts = ", ".join(f"{n} {s.value}" for s, n in survey.statuses.items() if n)
-    count = len(survey.observations)
-    line = f"{count} payload{'' if count == 1 else 's'}: {counts or 'none'}"
-    client = sum(1 for o in survey.observations if o.client_side)
-    if client:
-        line += f" ({client} failed in the client library before reaching the target)"
-    silent = sum(1 for o in survey.observations if o.silent)
-    if silent:
-        line += f" ({silent} not applied, without an error flag)"
-    return line
-
-
-def _print_map(
-    plan: ProbePlan, survey: Survey, note: str = "", warnings: Sequence[str] = ()
-) -> None:
-    from fidelity._report.silent import silent_note
-    from fidelity._report.terminal import render_map, use_color
-
-    stream = sys.stderr if plan.json == "-" else sys.stdout
-    if not plan.quiet:
-        stream.write(render_map(survey.outcomes, color=use_color(stream)))
-        note_line = silent_note(plan.tool, survey.observations)
-        if note_line:
-            stream.write(note_line + "\n")
-        stream.writelines(f"{hint.line()}\n" for hint in survey.hints())
-    line = summary_line(survey)
-    if survey.unexpected:
-        line += f"; rewrites beyond --allow: {', '.join(sorted(survey.unexpected))}"
-    if note:
-        line += f"; {note}"
-    stream.write(safe(line) + ".\n")
-    for warning in warnings:
-        stream.write(f"warning: {safe(warning)}\n")
-    stream.flush()
-
-
 # -- the command ------------------------------------------------------------------
 
 
@@ -309,8 +277,6 @@ def with_seed(plan: ProbePlan) -> ProbePlan:
 def _probe(
     plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
 ) -> int:
-    from fidelity._report.results import ResultWriter
-
     plan = with_seed(plan)
     from fidelity._cli.probe.outputs import check_outputs
 
@@ -338,12 +304,8 @@ def _probe(
     def partial(seen: Sequence[Observation]) -> Survey:
         return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
-    writer = None
-    if plan.json is not None:
-        writer = ResultWriter(
-            plan.json, lambda seen: run_card(partial(seen), setup, complete=False).to_json()
-        )
-        writer.start()
+    dispatch = _handlers(plan, lambda seen: run_card(partial(seen), setup, complete=False))
+    dispatch(RunStarted(name=name, targets=(name,)))
     seen: list[Observation] = []
     try:
         swept = sweep(
@@ -354,37 +316,59 @@ def _probe(
             name=name,
             calibrated=ready.located,
             seen=seen,
-            on_event=keeping(writer),
+            on_event=dispatch,
             drawn=ready.drawn,
         )
     except KeyboardInterrupt:
-        cut = partial(seen)
+        cut = run_card(partial(seen), setup, complete=False)
         with suppress(Exception):
-            write_reports(plan, run_card(cut, setup, complete=False), writer)
+            dispatch(RunDone(complete=False, interrupted=True, cards=(cut,)))
         raise
     except BaseException:
-        if writer is not None:
-            with suppress(Exception):
-                writer.checkpoint()
+        with suppress(Exception):
+            dispatch(RunDone(complete=False, failed=True))
         raise
     if swept.stopped:
-        cut = partial(seen)
+        cut_survey = partial(seen)
         warnings = run_warnings(probe, None)
-        write_reports(plan, run_card(cut, setup, complete=False).with_warnings(warnings), writer)
-        if swept.answered:
-            _print_map(plan, cut, note=stop_note(seen), warnings=warnings)
+        card = run_card(cut_survey, setup, complete=False).with_warnings(warnings)
+        # A target that never answered has no map to show.
+        shown = Shown(survey=cut_survey, note=stop_note(seen), warnings=warnings)
+        dispatch(RunDone(complete=False, cards=(card,), outcome=shown if swept.answered else None))
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
     # The verdict, once: its warnings go into the card, its failure into the exit.
     verdict = judge(result.observations, read=plan.read, read_found=probe.read_found)
     warnings = run_warnings(probe, verdict)
     card = run_card(result, setup, complete=True).with_warnings(warnings)
-    write_reports(plan, card, writer)
     notes = (
         examples_note(examples, drawn, plan.seed),
         _unsent(plan, planned, len(result.observations)),
     )
-    _print_map(plan, result, note="; ".join(n for n in notes if n), warnings=warnings)
+    shown = Shown(survey=result, note="; ".join(n for n in notes if n), warnings=warnings)
+    dispatch(RunDone(complete=True, cards=(card,), outcome=shown))
+    return _exit_code(plan, result, verdict, card, checked)
+
+
+def _handlers(plan: ProbePlan, snapshot: Callable[[Sequence[Observation]], Card]) -> Dispatch:
+    """The outputs of a one-card run as handlers of its events: the JSON result (kept
+    current with ``snapshot``, the card of the observations so far), the HTML page, the
+    card block, the JUnit cases; then the terminal map."""
+    from fidelity._cli.probe.outputs import card_writers
+    from fidelity._cli.probe.terminal import MapPrinter
+
+    writer = None
+    if plan.json is not None:
+        from fidelity._report.results import ResultWriter
+
+        writer = ResultWriter(plan.json, lambda seen: card_json(snapshot(seen)))
+    return Dispatch(card_writers(plan, writer), reporters=(MapPrinter(plan),))
+
+
+def _exit_code(
+    plan: ProbePlan, result: Survey, verdict: Verdict, card: Card, checked: bytes | None
+) -> int:
+    """The exit of a one-tool run that finished, by the verdict rules (and ``--check``)."""
     broken = broke(result.observations)
     if broken:
         raise TargetError(f"{broken}; their statuses are in the results.")
@@ -395,7 +379,8 @@ def _probe(
 
         out = sys.stderr if plan.json == "-" else sys.stdout
         return check_card(plan.check, card, out, checked)
-    return ExitCode.DIFFERENT if result.unexpected else ExitCode.OK
+    found = result.unexpected or not_applied(result.observations)
+    return ExitCode.DIFFERENT if found else ExitCode.OK
 
 
 def calibration_failed(plan: ProbePlan, probe: Probe, sentence: str) -> NoReturn:
@@ -404,27 +389,10 @@ def calibration_failed(plan: ProbePlan, probe: Probe, sentence: str) -> NoReturn
     run ends as one the target failed (exit 3)."""
     empty = survey_of(plan, probe.name, [], plan.examples, name=card_name(plan, probe))
     card = run_card(empty, probe.setup, complete=False).with_warnings((sentence,))
-    writer = None
-    if plan.json is not None:
-        from fidelity._report.results import ResultWriter
-
-        writer = ResultWriter(plan.json, lambda _seen: card.to_json())
-        writer.start()
-    write_reports(plan, card, writer)
+    dispatch = _handlers(plan, lambda _seen: card)
+    dispatch(RunStarted(name=card.name))
+    dispatch(RunDone(complete=False, cards=(card,)))
     raise TargetError(sentence)
-
-
-def keeping(writer: Any) -> Any:
-    """The run's handler that keeps the JSON result current: each observation as it
-    arrives (``None`` without ``--json``)."""
-    if writer is None:
-        return None
-
-    def handle(event: Event) -> None:
-        if isinstance(event, ObservationMade):
-            writer.add(event.observation)
-
-    return handle
 
 
 def run_warnings(probe: Probe, verdict: Verdict | None) -> tuple[str, ...]:

@@ -5,8 +5,8 @@ their string fields found (:mod:`~fidelity._cli.probe.openapi_ops`), and each fi
 surveyed as one HTTP endpoint would be (``probes.http`` with the operation's method,
 URL, body template and send place): a calibration call that finds the read-back, the
 payloads within its share of ``--max-requests``, the verdict. The rows, outputs and
-verdict rules are those of ``--all-tools`` (:mod:`~fidelity._cli.probe.alltools`):
-one row ``POST /notes body.title`` per field.
+verdict rules are those of ``--all-tools`` (:mod:`~fidelity._cli.probe.rows`, whose
+loop runs both): one row ``POST /notes body.title`` per field.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.alltools import ParamRun, report_runs, run_param, write_progress
 from fidelity._cli.probe.execute import catalogue_payloads, with_seed
 from fidelity._cli.probe.openapi_model import Fill, OpField, OpInventory
 from fidelity._cli.probe.openapi_ops import fields, operations
+from fidelity._cli.probe.rows import run_param, run_rows
+from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._run.messages import as_options, one_line
@@ -173,24 +174,11 @@ def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
         )
     if plan.dry_run:
         return _dry_run(plan, inv, payloads)
-    runs: list[ParamRun] = []
-    spent = 0
-    try:
-        for i, field in enumerate(surveyed):
-            share = None
-            if plan.max_requests is not None:
-                share = (plan.max_requests - spent) // (len(surveyed) - i)
-            run = _survey_field(plan, field, payloads, share)
-            spent += run.requests
-            runs.append(run)
-            write_progress(plan, inv, runs, complete=False)
-            if run.fatal:
-                break
-    except KeyboardInterrupt:
-        report_runs(plan, inv, runs, payloads, complete=False, noun=_NOUN)
-        raise
-    complete = not any(r.fatal for r in runs)
-    return report_runs(plan, inv, runs, payloads, complete=complete, noun=_NOUN)
+
+    def survey_one(field: Any, share: int | None) -> ParamRun:
+        return _survey_field(plan, field, payloads, share)
+
+    return run_rows(plan, inv, survey_one, payloads, noun=_NOUN)
 
 
 def _dry_run(plan: ProbePlan, inv: OpInventory, payloads: Sequence[Payload]) -> int:

@@ -4,15 +4,19 @@ anything is sent, written at the end, each on its own.
 :func:`check_outputs` runs before the first request: every output path must be one
 that may be replaced (see :func:`fidelity._report.results.writable`), and the card's
 document must be readable, UTF-8, with well-formed markers, and the block name usable in
-a marker. :func:`write_reports` writes each output atomically; one that fails does not
-keep the others from being written, and its error is raised once they are. A run that
-did not end in good order (interrupted, stopped by the circuit breaker) never replaces
-a complete card block: the block stays as it was and a note says where the partial
-result is.
+a marker. The outputs are handlers of the run's events (:mod:`fidelity._run.events`):
+:class:`JsonResult` keeps the result file current as observations arrive,
+:class:`CardBlocks`, :class:`CardPage` and :class:`JunitCases` write the run's cards
+when it is done, each output atomically; one that fails does not keep the others
+from being written, and its error is raised once they are (:func:`write_reports`:
+the same for one card). A run that did not end in good order (interrupted, stopped
+by the circuit breaker) never replaces a complete card block: the block stays as it
+was and a note says where the partial result is.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -20,12 +24,21 @@ from typing import TYPE_CHECKING, Any
 from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._report.card_render import card_html, card_json, card_markdown
+from fidelity._run.events import Dispatch, Event, ObservationMade, RunDone, RunStarted
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card
+    from fidelity._report.results import ResultWriter
+    from fidelity._run.events import Handler
 
 __all__ = [
     "MAX_CARD_DOCUMENT",
+    "CardBlocks",
+    "CardPage",
+    "JsonResult",
+    "JunitCases",
+    "card_writers",
     "check_outputs",
     "refuse_other_target",
     "write_card",
@@ -126,7 +139,7 @@ def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
             if block is not None and not is_incomplete(block.content):
                 kept = True
                 return None
-        return document.replace(text, card.name, card.to_markdown())
+        return document.replace(text, card.name, card_markdown(card))
 
     document.update(plan.card, edit, "--card", limit=MAX_CARD_DOCUMENT)
     if not kept:
@@ -145,27 +158,87 @@ def write_card(plan: ProbePlan, card: Card, writer: Any) -> None:
     )
 
 
+class JsonResult:
+    """``--json`` of a run with one card: the result file written when the run starts,
+    kept current with each observation, and the card's JSON when it is done (a run
+    that ended by an error keeps the observations it saw)."""
+
+    def __init__(self, writer: ResultWriter | None) -> None:
+        self.writer = writer
+
+    def __call__(self, event: Event) -> None:
+        writer = self.writer
+        if writer is None:
+            return
+        if isinstance(event, RunStarted):
+            writer.start()
+        elif isinstance(event, ObservationMade):
+            writer.add(event.observation)
+        elif isinstance(event, RunDone):
+            if event.failed or not event.cards:
+                writer.checkpoint()
+            else:
+                writer.finish(card_json(event.cards[0]))
+
+
+class CardBlocks:
+    """``--card``: each card's block in the document, each on its own, when the run is
+    done (``json``: the run's JSON result, which the note of a kept block names)."""
+
+    def __init__(self, plan: ProbePlan, json: JsonResult | None = None) -> None:
+        self.plan = plan
+        self.json = json
+
+    def __call__(self, event: Event) -> None:
+        if self.plan.card is None or not isinstance(event, RunDone) or event.failed:
+            return
+        writer = self.json.writer if self.json is not None else None
+        write_each([functools.partial(write_card, self.plan, card, writer) for card in event.cards])
+
+
+class CardPage:
+    """``--html`` of a run with one card: the card's report page."""
+
+    def __init__(self, plan: ProbePlan) -> None:
+        self.plan = plan
+
+    def __call__(self, event: Event) -> None:
+        from fidelity._report.document import write as write_atomic
+
+        if self.plan.html is None or not isinstance(event, RunDone):
+            return
+        if event.failed or not event.cards:
+            return
+        write_atomic(self.plan.html, card_html(event.cards[0]), "--html")
+
+
+class JunitCases:
+    """``--junit``: the cards' cases, judged by the run layer."""
+
+    def __init__(self, plan: ProbePlan) -> None:
+        self.plan = plan
+
+    def __call__(self, event: Event) -> None:
+        if self.plan.junit is None or not isinstance(event, RunDone) or event.failed:
+            return
+        from fidelity._cli.junit import write_junit
+
+        write_junit(self.plan.junit, list(event.cards))
+
+
+def card_writers(plan: ProbePlan, writer: ResultWriter | None) -> tuple[Handler, ...]:
+    """The handlers that write a one-card run's outputs, in order: the JSON result
+    (through ``writer``), the HTML page, the card block, the JUnit cases."""
+    json = JsonResult(writer)
+    return (json, CardPage(plan), CardBlocks(plan, json), JunitCases(plan))
+
+
 def write_reports(plan: ProbePlan, card: Card, writer: Any) -> None:
     """Write the JSON result (through ``writer``), the HTML report and the card block.
 
     Each is written even when another fails; the first failure is raised afterwards.
     """
-    from fidelity._report.document import write as write_atomic
-
-    steps: list[Callable[[], None]] = []
-    if writer is not None:
-        steps.append(lambda: writer.finish(card.to_json()))
-    if plan.html is not None:
-        html = plan.html
-        steps.append(lambda: write_atomic(html, card.to_html(), "--html"))
-    if plan.card is not None:
-        steps.append(lambda: write_card(plan, card, writer))
-    if plan.junit is not None:
-        from fidelity._cli.junit import write_junit
-
-        junit = plan.junit
-        steps.append(lambda: write_junit(junit, [card]))
-    write_each(steps)
+    Dispatch(card_writers(plan, writer))(RunDone(complete=card.complete, cards=(card,)))
 
 
 def write_each(steps: Sequence[Callable[[], object]]) -> None:

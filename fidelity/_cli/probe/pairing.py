@@ -6,21 +6,30 @@ arguments (``path``, ``name``, ``key``, ``id``...) is called with the write's va
 them, and the calibration call proves the pairing (its markers come back). The
 candidates are tried in the server's order; the first that proves itself reads the
 parameter back, and the run reports it ("save_note.text read back with
-read_note(name)"). A parameter without one says why.
+read_note(name)"). A parameter without one says why: :func:`read_paired` tries the
+candidates within the parameter's share of ``--max-requests``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fidelity._core.render import safe
+from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
+    from fidelity._cli.probe.plan import ProbePlan
+    from fidelity._cli.probe.rows_model import ParamRun
     from probes import McpTool
+    from probes.frontend import ToolParam
 
-__all__ = ["ReadPair", "read_pairs"]
+__all__ = ["ReadPair", "read_paired", "read_pairs"]
+
+#: What one attempt costs at least: its calibration calls and one payload.
+_LEAST = CALIBRATION_CALLS + 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,3 +73,40 @@ def read_pairs(
         return [], f"{safe(write.name)} takes no argument a read tool could name the value by"
     shown = ", ".join(sorted(map(safe, shared_names)))
     return [], f"no read-only tool takes {safe(write.name)}'s arguments ({shown})"
+
+
+def read_paired(
+    run: ParamRun,
+    sub: ProbePlan,
+    param: ToolParam,
+    *,
+    args: Mapping[str, Any],
+    readers: Sequence[McpTool],
+    share: int | None,
+    survey: Callable[[ProbePlan], ParamRun],
+) -> ParamRun:
+    """``param``'s run (``run`` found no read-back) again through each read-only tool
+    among ``readers`` that can read it back, within ``share`` less what was spent: the
+    first run that proves the pairing (``survey`` runs ``sub`` as paired), or ``run``
+    with why none did."""
+    top = param.path.segments[0] if param.path.segments else None
+    pairs, why = read_pairs(param.tool, top, args, readers)
+    tried: list[str] = []
+    spent = run.requests
+    for pair in pairs:
+        left = None if share is None else share - spent
+        if left is not None and left < _LEAST:
+            tried.append(f"{pair.tool}: not tried within --max-requests")
+            break
+        paired = dataclasses.replace(
+            sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
+        )
+        attempt = survey(paired)
+        spent += attempt.requests
+        if attempt.card is not None or attempt.fatal:
+            return dataclasses.replace(attempt, paired=pair.describe(param.name), requests=spent)
+        tried.append(f"{pair.tool}: {attempt.skipped.removeprefix('no read-back: ')}")
+    reason = "; ".join(tried) if tried else why
+    return dataclasses.replace(
+        run, skipped=f"{run.skipped}; no read tool paired ({reason})", requests=spent
+    )

@@ -358,11 +358,6 @@ def _read_only_target(args: argparse.Namespace) -> tuple[str | None, str | None]
             f"{given} is probed instead of a tool, in one request with no side effect; "
             f"leave out {', '.join(clash)}."
         )
-    if args.clients is not None and "typescript" in args.clients:
-        raise UsageError(
-            "prompts and resource templates are probed through the Python SDK only for now; "
-            "leave typescript out of --clients."
-        )
     return prompt, resource
 
 
@@ -402,12 +397,8 @@ def _check_stdout(args: argparse.Namespace) -> None:
             raise UsageError(f"--{option} needs a file name; only --json can write to '-'.")
 
 
-def plan_from_args(args: argparse.Namespace) -> ProbePlan:
-    """Check the parsed ``fidelity probe`` arguments and return the plan."""
-    kind, target = _resolve_target(args)
-    _check_transport_options(args, kind)
-    if args.read_args is not None and args.read_tool is None:
-        raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
+def _budget(args: argparse.Namespace, kind: TargetKind) -> dict[str, Any]:
+    """The plan's budget: examples, ``--max-requests``, concurrency, timeout, seed."""
     examples = parse_count("--examples", args.examples, default=0, minimum=0) or 0
     max_requests = parse_count("--max-requests", args.max_requests, default=None, minimum=1)
     concurrency = parse_count("--concurrency", args.concurrency, default=1, minimum=1) or 1
@@ -417,7 +408,19 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         raise UsageError(
             "--concurrency applies to HTTP targets; an MCP session carries one call at a time."
         )
-    _check_stdout(args)
+    return {
+        "examples": examples,
+        "max_requests": max_requests,
+        "concurrency": concurrency,
+        "timeout": timeout,
+        "seed": seed,
+    }
+
+
+def _check_target_options(
+    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...]
+) -> None:
+    """The options that fit one kind of target only, against the kind given."""
     if kind is not TargetKind.HTTP and args.send is not None:
         raise UsageError(
             f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "
@@ -434,6 +437,10 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
             "--header and --auth are sent by the Python MCP clients; leave typescript out of "
             "--clients for a server that needs them."
         )
+
+
+def _request(args: argparse.Namespace) -> dict[str, Any]:
+    """The HTTP request's shape: ``--body``, where the payload is sent, the methods."""
     body = parse_json_object("--body", args.body)
     send = body_send(body, args.send, getattr(args, "expect", None))
     method = parse_method("--method", args.method) or default_method(send, body)
@@ -442,8 +449,14 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         raise UsageError("--read-method needs --read-url, the request that reads the value back.")
     if args.name is not None and not args.name.strip():
         raise UsageError("--name needs a name for the result and the card block.")
-    control = check_control(args, kind)
-    work = work_dir(control.sandbox)
+    return {"body": body, "send": send, "method": method, "read_method": read_method}
+
+
+def _templates(
+    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...], work: str | None
+) -> dict[str, Any]:
+    """The JSON options and the server command with the sandbox's directory in place
+    (``{sandbox}``), checked against the kind of target."""
     if isinstance(target, tuple):
         target = with_sandbox(target, work, template=False)
     arguments = with_sandbox(parse_json_object("--args", args.args), work)
@@ -456,29 +469,44 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         check_expect(expect)
     else:
         check_mcp_options(args.param, arguments, before, read_arguments, expect)
+    return {
+        "target": target,
+        "args": arguments,
+        "read_args": read_arguments,
+        "before": before,
+        "args_for": args_for,
+        "expect": expect,
+    }
+
+
+def plan_from_args(args: argparse.Namespace) -> ProbePlan:
+    """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    kind, target = _resolve_target(args)
+    _check_transport_options(args, kind)
+    if args.read_args is not None and args.read_tool is None:
+        raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
+    budget = _budget(args, kind)
+    _check_stdout(args)
+    _check_target_options(args, kind, target)
+    request = _request(args)
+    control = check_control(args, kind)
+    templates = _templates(args, kind, target, work_dir(control.sandbox))
     prompt, resource = _read_only_target(args)
     tool = f"prompt:{prompt}" if prompt else f"resource:{resource}" if resource else args.tool
     return ProbePlan(
         kind=kind,
-        target=target,
+        **budget,
+        **request,
+        **templates,
         tool=tool or "echo",
         param=args.param,
-        args=arguments,
-        send=send,
         read=args.read,
         read_tool=args.read_tool,
-        read_args=read_arguments,
-        before=before,
         clients=_parse_clients(args.clients, kind),
         read_url=args.read_url,
         id_from=args.id_from,
         families=parse_families(args.families),
-        examples=examples,
-        max_requests=max_requests,
         rate=parse_rate(args.rate),
-        concurrency=concurrency,
-        timeout=timeout,
-        seed=seed,
         allow=_parse_allow(args.allow),
         card=args.card,
         check=_check_option(args),
@@ -491,18 +519,13 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         quiet=args.quiet,
         max_reply=parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY),
         all_tools=bool(getattr(args, "all_tools", False)),
-        args_for=args_for,
         skip_tools=control.skip_tools,
         only_tools=control.only_tools,
         defaults=control.defaults,
         sandbox=control.sandbox,
         headers=parse_headers(args.header),
         auth=parse_auth(args.auth),
-        method=method,
-        read_method=read_method,
-        body=body,
         given_name=args.name,
-        expect=expect,
         prompt=prompt,
         resource=resource,
     )

@@ -19,6 +19,12 @@
 //   {"op": "call_tool", "id": K, "name", "arguments", "timeout_ms": N}
 //        -> {"type": "result", "id": K, "ok": true, "result": {...}}
 //           or {"type": "result", "id": K, "ok": false, "error": {...}}
+//   {"op": "list_prompts", "id": K, "timeout_ms": N}       (first page: {"prompts"})
+//   {"op": "list_resource_templates", "id": K, "timeout_ms": N}
+//        (first page: {"resourceTemplates"})
+//   {"op": "get_prompt", "id": K, "name", "arguments", "timeout_ms": N}
+//   {"op": "read_resource", "id": K, "uri", "timeout_ms": N}
+//        -> results as for call_tool (the SDK's GetPromptResult, ReadResourceResult)
 //   {"op": "close"}  (or end of stdin) -> the session is closed in good order,
 //        {"type": "closed"}, exit 0
 //
@@ -53,7 +59,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 
-const DRIVER_VERSION = '1';
+const DRIVER_VERSION = '2';
 const SDK = '@modelcontextprotocol/sdk';
 const MAX_TOOL_PAGES = 100;
 // How long a session closed in good order may take (the SDK's stdio close alone
@@ -354,6 +360,14 @@ async function run(command) {
       // are (JSON.stringify), and the result is checked against the tool's output
       // schema, which the SDK caches when the tools are listed.
       record.result = await client.callTool({ name: command.name, arguments: command.arguments ?? {} }, undefined, options);
+    } else if (command.op === 'list_prompts') {
+      record.result = await client.listPrompts(undefined, options);
+    } else if (command.op === 'list_resource_templates') {
+      record.result = await client.listResourceTemplates(undefined, options);
+    } else if (command.op === 'get_prompt') {
+      record.result = await client.getPrompt({ name: command.name, arguments: command.arguments ?? {} }, options);
+    } else if (command.op === 'read_resource') {
+      record.result = await client.readResource({ uri: command.uri }, options);
     } else {
       throw new Error(`unknown op ${JSON.stringify(command.op)}`);
     }

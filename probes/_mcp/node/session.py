@@ -31,9 +31,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import IO, Any
 
-from fidelity._core.errors import TargetError, UsageError
+from fidelity._core.errors import TargetError
 from fidelity._core.render import safe
 from probes._mcp.failures import REQUEST_TIMEOUT, CallFailed, RpcError, UnparsableReply
 from probes._mcp.node.setup import NodeClient
@@ -148,11 +149,17 @@ def _rpc_error(message: str) -> RpcError | None:
     return RpcError(code, str(error.get("message", "")))
 
 
-#: Why prompts and resource templates are not probed through the TypeScript client.
-_NO_PROMPTS = (
-    "prompts and resource templates are probed through the Python SDK only for now; "
-    "use client='python' or 'python-2026'."
-)
+def _records(value: object) -> Any:
+    """A driver's JSON result with its objects as attribute records (``uriTemplate``
+    also as ``uri_template``), as :mod:`probes._mcp.prompts` reads the Python SDK's."""
+    if isinstance(value, list):
+        return [_records(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    fields = {str(k): _records(v) for k, v in value.items()}
+    if "uriTemplate" in fields:
+        fields.setdefault("uri_template", fields["uriTemplate"])
+    return SimpleNamespace(**{k: v for k, v in fields.items() if k.isidentifier()})
 
 
 class NodeSession:
@@ -462,16 +469,38 @@ class NodeSession:
         )
 
     def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
-        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
-        raise UsageError(_NO_PROMPTS)
+        """One ``prompts/get`` (the SDK's ``getPrompt``) within ``timeout`` seconds
+        (``bound`` for the whole call): the result as attribute records; failures as
+        for :meth:`call_tool`."""
+        command = {
+            "op": "get_prompt",
+            "name": name,
+            "arguments": {k: str(v) for k, v in arguments.items()},
+        }
+        return _records(self._request(command, timeout, bound))
 
     def read_resource(self, uri: str, timeout: float, bound: float) -> Any:
-        """Not offered through the TypeScript driver yet (the probe refuses the plan first)."""
-        raise UsageError(_NO_PROMPTS)
+        """One ``resources/read`` of ``uri`` (the SDK's ``readResource``), bounded as
+        :meth:`get_prompt`."""
+        return _records(self._request({"op": "read_resource", "uri": uri}, timeout, bound))
 
     def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
-        """Not offered through the TypeScript driver yet: none."""
-        return [], []
+        """The prompts and resource templates the server lists (first page each; a
+        server without the capability, or that does not answer within ``bound`` seconds,
+        lists none)."""
+        found: list[list[Any]] = []
+        for op, key in (
+            ("list_prompts", "prompts"),
+            ("list_resource_templates", "resourceTemplates"),
+        ):
+            try:
+                result = self._request({"op": op}, bound, bound + _KILL_GRACE)
+            except (RpcError, CallFailed, TimeoutError, ConnectionError, ValueError):
+                found.append([])  # not offered, or not answered: nothing to survey
+                continue
+            listed = result.get(key) if isinstance(result, dict) else None
+            found.append(_records(listed) if isinstance(listed, list) else [])
+        return found[0], found[1]
 
     def ping(self, bound: float) -> None:
         """A health check (``tools/list``) within ``bound`` seconds; raises when it fails."""
