@@ -10,7 +10,7 @@ Usage (any python3 >= 3.11; it re-runs itself under a tool venv that has cosmic-
 created on first use at ``.mutation-venv`` beside ``benchmarks/``):
 
     python3 benchmarks/mutation.py CHECKOUT --areas benchmarks/mutation_areas.toml
-        [--only AREA ...] [--plan] [--resume] [--workdir DIR]
+        [--only AREA ...] [--plan] [--resume | --retry-survivors] [--workdir DIR]
         [--python CHECKOUT/.venv/bin/python] [--timeout-factor 3] [--min-timeout 30]
 
 CHECKOUT is a git checkout with its own venv (``.venv`` with ``pip install -e '.[dev]'``
@@ -60,6 +60,10 @@ runs with ``-x``, so put the fastest-killing tests first). Each test run gets a 
 empty Hypothesis database and ``--hypothesis-seed=0`` so that runs are deterministic and
 no mutant's failing examples leak into the next mutant's run; FIDELITY_REQUIRE_ALL=1 makes
 a missing component fail instead of skipping.
+
+``--retry-survivors`` re-runs, against today's tests, only the mutants that survived in
+the area's existing session (the same sample; killed ones stay killed, as tests are only
+ever added): the "after" column once tests are written from the survivors.
 
 Outcome per mutant: killed (tests failed), timeout (the run exceeded the per-mutant
 timeout, counted apart), survived (tests passed), error (cosmic-ray could not apply it).
@@ -364,7 +368,11 @@ def run_area(area: Area, args: argparse.Namespace, results: dict) -> None:
         encoding="utf-8",
     )
     bindir = Path(sys.executable).parent
-    if not (args.resume and session.exists()):
+    if args.retry_survivors:
+        if not session.exists():
+            raise SystemExit(f"area {area.name}: no session {session} to retry")
+        forget_survivors(session)
+    elif not (args.resume and session.exists()):
         session.unlink(missing_ok=True)
         subprocess.check_call(
             [str(bindir / "cosmic-ray"), "init", str(config), str(session)], cwd=checkout
@@ -440,6 +448,22 @@ def run_area(area: Area, args: argparse.Namespace, results: dict) -> None:
     )
     if area.extras:
         results[area.name]["extras"] = run_extras(area, args, command, timeout, originals)
+
+
+def forget_survivors(session: Path) -> None:
+    """Drop the results of the mutants that survived, so that ``exec`` runs them again."""
+    from cosmic_ray.work_db import WorkDB, WorkResultStorage, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        again = [
+            job_id
+            for job_id, r in db.results
+            if r.worker_outcome == WorkerOutcome.NORMAL and r.test_outcome == TestOutcome.SURVIVED
+        ]
+        with db._session_maker.begin() as s:
+            s.query(WorkResultStorage).filter(WorkResultStorage.job_id.in_(again)).delete()
+    print(f"  retrying {len(again)} survivors of {session.name}")
 
 
 def run_extras(
@@ -587,6 +611,11 @@ def main() -> int:
     ap.add_argument("--min-timeout", type=float, default=30.0)
     ap.add_argument("--plan", action="store_true", help="count and sample mutants, run none")
     ap.add_argument("--resume", action="store_true", help="keep an existing session's results")
+    ap.add_argument(
+        "--retry-survivors",
+        action="store_true",
+        help="re-run only the mutants that survived in the existing session",
+    )
     ap.add_argument("--allow-dirty", action="store_true")
     ap.add_argument(
         "--max-mutants",

@@ -138,6 +138,7 @@ def test_the_safety_section_states_the_limits_the_code_applies() -> None:
     from fidelity._cli.probe.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT
     from fidelity._report.html import text as html_text
     from probes._mcp import session
+    from probes._mcp.node import session as node_session
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, size_text
 
     section = (ROOT / "docs" / "safety.md").read_text("utf-8").split("# Safety", 1)[1]
@@ -147,6 +148,7 @@ def test_the_safety_section_states_the_limits_the_code_applies() -> None:
     assert f"at most {session._MAX_TOOLS} tools" in text
     assert f"prints at most {listing._MAX_TOOLS}" in text
     assert f"{html_text.MAX_UNITS} code points of a value" in text
+    assert f"nested more than about {node_session._MAX_DEPTH} levels" in text
     assert "only tools annotated `readOnlyHint: true`" in text
 
 

@@ -82,6 +82,10 @@ _DELETE_BOUND = 2.0
 #: once this many tools arrived (each page is bounded by the reply limit).
 _MAX_PAGES = 100
 _MAX_TOOLS = 5000
+#: A reply nested too deeply to be parsed, in one sentence whichever parser noticed it:
+#: the SDK's (pydantic's reason holds ``_SDK_TOO_DEEP``) or ``json``'s (RecursionError).
+_TOO_DEEP = "the JSON is nested too deeply to be read"
+_SDK_TOO_DEEP = "recursion limit exceeded"
 
 
 def handshake_bound(timeout: float) -> float:
@@ -225,7 +229,11 @@ class McpSession:
             parsed = None
         except RecursionError:  # nested deeper than any parser here goes
             parsed = dict.fromkeys(top_level_keys(raw))
-            reason = "the JSON is nested too deeply to be read"
+            reason = _TOO_DEEP
+        if _SDK_TOO_DEEP in reason:
+            # The SDK's parser stops near 200 levels, json near 1000 (3.11) to 10000
+            # (3.13): one sentence for the one cause, whichever parser noticed it.
+            reason = _TOO_DEEP
         if not isinstance(parsed, dict) or "jsonrpc" not in parsed:
             if self._on_noise is not None and raw.strip():
                 self._on_noise(raw)

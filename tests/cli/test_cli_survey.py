@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support.stdlib import minidom_escapes_attribute_whitespace
 
 import fidelity
 from fidelity import Card, Payload
@@ -24,8 +25,8 @@ def test_list_shows_every_chain_with_availability(capsys: pytest.CaptureFixture[
         assert re.search(rf"^{re.escape(name)}\s", out, re.MULTILINE), name
 
 
-#: minidom escapes tab and line breaks in attribute values from Python 3.13 on.
-MINIDOM_ESCAPES = sys.version_info >= (3, 13)
+#: minidom escapes tab and line breaks in attribute values from Python 3.13 on (measured).
+MINIDOM_ESCAPES = minidom_escapes_attribute_whitespace()
 
 
 def _matrix(out: str) -> dict[str, list[str]]:

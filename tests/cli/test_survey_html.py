@@ -11,7 +11,6 @@ does run).
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from _support.cli import fidelity_inprocess as run_fidelity
 from _support.cli import start, stop
 from _support.png import colours
 from _support.processes import wait_for
+from _support.stdlib import minidom_escapes_attribute_whitespace
 
 import fidelity
 import probes
@@ -237,7 +237,7 @@ def test_survey_html_writes_the_page_and_prints_the_same_map(tmp_path: Path) -> 
         "quotes": [".", ".", "."],
         "nul": [".", ".", "R"],
         # 3.13's minidom escapes line breaks in attribute values: the chain keeps them.
-        "newlines": [".", "M", "." if sys.version_info >= (3, 13) else "T"],
+        "newlines": [".", "M", "." if minidom_escapes_attribute_whitespace() else "T"],
     }
     assert 'data-group="files and processes"' in page
     # The built-in description is the column's tooltip; the XML chain refuses NUL.

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from _support.stdlib import keyword_error_suggests
 from _support.terminal import assert_terminal_safe as assert_safe_text
 
 #: A Hypothesis test of ``tool.send`` over short texts that may hold U+201C.
@@ -206,7 +207,7 @@ def test_unknown_kind_in_allow_is_a_clear_test_error(tool_repo: pytest.Pytester)
         ]
     )
     # Python 3.13 adds "Did you mean 'allow'?" to the TypeError: one stop either way.
-    suggestion = " Did you mean 'allow'[?]" if sys.version_info >= (3, 13) else ""
+    suggestion = " Did you mean 'allow'[?]" if keyword_error_suggests() else ""
     result.stdout.fnmatch_lines(
         [
             "@pytest.mark.fidelity takes (allow=[[]kind ids[]], card='name'): "

@@ -47,6 +47,22 @@ def test_a_reply_too_deep_to_write_on_is_unparsable_not_a_crash() -> None:
         assert not any(mark in (obs.error or "") for mark in STACK_MARKS), obs.error
 
 
+def test_where_replies_stop_being_readable_does_not_depend_on_the_python() -> None:
+    # The driver writes no record nested deeper than 900 levels, which every supported
+    # Python's json reads (3.11's stops near 990, 3.13's near 10000). A record holds the
+    # arrays three levels in (record, result, structuredContent): 897 arrays are read,
+    # 898 are an unparsable reply, on every Python alike.
+    observed = {}
+    for depth in (897, 898):
+        argv = [*HOSTILE_MCP, "--deep-reply", str(depth)]
+        with probes.mcp(argv, client="typescript", timeout=20) as probe:
+            observed[depth] = probe.observe("deep")
+    assert observed[897].status is Status.LOST, observed[897]  # no text came back
+    assert observed[898].status is Status.BROKEN
+    assert observed[898].error_type == "UnparsableReply"
+    assert "the reply is nested too deeply to be read" in (observed[898].error or "")
+
+
 def test_the_cli_says_one_sentence_without_stack_frames_for_a_deep_reply() -> None:
     result = fidelity(
         "probe", "--mcp", "--clients", "typescript", "--read", "text", "--families", "quotes",

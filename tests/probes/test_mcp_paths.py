@@ -4,6 +4,9 @@ any branch of a union leaves free-form is free-form."""
 
 from __future__ import annotations
 
+import pytest
+
+from fidelity import UsageError
 from probes._mcp.schema import string_params
 from probes._payload.paths import ParamPath, get, put
 
@@ -51,3 +54,25 @@ def test_a_union_with_a_free_string_is_free_whichever_branch_comes_first() -> No
         "properties": {"v": {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "integer"}]}},
     }
     assert _free(only_enum) == {"v": False}
+
+
+def test_a_path_starts_with_itself_and_with_the_paths_that_lead_to_it() -> None:
+    deep = ParamPath.parse("edits[0].oldText")
+    assert deep.startswith(ParamPath.parse("edits")) is True
+    assert deep.startswith(ParamPath.parse("edits[0]")) is True
+    assert deep.startswith(deep) is True
+    # a longer path does not lead to a shorter one; a sibling or a path that sorts
+    # before it does not lead to it either
+    assert ParamPath.parse("edits").startswith(deep) is False
+    assert deep.startswith(ParamPath.parse("edits[1]")) is False
+    assert ParamPath.parse("b.x").startswith(ParamPath.parse("a.x")) is False
+    assert ParamPath.parse("a").startswith(ParamPath.parse("b")) is False
+
+
+def test_only_paths_of_names_and_indexes_from_0_can_be_written() -> None:
+    assert ParamPath.parse("edits[0].oldText").writable is True
+    for text in ("edits[-1].oldText", "files.*.content", 'notes["f{n}.txt"]'):
+        path = ParamPath.parse(text)
+        assert path.writable is False
+        with pytest.raises(UsageError, match="cannot be written: a wildcard, a placeholder"):
+            put({"edits": [{"oldText": "a"}], "files": {}, "notes": {}}, path, "X")

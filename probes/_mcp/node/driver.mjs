@@ -6,13 +6,17 @@
 // on stdout, one JSON object per line each way:
 //
 //   {"op": "connect", "sdk_dir": DIR, "target": TARGET, "client_info": {...},
-//    "timeout_ms": N, "max_reply": N}
+//    "timeout_ms": N, "max_reply": N, "max_depth": N}
 //        TARGET is {"command", "args", "env", "cwd", "stderr_fd"} (stdio; the server's
 //        stderr goes to the descriptor stderr_fd, which the caller passed, or nowhere
 //        without it: never to the driver's own stderr) or {"url"} (Streamable HTTP); DIR holds node_modules/@modelcontextprotocol/sdk. MAX_REPLY bounds one
 //        message from the server in bytes: a stdio line (the SDK's own buffer limit),
 //        an HTTP JSON body or one server-sent event (as decoded); past it the message
-//        is not read further and {"type": "reply_too_large"} is reported.
+//        is not read further and {"type": "reply_too_large"} is reported. MAX_DEPTH
+//        bounds how deeply a record this driver writes may nest (arrays and objects,
+//        the record itself one level): the caller's JSON parser reads that deep, and a
+//        result nested deeper is an "UnparsableReply" for its request, whichever parser
+//        reads it (without it, only what JSON.stringify cannot write is).
 //        -> {"type": "connected", "protocol_version", "server_info", "sdk", "node", "driver"}
 //           or {"type": "connect_error", "error"} (then the driver exits 2)
 //   {"op": "list_tools", "id": K, "timeout_ms": N}        (every page, at most 100)
@@ -85,12 +89,14 @@ function asciiJson(value) {
 let stdoutGone = false;
 
 /**
- * A record as one line. A value JSON.stringify cannot write (nested deeper than its
- * stack: a reply 200,000 arrays deep, which the SDK's parser took) is an unparsable
- * reply for the request in flight, never a crash.
+ * A record as one line. A record nested deeper than max_depth (which the caller's
+ * parser would not read), or a value JSON.stringify cannot write (nested deeper than
+ * its stack: a reply 200,000 arrays deep, which the SDK's parser took), is an
+ * unparsable reply for the request in flight, never a crash.
  */
 function recordLine(record) {
   try {
+    if (deeperThan(record, maxDepth)) throw new RangeError('nested deeper than the reader reads');
     return asciiJson(record) + '\n';
   } catch (error) {
     const why = { class: 'UnparsableReply', name: String(error?.name ?? ''), message: tooDeep(error) };
@@ -98,6 +104,24 @@ function recordLine(record) {
     if (record.type === 'connected') return asciiJson({ type: 'connect_error', error: why }) + '\n';
     return asciiJson({ type: 'transport_error', error: why }) + '\n';
   }
+}
+
+/** The deepest nesting a record may have (the connect command's max_depth). */
+let maxDepth = Infinity;
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (`value`
+ * itself is the first), walked without recursion: the check needs no stack of its own. */
+function deeperThan(value, limit) {
+  if (!Number.isFinite(limit)) return false;
+  const pending = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop();
+    if (depth > limit) return true;
+    for (const inner of Array.isArray(item) ? item : Object.values(item)) {
+      if (inner !== null && typeof inner === 'object') pending.push([inner, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function tooDeep(error) {
@@ -278,6 +302,7 @@ async function connect(command) {
   sdk = loadSdk(command.sdk_dir);
   const target = command.target ?? {};
   const limit = command.max_reply ?? undefined;
+  if (Number.isInteger(command.max_depth) && command.max_depth > 0) maxDepth = command.max_depth;
   if (target.url) {
     transport = new sdk.StreamableHTTPClientTransport(new URL(target.url), {
       fetch: limit ? boundedFetch(limit, replyTooLarge) : undefined,
