@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from _support import transcripts
+from _support.mcp import typescript_client
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -19,19 +24,30 @@ def _runnable_blocks(document: Path) -> list[str]:
     return re.findall(r"^<!-- runs -->\n```python\n(.*?)^```$", text, re.S | re.M)
 
 
-def _test_files(document: Path) -> list[tuple[str, str, str]]:
-    """The test files marked ``<!-- pytest-file: NAME -->``, each with the output shown after it.
+def _test_files(document: Path) -> list[tuple[str, str, str, str]]:
+    """The test files marked ``<!-- pytest-file: NAME -->``, each with the output shown
+    after it and the arguments it is run with.
 
-    The output block, marked ``<!-- pytest-output -->``, is optional; when present, each of
-    its lines is a line of what ``pytest NAME`` prints (so the page shows a real run),
-    except ``...`` where the page leaves lines out.
+    The blocks of one NAME make one file, in order (a page's examples go on in the same
+    file). An output block, marked ``<!-- pytest-output -->`` (or ``<!-- pytest-output:
+    ARGS -->``: run as ``pytest NAME ARGS``), is optional; each of its lines is a line of
+    what the run prints (so the page shows a real run), except ``...`` where the page
+    leaves lines out.
     """
     text = document.read_text("utf-8")
     pattern = (
         r"^<!-- pytest-file: (\S+) -->\n```python\n(.*?)^```$"
-        r"(?:(?:(?!<!-- pytest-file).)*?^<!-- pytest-output -->\n```\n(.*?)^```$)?"
+        r"(?:(?:(?!<!-- pytest-file).)*?^<!-- pytest-output(?:: (.*?))? -->\n```\n(.*?)^```$)?"
     )
-    return re.findall(pattern, text, re.S | re.M)
+    files: dict[str, tuple[str, str, str]] = {}
+    for name, source, args, shown in re.findall(pattern, text, re.S | re.M):
+        before = files.get(name, ("", "", ""))
+        files[name] = (
+            f"{before[0]}\n\n{source}" if before[0] else source,
+            f"{before[1]} {args}".strip(),
+            before[2] + shown,
+        )
+    return [(name, source, shown, args) for name, (source, args, shown) in files.items()]
 
 
 def _support_files(document: Path) -> dict[str, str]:
@@ -48,17 +64,26 @@ def test_the_docs_have_runnable_examples() -> None:
 
 
 @pytest.mark.parametrize(
-    ("document", "name", "source", "shown"),
+    ("document", "name", "source", "shown", "args"),
     [(d, *f) for d in DOCUMENTS for f in _test_files(d)],
     ids=lambda value: value.name if isinstance(value, Path) else None,
 )
 def test_test_files_print_what_the_docs_show(
-    pytester: pytest.Pytester, document: Path, name: str, source: str, shown: str
+    *,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    document: Path,
+    name: str,
+    source: str,
+    shown: str,
+    args: str,
 ) -> None:
+    if '"typescript"' in source:
+        typescript_client(monkeypatch)  # the SDK npm ci --prefix tests/servers installed
     for support, text in _support_files(document).items():
         pytester.makepyfile(**{support.removesuffix(".py"): text})
     pytester.makepyfile(**{name.removesuffix(".py"): source})
-    result = pytester.runpytest_subprocess(name, "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(name, "-p", "no:cacheprovider", *args.split())
     printed = result.stdout.lines
     for line in shown.splitlines():
         if line.removeprefix("E").strip() == "...":
@@ -84,6 +109,8 @@ def test_the_two_commands_are_marked() -> None:
         command = after.split("```\n", 2)[1]
         assert command.startswith("python3 -m venv .venv && .venv/bin/pip install")
     assert "fidelity survey" in text.split("<!-- main-command -->", 1)[1].split("```\n", 2)[1]
+    for kind in ("main-command", "test-command"):  # the pages' copies are README's
+        assert len(set(_marked(kind))) == 1, kind
 
 
 def test_every_install_command_shown_works_without_a_package_index() -> None:
@@ -138,3 +165,149 @@ def test_install_hints_name_what_pyproject_installs() -> None:
         assert tuple(extras[extra]) == packages
         assert install_hint(extra).startswith(f"pip install '{packages[0]}'")
     assert "param-fidelity[" not in install_hint("mcp")  # no package index has it
+
+
+def _sessions() -> list[tuple[Path, str, list[transcripts.Transcript]]]:
+    found: dict[tuple[Path, str], list[transcripts.Transcript]] = {}
+    for document in DOCUMENTS:
+        for block in transcripts.transcripts(document):
+            if "see" in block.options:
+                continue  # the same run as a block of another page: checked against it
+            found.setdefault((document, block.session), []).append(block)
+    return [(document, session, blocks) for (document, session), blocks in found.items()]
+
+
+@pytest.mark.parametrize(
+    ("document", "session", "blocks"),
+    _sessions(),
+    ids=lambda value: (
+        value.name if isinstance(value, Path) else value if isinstance(value, str) else ""
+    ),
+)
+def test_console_transcripts_print_what_the_docs_show(
+    document: Path, session: str, blocks: list[transcripts.Transcript], tmp_path: Path
+) -> None:
+    page = blocks[0].options.get("files")
+    files = {}
+    if page is not None:  # the files another page's examples write
+        files = _support_files(ROOT / page)
+        files.update({name: source for name, source, _, _ in _test_files(ROOT / page)})
+    for command, printed in transcripts.run_transcript(blocks, tmp_path, files):
+        shown = [transcripts.normalised(line) for line in transcripts.expected(command)]
+        assert transcripts.matches(shown, printed.splitlines()), (
+            f"{document.name}: $ {command.line}\nshows:\n"
+            + "\n".join(shown)
+            + f"\nprinted:\n{printed}"
+        )
+    for name, written, lines in transcripts.excerpts(document):
+        if name == session:  # a file the session wrote, shown in part
+            text = transcripts.normalised((tmp_path / written).read_text("utf-8"))
+            shown = [transcripts.normalised(line) for line in lines]
+            assert transcripts.in_order(shown, text.splitlines()), f"{written}:\n{text}"
+
+
+#: How each kind of marked block is run or checked (the test that does it).
+CHECKED = {
+    "runs": "test_python_examples_run",
+    "file": "test_test_files_print_what_the_docs_show (written beside the test file)",
+    "pytest-file": "test_test_files_print_what_the_docs_show",
+    "pytest-output": "test_test_files_print_what_the_docs_show",
+    "console": "test_console_transcripts_print_what_the_docs_show",
+    "file-excerpt": "test_console_transcripts_print_what_the_docs_show",
+    "install": "test_install_commands_install",
+    "main-command": "test_the_two_commands_are_marked",
+    "test-command": "test_the_two_commands_are_marked (and .ci/run runs it)",
+    "pytest-options": "test_the_plugin_options_are_the_plugins",
+    "github-workflow": "tests/test_action.py",
+    "gitlab-job": "tests/test_action.py",
+    "github-matrix": "test_the_matrix_workflow_runs_real_commands",
+    "shown": "not run: the marker says why",
+}
+_FENCE = re.compile(r"^( *)(`{3,})[a-z]*\n(.*?)^\1\2$", re.S | re.M)
+_MARKER = re.compile(r"<!-- ([a-z-]+)(?::? ?(.*?))? -->$")
+
+
+def blocks_by_kind(document: Path) -> list[tuple[str, str, str]]:
+    """Every fenced block of ``document`` (not those inside another) as (kind, the
+    marker's words, the block's text); kind "unmarked" when no marker precedes it."""
+    text = document.read_text("utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
+        marker = _MARKER.match(before)
+        kind, words = (marker.group(1), marker.group(2) or "") if marker else ("unmarked", "")
+        found.append((kind, words, match.group(3)))
+    return found
+
+
+def test_every_code_block_is_run_or_checked() -> None:
+    for document in DOCUMENTS:
+        for kind, words, block in blocks_by_kind(document):
+            assert kind in CHECKED, f"{document.name}: a block neither run nor checked:\n{block}"
+            if kind == "shown":
+                assert words.strip(), f"{document.name}: say why this block is not run:\n{block}"
+
+
+def _marked(kind: str) -> list[str]:
+    return [b for d in DOCUMENTS for k, _, b in blocks_by_kind(d) if k == kind]
+
+
+def test_install_commands_install(tmp_path: Path) -> None:
+    # Each install command as shown, from a checkout beside the project (../param-fidelity,
+    # /path/to/param-fidelity), nothing downloaded: --dry-run and the build backend of
+    # the test environment.
+    (tmp_path / "project").mkdir()
+    (tmp_path / "param-fidelity").symlink_to(ROOT, target_is_directory=True)
+    lines = [line.split("#", 1)[0] for block in _marked("install") for line in block.splitlines()]
+    assert len(lines) >= 4
+    for line in lines:
+        beside = str(tmp_path / "param-fidelity")
+        words = shlex.split(line.replace("/path/to/param-fidelity", beside))
+        assert words[0] == "pip", line
+        extra = ["--no-build-isolation", "--no-deps"]
+        if words[1] == "install":
+            extra.append("--dry-run")
+        made = subprocess.run(
+            [sys.executable, "-m", "pip", *words[1:], *extra, "-q"],
+            cwd=tmp_path / "project", capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert made.returncode == 0, f"{line}\n{made.stdout}{made.stderr}"
+
+
+def test_the_plugin_options_are_the_plugins(pytester: pytest.Pytester) -> None:
+    (block,) = _marked("pytest-options")
+    shown = [line.split()[0].split("=")[0] for line in block.splitlines()]
+    helped = pytester.runpytest_inprocess("--help").stdout.str()
+    assert len(shown) >= 6
+    for option in shown:
+        assert f"{option}=" in helped, option
+
+
+def test_the_matrix_workflow_runs_real_commands() -> None:
+    import yaml
+
+    from fidelity._cli import _parser
+
+    (block,) = _marked("github-matrix")
+    workflow = yaml.safe_load(block)
+    runs = [s["run"] for job in workflow["jobs"].values() for s in job["steps"] if "run" in s]
+    commands = [run for run in runs if run.startswith("fidelity ")]
+    assert len(commands) == 2
+    for command in commands:
+        words = shlex.split(re.sub(r"\$\{\{ matrix\.server \}\}", "everything", command))
+        _parser().parse_args(words[1:])  # a usage error exits 2 naming the option
+    assert any(r.startswith("python -m pip install -e './third_party/param-fidelity") for r in runs)
+
+
+def test_a_transcript_shown_again_is_the_one_run() -> None:
+    # A block marked ``<!-- console: see=PAGE -->`` shows (in part) a run that PAGE's
+    # executed block shows: same command, its lines among those.
+    again = [b for d in DOCUMENTS for b in transcripts.transcripts(d) if "see" in b.options]
+    assert again
+    for block in again:
+        page = ROOT / block.options["see"]
+        run = {c.line: c for b in transcripts.transcripts(page) for c in b.commands}
+        for command in block.commands:
+            assert command.line in run, f"{page.name} runs no {command.line}"
+            shown = transcripts.expected(command)
+            assert transcripts.matches(shown, transcripts.expected(run[command.line])), shown
