@@ -65,7 +65,7 @@ def _fetch(url: str, timeout: float) -> bytes:
                     )
                 chunks.append(chunk)
             return b"".join(chunks)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         reason = safe(str(exc) or type(exc).__name__)
         raise UsageError(
             f"--openapi {safe(url)!r} could not be fetched ({reason}); check the URL and "

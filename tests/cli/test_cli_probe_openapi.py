@@ -292,6 +292,23 @@ paths:
     assert "DELETE /shelves/{bid}/books" in result.stdout  # listed, never called
 
 
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://127.0.0.1:80x/openapi.json", "could not be fetched (Invalid port: '80x')"),
+        ("ftp://127.0.0.1/openapi.json", "give the path or the http(s) URL"),
+    ],
+)
+def test_a_document_url_that_cannot_be_fetched_is_one_sentence_and_exit_2(
+    url: str, words: str
+) -> None:
+    result = fidelity("probe", "--openapi", url, "--dry-run")
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr
+    assert "internal error" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_openapi_options_alone_are_a_usage_error() -> None:
     result = fidelity("probe", "http://127.0.0.1:9/", "--only-op", "GET /*")
     assert result.returncode == 2
