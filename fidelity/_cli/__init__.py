@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
@@ -102,6 +102,23 @@ def _ending_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``run(args)`` with SIGTERM and SIGHUP ending it; a signal or Ctrl-C that reaches
+    here inside an exception group (a server's task group: ``fidelity reflect mcp
+    --transport http``) comes out alone, so it is reported as itself."""
+    try:
+        with _ending_signals():
+            return run(args)
+    except BaseExceptionGroup as group:
+        stopped = group.subgroup(lambda exc: isinstance(exc, KeyboardInterrupt))
+        if stopped is None:
+            raise
+        first: BaseException = stopped
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+
+
 def error(message: str) -> None:
     """Print one terminal-safe error sentence on stderr."""
     print(f"fidelity: {safe(message)}", file=sys.stderr)
@@ -128,8 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
     try:
-        with _ending_signals():
-            code: int = run(args)
+        code: int = _run_ended_once(run, args)
     except UsageError as exc:
         error(str(exc))
         return ExitCode.USAGE

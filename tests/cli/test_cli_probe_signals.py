@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _needs import need_module
 from _support.cli import start, stop
 from _support.processes import alive, gone, server_pids, wait_for
 from _support.servers import HOSTILE_MCP
@@ -65,3 +66,28 @@ def test_a_signal_during_the_handshake_ends_the_server_too(tmp_path: Path) -> No
     assert returncode == 128 + signal.SIGTERM, stderr
     assert "stopped by SIGTERM" in stderr
     assert gone(pids, bound=30), pids
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_http_reflector_in_one_sentence(signum: int) -> None:
+    # The Streamable HTTP reflector serves inside a task group, which wraps what ends
+    # it in an exception group: SIGTERM is still reported as itself, no traceback.
+    # Ctrl-C is uvicorn's own graceful shutdown: the server stops and the command ends
+    # as a server does, exit 0 and nothing said.
+    import select
+
+    need_module("mcp")
+    command = start("reflect", "mcp", "--transport", "http")
+    assert command.stderr is not None
+    ready, _, _ = select.select([command.stderr], [], [], 60)
+    assert ready, "the reflector did not say where it listens within 60 s"
+    assert command.stderr.readline().startswith("mcp reflector listening on http://127.0.0.1:")
+    returncode, stderr = stop(command, signum)
+    if signum == signal.SIGINT:
+        assert (returncode, stderr) == (0, "")
+        return
+    assert returncode == 128 + signum, stderr
+    assert stderr == (
+        "fidelity: stopped by SIGTERM; results gathered so far were kept where an output "
+        "file was given.\n"
+    )
