@@ -211,7 +211,7 @@ def judge(observations: Sequence[Observation], *, read: str | None, read_found: 
         error, count = common_error(rejected)
         warnings.append(
             f"{len(rejected)} of the {len(sent)} payloads sent were rejected by the target; "
-            f"the most common error ({count} times): {error}"
+            f"the most common error ({count} of {len(rejected)}): {error}"
         )
     around = wrapped(sent)
     if around is not None:

@@ -148,7 +148,7 @@ def test_most_payloads_rejected_warns_with_the_common_error(
         "target; the most common error ("
     )
     assert (
-        "times): isError: Error executing tool git_create_branch: Invalid reference "
+        f" of {len(rejected)}): isError: Error executing tool git_create_branch: Invalid reference "
         "'refs/heads/<payload>': references cannot contain spaces"
     ) in warning
     assert len(warning) < 400  # the first line, bounded
