@@ -123,8 +123,17 @@ def _serve_http(host: str, port: int) -> None:
             await server.serve(sockets=[sock])
             tg.cancel_scope.cancel()
 
-    with contextlib.suppress(KeyboardInterrupt):
+    # Ctrl-C, SIGTERM and SIGHUP (raised as KeyboardInterrupt) stop the server as
+    # uvicorn does, exit 0 and nothing said, on every Python: the task group wraps them
+    # in an exception group, which contextlib.suppress looks into only from 3.12 on.
+    try:
         anyio.run(main)
+    except KeyboardInterrupt:
+        pass
+    except BaseExceptionGroup as group:
+        _, rest = group.split(KeyboardInterrupt)
+        if rest is not None:
+            raise rest from None
 
 
 def reflector_argv() -> list[str]:

@@ -69,11 +69,10 @@ def test_a_signal_during_the_handshake_ends_the_server_too(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_ends_the_http_reflector_in_one_sentence(signum: int) -> None:
+def test_a_signal_stops_the_http_reflector_quietly(signum: int) -> None:
     # The Streamable HTTP reflector serves inside a task group, which wraps what ends
-    # it in an exception group: SIGTERM is still reported as itself, no traceback.
-    # Ctrl-C is uvicorn's own graceful shutdown: the server stops and the command ends
-    # as a server does, exit 0 and nothing said.
+    # it in an exception group (on 3.11 that printed a traceback): SIGTERM and Ctrl-C
+    # stop it as they stop uvicorn, exit 0 and nothing said, on every Python.
     import select
 
     need_module("mcp")
@@ -82,12 +81,4 @@ def test_a_signal_ends_the_http_reflector_in_one_sentence(signum: int) -> None:
     ready, _, _ = select.select([command.stderr], [], [], 60)
     assert ready, "the reflector did not say where it listens within 60 s"
     assert command.stderr.readline().startswith("mcp reflector listening on http://127.0.0.1:")
-    returncode, stderr = stop(command, signum)
-    if signum == signal.SIGINT:
-        assert (returncode, stderr) == (0, "")
-        return
-    assert returncode == 128 + signum, stderr
-    assert stderr == (
-        "fidelity: stopped by SIGTERM; results gathered so far were kept where an output "
-        "file was given.\n"
-    )
+    assert stop(command, signum) == (0, "")
