@@ -30,8 +30,8 @@ _NOT_WORD = frozenset(_BLANKS + "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 WRAP_WIDTHS = (70, 76, 78, 80)
 
 _WORD = "[^" + re.escape("".join(sorted(_NOT_WORD))) + "]"
-#: A run of blanks between two words, where ``wrap`` may break a line.
-_BREAKS = re.compile(f"(?<={_WORD})[ \t]+(?={_WORD})")
+#: Blanks right after a word: where ``wrap`` may break a line, if a word follows them.
+_BLANKS_AFTER_WORD = re.compile(f"(?<={_WORD})[ \t]+")
 
 
 def _blank_run_end(s: str, i: int) -> int:
@@ -61,6 +61,17 @@ def _inserted_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tup
     return ((0, brk), (end - i, brk))
 
 
+def _last_break(line: str, start: int, width: int) -> int:
+    """Where the last run of blanks between two words starts in the ``width + 1``
+    characters of ``line`` from ``start`` (``start`` if none): the line up to it fits."""
+    cut = start
+    for m in _BLANKS_AFTER_WORD.finditer(line, start + 1, start + width + 1):
+        end = _blank_run_end(line, m.start())
+        if end < len(line) and line[end] not in _NOT_WORD:
+            cut = m.start()
+    return cut
+
+
 def wrap(text: str, width: int) -> str:
     """``text`` with its long lines wrapped at ``width``: nothing but line feeds added.
 
@@ -69,17 +80,17 @@ def wrap(text: str, width: int) -> str:
     longer than the width; the other characters are kept as they are.
     """
     out: list[str] = []
-    for whole in text.split("\n"):
-        rest = whole
-        while len(rest) > width:
-            cut = max((m.start() for m in _BREAKS.finditer(rest) if m.start() <= width), default=0)
-            if cut:
-                out.append(rest[:cut])
-                rest = rest[_blank_run_end(rest, cut) :]
+    for line in text.split("\n"):
+        start = 0
+        while len(line) - start > width:
+            cut = _last_break(line, start, width)
+            if cut > start:
+                out.append(line[start:cut])
+                start = _blank_run_end(line, cut)
             else:
-                out.append(rest[:width])
-                rest = rest[width:]
-        out.append(rest)
+                out.append(line[start : start + width])
+                start += width
+        out.append(line[start:])
     return "\n".join(out)
 
 
