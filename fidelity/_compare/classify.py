@@ -175,7 +175,7 @@ def _classify(
     if wide is None:
         wide = _stripped(core_a, core_b, escapes)
     if any(not f.explained for f in wide) and not escapes:
-        words = shell_words(core_a, core_b)
+        words = shell_words(core_a, core_b, _inside)
         if words is not None:
             wide = words
     if any(not f.explained for f in wide):
@@ -197,6 +197,11 @@ def _classify(
             )
         )
     return findings
+
+
+def _inside(a: str, b: str) -> list[Finding]:
+    """A part of the value (a shell word) classified on its own."""
+    return classify(a, b, reread=False)
 
 
 def _one_name(findings: list[Finding]) -> list[Finding]:

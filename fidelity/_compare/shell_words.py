@@ -13,6 +13,7 @@ whitespace kind that replays it.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 from fidelity._compare.finding import Finding, strip_finding
 from fidelity._compare.rules import RULES_BY_KIND, Context
@@ -25,6 +26,8 @@ _BLANKS = " \t\r\n"  # what separates words (``shlex``'s whitespace)
 _GAP_KINDS = ("newline.to_space", "whitespace.to_space", "whitespace.collapse")
 
 Word = tuple[int, int, str]  # start, end, the word a shell reads there
+#: How a word rewritten on its own is classified (the engine, given by the caller).
+Inside = Callable[[str, str], list[Finding]]
 
 
 def _words(text: str) -> list[Word] | None:
@@ -82,10 +85,10 @@ def _quoting(word: str, written: str) -> tuple[str, str] | None:
     return None
 
 
-def _word_kinds(raw_s: str, word: str, raw_r: str, got: str) -> list[tuple[str, str]] | None:
+def _word_kinds(
+    raw_s: str, word: str, raw_r: str, got: str, inside: Inside
+) -> list[tuple[str, str]] | None:
     """The kinds that replay ``raw_s`` (read as ``word``) into ``raw_r`` (read as ``got``)."""
-    from fidelity._compare.classify import classify
-
     kinds: list[tuple[str, str]] = []
     if raw_s != word:
         kinds.append(("unescape.backslash", ""))
@@ -94,7 +97,7 @@ def _word_kinds(raw_s: str, word: str, raw_r: str, got: str) -> list[tuple[str, 
         return [*kinds, quoted]
     if raw_r == word:
         return kinds
-    inner = classify(word, got, reread=False)
+    inner = inside(word, got)
     if not all(f.explained for f in inner):
         return None
     kinds.extend(k for f in inner for k in f.kinds if k not in kinds)
@@ -123,10 +126,11 @@ def _gap_kind(gap_s: str, gap_r: str, *, lead: bool, tail: bool) -> tuple[str, s
     return None
 
 
-def shell_words(a: str, b: str) -> list[Finding] | None:
+def shell_words(a: str, b: str, inside: Inside) -> list[Finding] | None:
     """Findings when ``b`` is ``a``'s shell words, each kept or rewritten, joined again.
 
-    None unless both values split into as many words, some word gained shell quoting,
+    ``inside`` classifies a word rewritten on its own (``unicodedata.normalize`` before
+    the split). None unless both values split into as many words, some word gained shell quoting,
     and every word and gap replays.
     """
     if len(a) > _SHELL_MAX or len(b) > _SHELL_MAX or not any(q in b for q in "'\"\\"):
@@ -143,7 +147,7 @@ def shell_words(a: str, b: str) -> list[Finding] | None:
             return None
         out.extend(gap)
         if a[s0:s1] != b[r0:r1]:
-            kinds = _word_kinds(a[s0:s1], word, b[r0:r1], rword)
+            kinds = _word_kinds(a[s0:s1], word, b[r0:r1], rword, inside)
             if not kinds:
                 return None
             quoted = quoted or any(k == "escape.shell" for k, _ in kinds)
