@@ -164,8 +164,8 @@ GENERAL: Mapping[str, str] = MappingProxyType(
         ),
         "escape.shell": (
             "a layer quotes the value or its words for a shell (`shlex.quote`, `shlex.join`, "
-            "Node's `shell-quote`, `subprocess.list2cmdline`: `a b` becomes `'a b'`) and "
-            "nothing parses it back; pass an argument list, or split it once where it is read."
+            "Node's `shell-quote`: `a b` becomes `'a b'`) and nothing parses it back; pass "
+            "an argument list, or split it once where it is read."
         ),
         "unescape.json": (
             "a layer decodes escape sequences that were text (a second `json.loads`, "

@@ -3,9 +3,11 @@
 ``escape.shell`` is a word (or the whole value) written as a shell would need it:
 POSIX single quotes (``shlex.quote``, an embedded ``'`` as ``'"'"'``), Node's
 ``shell-quote`` package (single or double quotes, or a backslash before each
-metacharacter) or a Windows command line (``subprocess.list2cmdline``: double quotes,
-backslashes doubled before a quote). Each style is replayed on the sent word: the
-received token must be exactly that style's quoting of it.
+metacharacter). Each style is replayed on the sent word: the received token must be
+exactly that style's quoting of it. A Windows command line
+(``subprocess.list2cmdline``) is not one of them: its double quotes with ``\"`` are
+what a JSON or quoted-string writer makes of most values, so it would be named where
+those wrote the value.
 
 The inverse, a shell parser removing the quotes around a word (``shlex.split``), is
 part of ``unescape.backslash``: :func:`unquote_tokens` gives its tokens.
@@ -57,22 +59,14 @@ def _node_quote_18(word: str) -> str:
     return _JS_META_18.sub(lambda m: (m.group(1) or "") + "\\" + m.group(2), word)
 
 
-def _cmdline_quote(word: str) -> str:
-    """One word as ``subprocess.list2cmdline([word])`` writes it (Windows' C runtime)."""
-    import subprocess
-
-    return subprocess.list2cmdline([word])
-
-
 #: The quoting styles, by the detail reported: each gives a word's quoted form.
 STYLES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("shlex.quote", shlex.quote),
     ("shell-quote", _node_quote),
     ("shell-quote", _node_quote_18),
-    ("list2cmdline", _cmdline_quote),
 )
 
-_OPENERS = {"shlex.quote": "'", "shell-quote": "'\"", "list2cmdline": '"'}
+_OPENERS = {"shlex.quote": "'", "shell-quote": "'\""}
 _WORD_END = re.compile(r"[ \t\r\n]")
 
 
