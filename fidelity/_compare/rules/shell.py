@@ -151,11 +151,13 @@ def unquote_tokens(s: str, i: int) -> list[tuple[int, str]]:
 
     ``'...'`` keeps everything up to the next ``'``; ``"..."`` ends at the next
     unescaped ``"`` and a backslash inside escapes only ``"`` and ``\\`` (``shlex``).
+    An empty pair (``''``) is not offered: removing it would explain any two quotes
+    that vanished (a curly quote straightened as ``''``, then gone).
     """
     q = s[i]
     if q == "'":
         end = s.find("'", i + 1, i + _QUOTE_SPAN)
-        return [] if end == -1 else [(end - i + 1, s[i + 1 : end])]
+        return [] if end <= i + 1 else [(end - i + 1, s[i + 1 : end])]
     if q != '"':
         return []
     out: list[str] = []
@@ -164,7 +166,7 @@ def unquote_tokens(s: str, i: int) -> list[tuple[int, str]]:
     while k < limit:
         c = s[k]
         if c == '"':
-            return [(k - i + 1, "".join(out))]
+            return [(k - i + 1, "".join(out))] if out else []
         if c == "\\" and k + 1 < len(s) and s[k + 1] in '"\\':
             out.append(s[k + 1])
             k += 2
