@@ -12,10 +12,11 @@ whitespace kind that replays it.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 
-from fidelity._compare.finding import Finding, strip_finding
+from fidelity._compare.finding import Finding
 from fidelity._compare.rules import RULES_BY_KIND, Context
 from fidelity._compare.rules.shell import STYLES
 
@@ -23,9 +24,11 @@ __all__ = ["shell_words"]
 
 _SHELL_MAX = 1 << 17  # longest value (code points) split into words
 _BLANKS = " \t\r\n"  # what separates words (``shlex``'s whitespace)
+_NOT_SPACE = re.compile(r"\S+")
 _GAP_KINDS = ("newline.to_space", "whitespace.to_space", "whitespace.collapse")
 
 Word = tuple[int, int, str]  # start, end, the word a shell reads there
+Kinds = tuple[tuple[str, str], ...]
 #: How a word rewritten on its own is classified (the engine, given by the caller).
 Inside = Callable[[str, str], list[Finding]]
 
@@ -109,40 +112,63 @@ def _word_kinds(
     return kinds
 
 
-def _gap_kind(gap_s: str, gap_r: str, *, lead: bool, tail: bool) -> tuple[str, str] | None:
-    """The kind of the whitespace between two words (or before the first, after the last)."""
-    if lead or tail:
+def _gap_kinds(gap_s: str, gap_r: str, edge: str, inside: Inside) -> Kinds | None:
+    """The kinds of the whitespace between two words (``edge``: before the first word,
+    after the last, or neither)."""
+    if edge:
         if gap_r:
             return None
-        if tail and not lead and gap_s in ("\n", "\r\n"):
-            return ("newline.final_removed", "")
-        return ("whitespace.strip", "leading" if lead else "trailing")
+        if edge == "trailing" and gap_s in ("\n", "\r\n"):
+            return (("newline.final_removed", ""),)
+        return (("whitespace.strip", edge),)
     for kind in _GAP_KINDS:
         rule = RULES_BY_KIND[kind]
         if rule.gate(gap_s, gap_r):
             detail = rule.match(gap_s, gap_r, Context())
             if detail is not None:
-                return (kind, detail)
-    return None
+                return ((kind, detail),)
+    found = inside(gap_s, gap_r)
+    if not found or not all(f.explained for f in found):
+        return None
+    return tuple(dict.fromkeys(k for f in found for k in f.kinds))
 
 
 def shell_words(a: str, b: str, inside: Inside) -> list[Finding] | None:
-    """Findings when ``b`` is ``a``'s shell words, each kept or rewritten, joined again.
+    """Findings when ``b`` is ``a``'s words, each kept or rewritten, shell-quoted, joined.
 
-    ``inside`` classifies a word rewritten on its own (``unicodedata.normalize`` before
-    the split). None unless both values split into as many words, some word gained shell quoting,
-    and every word and gap replays.
+    The words of ``a`` are those ``shlex.split`` reads, or those ``str.split`` cuts at
+    any whitespace; ``inside`` classifies a word (or a gap) rewritten on its own
+    (``unicodedata.normalize`` before the split). None unless both values have as many
+    words, some word gained shell quoting, and every word and gap replays.
     """
     if len(a) > _SHELL_MAX or len(b) > _SHELL_MAX or not any(q in b for q in "'\"\\"):
         return None
-    sent, got = _words(a), _words(b)
-    if not sent or got is None or len(sent) != len(got) or not _as_shlex(a, sent):
+    got = _words(b)
+    if not got:
         return None
+    shell = _words(a)
+    for sent in (shell if shell and _as_shlex(a, shell) else None, _plain_words(a)):
+        if sent is not None and len(sent) == len(got):
+            found = _paired(a, b, sent, got, inside)
+            if found is not None:
+                return found
+    return None
+
+
+def _plain_words(text: str) -> list[Word]:
+    """The words ``str.split()`` cuts ``text`` into, with where each was written."""
+    return [(m.start(), m.end(), m.group()) for m in _NOT_SPACE.finditer(text)]
+
+
+def _paired(
+    a: str, b: str, sent: list[Word], got: list[Word], inside: Inside
+) -> list[Finding] | None:
+    """Findings of the words of ``a`` paired in order with those of ``b``, and the gaps."""
     out: list[Finding] = []
     quoted = False
     ps = pr = 0
     for n, ((s0, s1, word), (r0, r1, rword)) in enumerate(zip(sent, got, strict=True)):
-        gap = _gap(a, b, (ps, s0), (pr, r0), lead=n == 0, tail=False)
+        gap = _gap(a, b, (ps, s0), (pr, r0), edge="leading" if n == 0 else "", inside=inside)
         if gap is None:
             return None
         out.extend(gap)
@@ -162,7 +188,7 @@ def shell_words(a: str, b: str, inside: Inside) -> list[Finding] | None:
                 )
             )
         ps, pr = s1, r1
-    gap = _gap(a, b, (ps, len(a)), (pr, len(b)), lead=False, tail=True)
+    gap = _gap(a, b, (ps, len(a)), (pr, len(b)), edge="trailing", inside=inside)
     if gap is None or not quoted:
         return None
     out.extend(gap)
@@ -170,21 +196,19 @@ def shell_words(a: str, b: str, inside: Inside) -> list[Finding] | None:
 
 
 def _gap(
-    a: str, b: str, sent: tuple[int, int], received: tuple[int, int], *, lead: bool, tail: bool
+    a: str, b: str, sent: tuple[int, int], received: tuple[int, int], *, edge: str, inside: Inside
 ) -> list[Finding] | None:
     """The finding of one gap (none when it is unchanged), or None when nothing replays it."""
     (s0, s1), (r0, r1) = sent, received
     gap_s, gap_r = a[s0:s1], b[r0:r1]
     if gap_s == gap_r:
         return []
-    kind = _gap_kind(gap_s, gap_r, lead=lead, tail=tail)
-    if kind is None:
+    kinds = _gap_kinds(gap_s, gap_r, edge, inside)
+    if kinds is None:
         return None
-    if lead or tail:
-        return [strip_finding(kind, s0, s1, r0)]
     return [
         Finding(
-            kinds=(kind,),
+            kinds=kinds,
             sent_start=s0,
             sent_end=s1,
             received_start=r0,
