@@ -14,6 +14,7 @@ import csv
 import html
 import json
 import re
+import textwrap
 import unicodedata
 import urllib.parse
 from collections.abc import Callable
@@ -345,6 +346,11 @@ def neutralize_formula(s: str) -> str:
     return "'" + s if s.startswith(("=", "+", "-", "@", "\t", "\r")) else s
 
 
+def wrap_lines(s: str) -> str:
+    """Long lines wrapped at 40 columns (``textwrap.fill``): line breaks inserted."""
+    return textwrap.fill(s, 40)
+
+
 def truncate_bytes(limit: int) -> Callable[[str], str]:
     """Cut at ``limit`` UTF-8 bytes, on a character boundary."""
 
@@ -445,7 +451,7 @@ FAMILY_REWRITES: dict[str, tuple[tuple[Rewrite, Kinds], ...]] = {
         (csv_field, None),
         (neutralize_formula, None),
     ),
-    "length": ((truncate_bytes(250), _k("truncate")),),
+    "length": ((truncate_bytes(250), _k("truncate")), (wrap_lines, _k("newline.inserted"))),
     "scripts": ((ascii_only, _k("encoding.question_mark")),),
 }
 
