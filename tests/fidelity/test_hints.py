@@ -62,6 +62,7 @@ HINT_WORDS: dict[str, tuple[str, ...]] = {
     "encoding.mojibake": ("another codec than UTF-8", "assume UTF-8"),
     "encoding.replacement": ("U+FFFD", "decode strictly"),
     "encoding.question_mark": ("legacy charset", "UTF-8 end to end"),
+    "encoding.dropped": ("errors='ignore'", "UTF-8 end to end"),
     "encoding.surrogate_split": ("UTF-16 units", "by code points"),
     "bom.added": ("adds a byte order mark", "encoding='utf-8'"),
     "bom.removed": ("drops a leading U+FEFF", "encoding='utf-8'"),
