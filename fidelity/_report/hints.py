@@ -191,9 +191,8 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "encode becomes `?`); use UTF-8 end to end."
         ),
         "encoding.dropped": (
-            "a layer encodes into ASCII or a legacy charset with `errors='ignore'` (what it "
-            "cannot encode is silently removed: `encode('ascii', 'ignore')`, a slug or "
-            "file-name sanitizer, a transliterator that knows no spelling for it); "
+            "a layer encodes into ASCII or a legacy charset with `errors='ignore'`: what it "
+            "cannot encode vanishes (a slug or file-name sanitizer, a transliterator); "
             "use UTF-8 end to end, or refuse what the charset cannot carry."
         ),
         "encoding.surrogate_split": (
