@@ -235,18 +235,24 @@ def _dropping_codec(a: str, b: str, findings: list[Finding]) -> list[Finding]:
     kept.update(b[start:])
     wide = "".join(c for c in kept if c >= "\x80")
     for codec in DROPPING_CODECS:
-        if wide.encode(codec, "ignore").decode(codec) != wide:
+        if not _carries(wide, codec):
             continue
         if all(_drops(a, b, findings[n], codec) for n in drops if len(findings[n].kinds) == 1):
             out = list(findings)
             for n in drops:
                 if len(findings[n].kinds) == 1:
                     out[n] = replace(findings[n], kinds=((_DROPPED, codec),))
+                elif not all(_carries(wide, d) for k, d in findings[n].kinds if k == _DROPPED):
+                    out[n] = replace(findings[n], kinds=(), explained=False)
             return out
     out = list(findings)
     for n in drops:
         out[n] = replace(findings[n], kinds=(), explained=False)
     return out
+
+
+def _carries(text: str, codec: str) -> bool:
+    return text.encode(codec, "ignore").decode(codec) == text
 
 
 def _drops(a: str, b: str, f: Finding, codec: str) -> bool:

@@ -41,6 +41,9 @@ _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
 _DROPPED = "encoding.dropped"
 
 
+_BEFORE_DROPPING = ("unicode.", "whitespace.")
+
+
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
 
 
@@ -111,19 +114,21 @@ def then_dropped(
     ``lower()`` is three rewrites in one hunk: ``Ã©`` -> ``a``. The encoder comes last,
     so only its codec's characters may remain.
     """
+    # Only the steps such recipes take before the encoder: forms, case and blanks.
+    rules = tuple(rule for rule in rules if rule.kind.startswith(_BEFORE_DROPPING))
     for codec in DROPPING_CODECS:
         if not _carries(r, codec) or _carries(s, codec):
             continue
         for first in rules:
-            if first.kind in _LOSSY or first.kind == _DROPPED or not _reads(first, s):
+            if not _reads(first, s):
                 continue
             for mid, detail1 in first.apply(s, ctx):
                 if mid == s:
                     continue
                 for second in rules:
-                    if second is first or second.kind in _LOSSY or second.kind == _DROPPED:
+                    if second is first or (first.kind, second.kind) in INVERSES:
                         continue
-                    if (first.kind, second.kind) in INVERSES or not _reads(second, mid):
+                    if not _reads(second, mid):
                         continue
                     for out, detail2 in second.apply(mid, ctx):
                         if out == mid or drop_unencodable(out, codec) != r:

@@ -97,7 +97,7 @@ def rule_explains_tail(clf: Classifier, hs: list[Hunk]) -> bool:
         return False
     floor = hs[-2][1] if len(hs) > 1 else 0
     kinds, _, _ = clf.hunk(hs[-1], floor, ie)
-    if kinds and all(k == "encoding.dropped" for k, _ in kinds):
+    if any(k == "encoding.dropped" for k, _ in kinds):
         # Characters an encoder dropped, or a cut that fell before them: a cut, unless
         # the same encoder dropped characters inside the value too.
         return _dropped_inside(clf, hs[:-1])
@@ -113,7 +113,7 @@ def _dropped_inside(clf: Classifier, hs: list[Hunk]) -> bool:
     for n, h in enumerate(hs[:_DROPPED_LOOK]):
         ceil = hs[n + 1][0] if n + 1 < len(hs) else h[1]
         kinds, _, _ = clf.hunk(h, floor, ceil)
-        if kinds and all(k == "encoding.dropped" for k, _ in kinds):
+        if any(k == "encoding.dropped" for k, _ in kinds):
             return True
         floor = h[1]
     return False
