@@ -35,6 +35,7 @@ from fidelity._compare.finding import (
     whole_finding,
 )
 from fidelity._compare.rules import LINE_BREAKS, reread, reread_codecs
+from fidelity._compare.rules.encoding import DROPPING_CODECS
 from fidelity._compare.shell_words import shell_words
 from fidelity._compare.tails import tail_kind
 from fidelity._compare.whole_value import dense, whole_value
@@ -185,7 +186,7 @@ def _classify(
             whole = _reread(core_a, core_b, escapes, ws) or _wrapped(core_a, core_b, escapes)
         if whole is not None:
             wide = whole
-    for f in _one_name(wide):
+    for f in _one_name(_dropping_codec(core_a, core_b, wide)):
         findings.append(
             Finding(
                 kinds=f.kinds,
@@ -219,6 +220,54 @@ def _one_name(findings: list[Finding]) -> list[Finding]:
         else f
         for f in findings
     ]
+
+
+_DROPPED = "encoding.dropped"
+
+
+def _dropping_codec(a: str, b: str, findings: list[Finding]) -> list[Finding]:
+    """Characters dropped by an encoder, named with one codec that fits the whole value.
+
+    Each hunk names the narrowest codec that drops its characters (``ascii`` for an
+    emoji alone); an encoder that kept ``€`` elsewhere in the value was not ASCII: the
+    first codec that carries every character the value kept unchanged, and drops what
+    each such finding lost, is named for all of them. When none does (an emoji dropped
+    here and kept there), no encoder did it: those findings are unknown.
+    """
+    drops = [n for n, f in enumerate(findings) if any(k == _DROPPED for k, _ in f.kinds)]
+    if not drops:
+        return findings
+    kept: set[str] = set()
+    start = 0
+    for f in sorted(findings, key=lambda f: f.received_start):
+        kept.update(b[start : f.received_start])
+        start = max(start, f.received_end)
+    kept.update(b[start:])
+    wide = "".join(c for c in kept if c >= "\x80")
+    for codec in DROPPING_CODECS:
+        if not _carries(wide, codec):
+            continue
+        if all(_drops(a, b, findings[n], codec) for n in drops if len(findings[n].kinds) == 1):
+            out = list(findings)
+            for n in drops:
+                if len(findings[n].kinds) == 1:
+                    out[n] = replace(findings[n], kinds=((_DROPPED, codec),))
+                elif not all(_carries(wide, d) for k, d in findings[n].kinds if k == _DROPPED):
+                    out[n] = replace(findings[n], kinds=(), explained=False)
+            return out
+    out = list(findings)
+    for n in drops:
+        out[n] = replace(findings[n], kinds=(), explained=False)
+    return out
+
+
+def _carries(text: str, codec: str) -> bool:
+    return text.encode(codec, "ignore").decode(codec) == text
+
+
+def _drops(a: str, b: str, f: Finding, codec: str) -> bool:
+    sent = a[f.sent_start : f.sent_end]
+    return sent.encode(codec, "ignore").decode(codec) == b[f.received_start : f.received_end]
 
 
 def _windows(a: str, b: str, found: list[Finding]) -> list[Window]:

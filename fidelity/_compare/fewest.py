@@ -18,7 +18,7 @@ from dataclasses import replace
 from itertools import combinations
 
 from fidelity._compare.finding import Finding
-from fidelity._compare.hunk_replay import INVERSES, Classifier
+from fidelity._compare.hunk_replay import INVERSES, Classifier, adds_foreign, then_dropped
 from fidelity._compare.rules import RULES, RULES_BY_KIND
 
 __all__ = ["fewest_kinds"]
@@ -30,6 +30,9 @@ _WIDER: dict[str, tuple[str, ...]] = {
     "whitespace.to_space": ("unicode.nfkc", "unicode.nfkd", "unicode.ascii_fold"),
     "unicode.ascii_fold": ("unicode.nfkc", "unicode.nfkd", "unicode.case"),
     "newline.separator_to_lf": ("whitespace.collapse",),
+    "invisible.removed": ("encoding.dropped",),
+    "control.removed": ("encoding.dropped",),
+    "encoding.surrogate_split": ("encoding.dropped",),
     "whitespace.collapse": (),
 }
 _MAX_FINDINGS = 64  # findings of one value that are named again
@@ -80,9 +83,16 @@ class _Replays:
                     rule2 = RULES_BY_KIND[second]
                     if not rule2.gate(mid, r):
                         continue
+                    if second == "encoding.dropped" and adds_foreign(s, mid, r):
+                        continue  # it would drop what the first step wrote
                     detail2 = rule2.match(mid, r, ctx)
                     if detail2 is not None:
                         return ((first, detail1), (second, detail2))
+        if "encoding.dropped" in kinds and len(kinds) > 2:
+            # Two rewrites, then an encoder that drops the rest (NFKD, ``lower()``,
+            # ``encode('ascii', 'ignore')``).
+            self.budget -= len(kinds) ** 2
+            return then_dropped(s, r, ctx, tuple(RULES_BY_KIND[k] for k in kinds))
         return None
 
 

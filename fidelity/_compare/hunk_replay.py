@@ -9,8 +9,9 @@ from __future__ import annotations
 from fidelity._compare.diff import Hunk
 from fidelity._compare.finding import Finding
 from fidelity._compare.rules import RULES, RULES_BY_KIND, TAB_BY_EIGHT, Context, Rule
+from fidelity._compare.rules.encoding import DROPPING_CODECS, drop_unencodable
 
-__all__ = ["INVERSES", "Classifier"]
+__all__ = ["INVERSES", "Classifier", "adds_foreign", "then_dropped"]
 
 _CONTEXTS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (4, 4), (8, 8))
 
@@ -35,6 +36,12 @@ _REALIGN_PER_CHAR = 16  # more per code point of sent text (the work stays linea
 
 # Rewrites whose output is never rewritten again in a way worth naming.
 _LOSSY = frozenset(("encoding.replacement", "encoding.question_mark"))
+
+
+_DROPPED = "encoding.dropped"
+
+
+_BEFORE_DROPPING = ("unicode.", "whitespace.")
 
 
 _MATCH_MAX = 1 << 16  # longest segment offered to the token-by-token replay
@@ -63,7 +70,7 @@ _OPPOSITES = (
 INVERSES = frozenset(_OPPOSITES) | frozenset((b, a) for a, b in _OPPOSITES)
 
 
-def _adds_foreign(sent: str, mid: str, received: str) -> bool:
+def adds_foreign(sent: str, mid: str, received: str) -> bool:
     """True when a first rewrite (``sent`` -> ``mid``) wrote characters ``received`` lacks.
 
     A composition whose first step writes what the second removes again (a CR added
@@ -81,7 +88,8 @@ def _mids(rule: Rule, s: str, ctx: Context) -> list[tuple[str, str]]:
     then, for a short one, every choice of its tokens' outputs (a straight quote
     educated as an opening or a closing one, whichever the context made it)."""
     out = list(rule.apply(s, ctx))
-    if rule.alts is None or len(s) > _VARIANTS_MAX:
+    # An encoder drops every character its codec cannot carry, never a choice of them.
+    if rule.alts is None or len(s) > _VARIANTS_MAX or rule.kind == _DROPPED:
         return out
     seen = {o for o, _ in out}
     detail = out[0][1] if out else ""
@@ -98,6 +106,53 @@ def _mids(rule: Rule, s: str, ctx: Context) -> list[tuple[str, str]]:
             if length >= 1 and len(seen) + len(partial) < _VARIANTS:
                 partial.append((text + rep, i + length))
     return out
+
+
+def then_dropped(
+    s: str, r: str, ctx: Context, rules: tuple[Rule, ...] = RULES
+) -> tuple[tuple[str, str], ...] | None:
+    """Two rewrites, then an encoder that drops what it cannot carry (``errors='ignore'``).
+
+    The "remove accents" recipe (NFKD, then ``encode('ascii', 'ignore')``) followed by
+    ``lower()`` is three rewrites in one hunk: ``Ã©`` -> ``a``. The encoder comes last,
+    so only its codec's characters may remain.
+    """
+    # Only the steps such recipes take before the encoder: forms, case and blanks.
+    rules = tuple(rule for rule in rules if rule.kind.startswith(_BEFORE_DROPPING))
+    for codec in DROPPING_CODECS:
+        if not _carries(r, codec) or _carries(s, codec):
+            continue
+        for first in rules:
+            if not _reads(first, s):
+                continue
+            for mid, detail1 in first.apply(s, ctx):
+                if mid == s:
+                    continue
+                for second in rules:
+                    if second is first or (first.kind, second.kind) in INVERSES:
+                        continue
+                    if not _reads(second, mid):
+                        continue
+                    for out, detail2 in second.apply(mid, ctx):
+                        if out == mid or drop_unencodable(out, codec) != r:
+                            continue
+                        # The encoder must not drop what the two steps wrote.
+                        if not adds_foreign(s, out, r):
+                            return (
+                                (first.kind, detail1),
+                                (second.kind, detail2),
+                                (_DROPPED, codec),
+                            )
+    return None
+
+
+def _reads(rule: Rule, s: str) -> bool:
+    """True when ``rule``'s gate on the sent side lets ``s`` through."""
+    return rule.src is None or rule.src.search(s) is not None
+
+
+def _carries(text: str, codec: str) -> bool:
+    return drop_unencodable(text, codec) == text
 
 
 class Classifier:
@@ -168,11 +223,12 @@ class Classifier:
                     if detail2 is None:
                         continue
                     found = ((first.kind, detail1), (second.kind, detail2))
-                    if not _adds_foreign(s, mid, r):
+                    if not adds_foreign(s, mid, r):
                         return found
-                    if fallback is None:
+                    # An encoder that drops what the first step wrote explains nothing.
+                    if fallback is None and second.kind != _DROPPED:
                         fallback = found
-        return fallback
+        return fallback or then_dropped(s, r, ctx)
 
     def hunk(self, h: Hunk, floor: int, ceil: int) -> tuple[tuple[tuple[str, str], ...], int, int]:
         """Kinds for hunk ``h`` and the context (left, right) the replay needed."""

@@ -97,4 +97,23 @@ def rule_explains_tail(clf: Classifier, hs: list[Hunk]) -> bool:
         return False
     floor = hs[-2][1] if len(hs) > 1 else 0
     kinds, _, _ = clf.hunk(hs[-1], floor, ie)
+    if any(k == "encoding.dropped" for k, _ in kinds):
+        # Characters an encoder dropped, or a cut that fell before them: a cut, unless
+        # the same encoder dropped characters inside the value too.
+        return _dropped_inside(clf, hs[:-1])
     return bool(kinds)
+
+
+_DROPPED_LOOK = 64  # hunks before the tail looked at for characters dropped inside
+
+
+def _dropped_inside(clf: Classifier, hs: list[Hunk]) -> bool:
+    """True when one of the hunks ``hs`` (before a tail) is characters dropped."""
+    floor = 0
+    for n, h in enumerate(hs[:_DROPPED_LOOK]):
+        ceil = hs[n + 1][0] if n + 1 < len(hs) else h[1]
+        kinds, _, _ = clf.hunk(h, floor, ceil)
+        if any(k == "encoding.dropped" for k, _ in kinds):
+            return True
+        floor = h[1]
+    return False

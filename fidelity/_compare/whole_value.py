@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.finding import Finding, whole_finding
-from fidelity._compare.hunk_replay import INVERSES
+from fidelity._compare.hunk_replay import INVERSES, adds_foreign
 from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
@@ -71,6 +71,8 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
         for second in RULES:
             if (kind, second.kind) in INVERSES or not second.gate(mid, b):
                 continue
+            if second.kind == "encoding.dropped" and adds_foreign(a, mid, b):
+                continue  # an encoder that drops what the first rewrite wrote
             for out, detail2 in second.apply(mid, ctx):
                 if out == b:
                     f = whole_finding(kind, detail, a, b)

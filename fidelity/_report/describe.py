@@ -109,6 +109,7 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
     "encoding.mojibake": ("non-ASCII characters{sent} {to} garbled text", "prefer ASCII"),
     "encoding.replacement": ("characters{sent} {to} U+FFFD", "do not send them"),
     "encoding.question_mark": ("characters{sent} {to} ?", "prefer ASCII"),
+    "encoding.dropped": ("characters{sent} are removed", "prefer ASCII"),
     "encoding.surrogate_split": ("astral characters{sent} {to} surrogate halves", "avoid them"),
     "bom.added": ("a byte order mark (U+FEFF) is added at the start", "expect it"),
     "bom.removed": ("a leading U+FEFF is removed", "do not rely on it"),

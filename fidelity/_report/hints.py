@@ -201,6 +201,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "a layer encodes into a legacy charset with `errors='replace'` (what it cannot "
             "encode becomes `?`); use UTF-8 end to end."
         ),
+        "encoding.dropped": (
+            "a layer encodes into ASCII or a legacy charset with `errors='ignore'`: what it "
+            "cannot encode vanishes (a slug or file-name sanitizer, a transliterator); "
+            "use UTF-8 end to end, or refuse what the charset cannot carry."
+        ),
         "encoding.surrogate_split": (
             "a layer counts in UTF-16 units (JavaScript, Java, .NET) and split or cut an astral "
             "character; index and cut text by code points, not UTF-16 units."

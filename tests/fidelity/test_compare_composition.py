@@ -41,6 +41,16 @@ def _nfkc_casefold(v: str) -> str:
     return unicodedata.normalize("NFKC", v).casefold()
 
 
+def _ascii_fold(v: str) -> str:
+    """The "remove accents" recipe: NFKD, then what ASCII cannot carry is dropped."""
+    return unicodedata.normalize("NFKD", v).encode("ascii", "ignore").decode()
+
+
+def _slug(v: str) -> str:
+    """A slug's first steps (as Django's ``slugify``): fold, lower, collapse the blanks."""
+    return " ".join(_ascii_fold(v).lower().split())
+
+
 def _ascii_fold_lower(v: str) -> str:
     return unicodedata.normalize("NFKD", v).encode("ascii", "ignore").decode().lower()
 
@@ -136,6 +146,25 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
         _ascii_fold_lower,
         "Cx\u2009\ufb01le",
         {"unicode.case", "unicode.nfkc"},
+    ),
+    # The "remove accents" recipe drops what NFKD leaves outside ASCII (an emoji, ©).
+    (
+        "ascii fold, an emoji dropped",
+        _ascii_fold,
+        "caf\u00e9 \U0001f600!",
+        {"unicode.ascii_fold", "encoding.dropped"},
+    ),
+    (
+        "ascii fold lower, mojibake",
+        _ascii_fold_lower,
+        "Caf\u00c3\u00a9 ok",
+        {"unicode.ascii_fold", "unicode.case", "encoding.dropped"},
+    ),
+    (
+        "slug recipe",
+        _slug,
+        "Cr\u00e8me  Br\u00fbl\u00e9e\u2764\ufe0f 2",
+        {"unicode.ascii_fold", "unicode.case", "encoding.dropped", "whitespace.collapse"},
     ),
     # One operation, one name: the strip removed the final line break too.
     ("upper strip, final line break", _upper_strip, " x\n", {"unicode.case", "whitespace.strip"}),

@@ -568,6 +568,21 @@ CASES: list[Case] = [
         lambda: ("a😀b", utf16_units("a😀b").encode("ascii", "replace").decode()),
     ),
     (
+        "encoding.dropped",
+        "ascii ignore",
+        lambda: ("a😀b\ufffe!", "a😀b\ufffe!".encode("ascii", "ignore").decode()),
+    ),
+    (
+        "encoding.dropped",
+        "latin-1 ignore",
+        lambda: ("café 😀 €", "café 😀 €".encode("latin-1", "ignore").decode("latin-1")),
+    ),
+    (
+        "encoding.dropped",
+        "cp1252 ignore",
+        lambda: ("€5 😀 Ł ok", "€5 😀 Ł ok".encode("cp1252", "ignore").decode("cp1252")),
+    ),
+    (
         "encoding.surrogate_split",
         "U+10000 joined by utf-16 codec",  # the first pair: U+D800 U+DC00
         lambda: (
@@ -759,6 +774,23 @@ def test_each_line_break_a_wrapper_inserts_is_its_own_finding() -> None:
 
 
 @pytest.mark.parametrize(
+    ("codec", "sent"),
+    [
+        ("ascii", "I \u2764 \U0001f600 Unicode\U000e0100 \U0010fffd!"),
+        ("latin-1", "caf\u00e9 \u2013 \U0001f600 na\u00efve"),
+        ("cp1252", "\u20ac5 \u2014 \u0141\U0001f600 ok"),
+    ],
+)
+def test_dropped_names_the_codec_that_kept_the_rest(codec: str, sent: str) -> None:
+    c = compare(sent, sent.encode(codec, "ignore").decode(codec))
+    assert {(t.kind, t.detail) for t in c.transformations} == {("encoding.dropped", codec)}
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(
     ("sent", "received", "kinds"),
     [
         ("a b", "a\n\nb", {"unknown"}),  # a paragraph break is no wrap
@@ -788,3 +820,72 @@ def test_the_whole_value_wrap_is_textwrap_on_plain_prose() -> None:
         assert wrapped == textwrap.fill(prose, width)
         assert compare(prose, wrapped).kinds == {"newline.inserted"}
     assert wrap("x" * 25 + "\nab  cd", 10) == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx\nab  cd"
+
+
+@pytest.mark.parametrize(
+    ("sent", "received", "kinds"),
+    [
+        # A cut that fell before an emoji is a cut: nothing was dropped inside.
+        ("ok \U0001f600", "ok \U0001f600"[:3], {"truncate"}),
+        # The narrower kinds keep their names.
+        ("a\u200bb", "a\u200bb".replace("\u200b", ""), {"invisible.removed"}),
+        ("a\x85b\x9f", "a\x85b\x9f".translate({0x85: None, 0x9F: None}), {"control.removed"}),
+        ("\ufeffab", b"\xef\xbb\xbfab".decode("utf-8-sig"), {"bom.removed"}),
+        (
+            "a\U0001f600b",
+            "a\U0001f600b".encode("ascii", "replace").decode(),
+            {"encoding.question_mark"},
+        ),
+        # Blanks an encoder could drop, next to a collapse: the collapse.
+        ("a \u2008 b", _collapse("a \u2008 b"), {"whitespace.collapse"}),
+    ],
+)
+def test_dropped_leaves_narrower_kinds_their_names(
+    sent: str, received: str, kinds: set[str]
+) -> None:
+    c = compare(sent, received)
+    assert c.kinds == kinds, c.render()
+
+
+@pytest.mark.parametrize(
+    ("sent", "received"),
+    [
+        # No codec drops one emoji and keeps the other (typed by hand: no library does).
+        ("x\U0001f600y\U0001f600z", "xy\U0001f600z"),
+        # Nor drops an ASCII letter.
+        ("a\U0001f600bc", "ac"),
+    ],
+)
+def test_a_partial_drop_is_not_named_dropped(sent: str, received: str) -> None:
+    c = compare(sent, received)
+    assert "encoding.dropped" not in c.kinds, c.render()
+
+
+@pytest.mark.parametrize(
+    ("sent", "received"),
+    [
+        # Written from the systems' tables by hand: no dependency transliterates here.
+        ("Москва, Щука, Юлия", "Moskva, Shchuka, Yuliya"),  # BGN/PCGN
+        ("Москва, Щука, Юлия", "Moskva, Shhuka, Yuliya"),  # GOST 7.79 system B
+        ("Київ", "Kyiv"),  # Ukrainian national system
+        ("Αθήνα, Ευχαριστώ", "Athina, Efcharisto"),  # ELOT 743
+        ("ΣΟΦΙΑ σοφία", "SOFIA sofia"),
+        ("Straße Þór Œuvre", "Strasse Thor OEuvre"),
+    ],
+)
+def test_ascii_fold_replays_standard_romanizations(sent: str, received: str) -> None:
+    c = compare(sent, received)
+    assert c.kinds == {"unicode.ascii_fold"}, c.render()
+
+
+@pytest.mark.parametrize(
+    ("sent", "received"),
+    [
+        ("Москва", "Moskwa!"),  # a letter added
+        ("Αθήνα", "Athens"),  # an exonym, not a spelling
+        ("привет", "qrivet"),  # п is never q
+    ],
+)
+def test_ascii_fold_refuses_what_no_romanization_writes(sent: str, received: str) -> None:
+    c = compare(sent, received)
+    assert "unicode.ascii_fold" not in c.kinds, c.render()

@@ -64,6 +64,7 @@ HINT_WORDS: dict[str, tuple[str, ...]] = {
     "encoding.mojibake": ("another codec than UTF-8", "assume UTF-8"),
     "encoding.replacement": ("U+FFFD", "decode strictly"),
     "encoding.question_mark": ("legacy charset", "UTF-8 end to end"),
+    "encoding.dropped": ("errors='ignore'", "UTF-8 end to end"),
     "encoding.surrogate_split": ("UTF-16 units", "by code points"),
     "bom.added": ("adds a byte order mark", "encoding='utf-8'"),
     "bom.removed": ("drops a leading U+FEFF", "encoding='utf-8'"),
@@ -88,7 +89,7 @@ def test_every_kind_has_a_hint_and_a_sentence(kind: str) -> None:
 def test_the_hint_words_name_known_kinds() -> None:
     # Every kind of today's (a kind added later gets its words here).
     assert set(HINT_WORDS) <= set(KINDS)
-    assert len(HINT_WORDS) == 47
+    assert len(HINT_WORDS) == 48
 
 
 def test_hints_read_the_same_in_a_terminal_and_in_markdown() -> None:

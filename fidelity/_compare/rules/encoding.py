@@ -1,4 +1,4 @@
-"""Characters a codec could not carry: U+FFFD, ``?``, and UTF-16 surrogate halves."""
+"""Characters a codec could not carry: U+FFFD, ``?``, dropped, and UTF-16 surrogate halves."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from fidelity._compare.rules.base import Context, Rule, alts_rule
 from fidelity._core.text import to_utf8
 
-__all__ = ["RULES"]
+__all__ = ["DROPPING_CODECS", "RULES", "drop_unencodable"]
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
@@ -80,6 +80,46 @@ def _question_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return ((s.encode("ascii", "replace").decode("ascii"), ""),)
 
 
+#: The codecs an ``errors='ignore'`` encoder is tried with, narrowest first.
+DROPPING_CODECS = ("ascii", "latin-1", "cp1252")
+
+
+def _dropped_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    # A token of the replay: a non-ASCII character may be dropped. The hunk's verdict
+    # (``_dropped_match``) then asks one codec to drop exactly the ones it cannot carry.
+    return ((1, ""),) if s[i] >= "\x80" else ()
+
+
+def drop_unencodable(s: str, codec: str) -> str:
+    """``s`` encoded with ``codec``, what it cannot carry dropped (``errors='ignore'``)."""
+    return s.encode(codec, "ignore").decode(codec)
+
+
+def _dropped_match(s: str, r: str, ctx: Context) -> str | None:
+    # Exact replay: the segment encoded with the codec, unencodable characters ignored
+    # (``errors='ignore'``), is the received segment.
+    if ctx.escapes:
+        return None
+    for codec in DROPPING_CODECS:
+        if drop_unencodable(s, codec) == r:
+            return codec if _drops_more_than_blanks(s, codec) else None
+    return None
+
+
+def _drops_more_than_blanks(s: str, codec: str) -> bool:
+    # Blanks that vanished are a whitespace rewrite's (a collapse next to them), or a
+    # cut; an encoder's drop is named where it dropped something else too.
+    return any(not c.isspace() for c in s if drop_unencodable(c, codec) != c)
+
+
+def _dropped_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    return [
+        (drop_unencodable(s, codec), codec)
+        for codec in DROPPING_CODECS
+        if _drops_more_than_blanks(s, codec)
+    ]
+
+
 RULES: tuple[Rule, ...] = (
     alts_rule(
         "encoding.surrogate_split",
@@ -102,5 +142,13 @@ RULES: tuple[Rule, ...] = (
         _question_apply,
         src=_NON_ASCII,
         dst=re.compile(r"\?"),
+    ),
+    Rule(
+        kind="encoding.dropped",
+        src=_NON_ASCII,
+        dst=None,
+        match=_dropped_match,
+        apply=_dropped_apply,
+        alts=_dropped_alts,
     ),
 )

@@ -14,8 +14,9 @@ from fidelity._compare.rules.base import (
     function_rule,
     token_match,
 )
+from fidelity._compare.rules.romanize import ROMANIZATIONS
 
-__all__ = ["RULES", "TRANSLITERATIONS"]
+__all__ = ["RULES"]
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
@@ -81,58 +82,38 @@ def _case_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return out
 
 
-#: Letters that carry no decomposition but have a customary ASCII spelling.
-TRANSLITERATIONS: dict[str, tuple[str, ...]] = {
-    "ß": ("ss", "s"),
-    "ẞ": ("SS", "Ss"),
-    "æ": ("ae",),
-    "Æ": ("AE", "Ae"),
-    "ø": ("o", "oe"),
-    "Ø": ("O", "Oe"),
-    "ł": ("l",),
-    "Ł": ("L",),
-    "đ": ("d", "dj"),
-    "Đ": ("D", "Dj"),
-    "ð": ("d", "dh"),
-    "Ð": ("D", "Dh"),
-    "þ": ("th",),
-    "Þ": ("Th", "TH"),
-    "œ": ("oe",),
-    "Œ": ("OE", "Oe"),
-    "ı": ("i",),
-    "ĸ": ("k", "q"),
-    "ŋ": ("n", "ng"),
-    "Ŋ": ("N", "NG"),
-    "ħ": ("h",),
-    "Ħ": ("H",),
-    "ŧ": ("t",),
-    "Ŧ": ("T",),
-    "ſ": ("s",),
-    "ƒ": ("f",),
-    "ä": ("ae",),
-    "ö": ("oe",),
-    "ü": ("ue",),
-    "Ä": ("Ae", "AE"),
-    "Ö": ("Oe", "OE"),
-    "Ü": ("Ue", "UE"),
-    "å": ("aa",),
-    "Å": ("Aa", "AA"),
-}
-
-
 def _strip_marks(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def _spelled(c: str) -> str:
+    """``c`` in ASCII by its first spelling, or without its marks."""
+    if c in ROMANIZATIONS:
+        return ROMANIZATIONS[c][0]
+    plain = _strip_marks(c)
+    return ROMANIZATIONS[plain][0] if plain in ROMANIZATIONS else plain
+
+
 def _fold_char(text: str) -> str:
-    out = []
-    for c in text:
-        if c in TRANSLITERATIONS:
-            out.append(TRANSLITERATIONS[c][0])
-        else:
-            out.append(_strip_marks(c))
-    return "".join(out)
+    return "".join(_spelled(c) for c in text)
+
+
+_SPELLED_MAX = 2  # letters (each with its marks) a spelling may cover: ELOT's ``μπ``
+
+
+def _bases(s: str, i: int) -> list[tuple[int, str]]:
+    """The next letters from ``i`` without their marks: (end, letters) for one, then two."""
+    out: list[tuple[int, str]] = []
+    pos, base = i, ""
+    while pos < len(s) and len(out) < _SPELLED_MAX:
+        end = pos + 1
+        while end < len(s) and unicodedata.combining(s[end]):
+            end += 1
+        base += _strip_marks(s[pos:end])
+        pos = end
+        out.append((pos, base))
+    return out
 
 
 def _fold_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
@@ -140,19 +121,20 @@ def _fold_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[i
     if ch < "\x80":
         return ()
     out: list[tuple[int, str]] = []
-    end = i + 1
-    while end < len(s) and unicodedata.combining(s[end]):
-        end += 1
     if unicodedata.combining(ch):
         out.append((1, ""))
-    for rep in TRANSLITERATIONS.get(ch, ()):
+    for rep in ROMANIZATIONS.get(ch, ()):
         out.append((1, rep))
-    stripped = _strip_marks(s[i:end])
+    bases = _bases(s, i)
+    end, stripped = bases[0]
     if stripped.isascii() and stripped != s[i:end]:
         out.append((end - i, stripped))
     one = _strip_marks(ch)
     if one.isascii() and one != ch:
         out.append((1, one))
+    for end, base in bases:
+        if base != s[i:end] or len(base) > 1:
+            out.extend((end - i, rep) for rep in ROMANIZATIONS.get(base, ()))
     return out
 
 
@@ -161,10 +143,10 @@ def _fold_marks_first(text: str) -> str:
     out = []
     for c in text:
         plain = _strip_marks(c)
-        if plain.isascii() or c not in TRANSLITERATIONS:
-            out.append(plain)
+        if plain.isascii() or c not in ROMANIZATIONS:
+            out.append(_spelled(plain) if plain in ROMANIZATIONS else plain)
         else:
-            out.append(TRANSLITERATIONS[c][0])
+            out.append(ROMANIZATIONS[c][0])
     return "".join(out)
 
 
