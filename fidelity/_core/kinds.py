@@ -78,7 +78,7 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("encoding.mojibake", "UTF-8 bytes were decoded with another codec"),
     ("encoding.replacement", "characters became U+FFFD"),
     ("encoding.question_mark", "unencodable characters became ?"),
-    ("encoding.dropped", "unencodable characters were removed"),
+    ("encoding.dropped", "characters a codec could not encode or decode were removed"),
     ("encoding.surrogate_split", "an astral character became a surrogate pair, or half was lost"),
     ("bom.added", "a U+FEFF byte order mark appeared at the start"),
     ("bom.removed", "a leading U+FEFF vanished"),

@@ -202,8 +202,9 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "encode becomes `?`); use UTF-8 end to end."
         ),
         "encoding.dropped": (
-            "a layer encodes into ASCII or a legacy charset with `errors='ignore'`: what it "
-            "cannot encode vanishes (a slug or file-name sanitizer, a transliterator); "
+            "a layer encodes into ASCII or a legacy charset, or decodes bytes, with "
+            "`errors='ignore'`: what it cannot carry vanishes (a slug or file-name sanitizer, "
+            "a transliterator); "
             "use UTF-8 end to end, or refuse what the charset cannot carry."
         ),
         "encoding.surrogate_split": (
