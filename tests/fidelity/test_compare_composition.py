@@ -58,6 +58,13 @@ def _markdown(v: str) -> str:
     return str(markdownify(html.escape(v)))
 
 
+def _secure_filename(v: str) -> str:
+    need_module("werkzeug")
+    from werkzeug.utils import secure_filename
+
+    return secure_filename(v)
+
+
 def _pre(v: str) -> str:
     """The value written in ``<pre>`` and read back by an HTML5 parser."""
     need_module("html5lib")
@@ -68,6 +75,9 @@ def _pre(v: str) -> str:
     assert element is not None
     return str(element.text or "")
 
+
+_FOLDED = {"unicode.ascii_fold", "path.sanitized"}
+_SPACED = {"whitespace.to_space", "path.sanitized"}
 
 CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
     # A composed character at the edge of a stripped run: NFC and a strip, not a cut.
@@ -146,6 +156,23 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
     ("pre, indented", _pre, "\n  x", {"whitespace.strip"}),
     ("pre, a tab", _pre, "\n\tx", {"whitespace.strip"}),
     ("pre, a CRLF", _pre, "\r\nx y", {"whitespace.strip"}),
+    # A file-name sanitizer after NFKD and the ASCII step (secure_filename does both),
+    # after a strip of the ends, or before lower(): each step its own kind.
+    ("secure_filename, accents", _secure_filename, "caf\u00e9 menu.txt", _FOLDED),
+    (
+        "secure_filename, ends and accents",
+        _secure_filename,
+        " na\u00efve r\u00e9sum\u00e9.doc ",
+        _FOLDED | {"whitespace.strip"},
+    ),
+    ("secure_filename, ideographic space", _secure_filename, "a\u3000b.txt", _SPACED),
+    ("secure_filename, no-break space", _secure_filename, "report\u00a0final.pdf", _SPACED),
+    (
+        "secure_filename, lower",
+        lambda v: _secure_filename(v).lower(),
+        "My File.TXT",
+        {"path.sanitized", "unicode.case"},
+    ),
 ]
 
 
