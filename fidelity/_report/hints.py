@@ -143,9 +143,9 @@ GENERAL: Mapping[str, str] = MappingProxyType(
         ),
         "path.sanitized": (
             "a sanitiser makes the value a safe file name (`secure_filename`, "
-            "`get_valid_filename`, `sanitize_filename`): blanks and slashes become `_`, "
-            "other characters are removed; keep the text in a field that is not a file "
-            "name, or store the original name next to the safe one."
+            "`get_valid_filename`): blanks and slashes become `_`, other characters are "
+            "removed; keep text in a field that is not a file name, or store the original "
+            "name next to the safe one."
         ),
         "escape.json": (
             "the value was JSON-encoded once too often, or is read as raw JSON text; encode "
