@@ -55,6 +55,7 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("newline.lf_to_crlf", "LF became CRLF"),
     ("newline.separator_to_lf", "U+2028, U+2029, U+0085, VT or FF became LF"),
     ("newline.to_space", "a line break became a space"),
+    ("newline.inserted", "a line break was inserted to wrap the text at a width"),
     ("newline.final_added", "a trailing newline appeared"),
     ("newline.final_removed", "the trailing newline vanished"),
     ("path.backslash_to_slash", "backslash became slash"),

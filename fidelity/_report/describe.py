@@ -75,6 +75,10 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
     "newline.lf_to_crlf": ("LF line breaks {to} CRLF", "expect CRLF line endings"),
     "newline.separator_to_lf": ("line separators{sent} {to} LF", "use LF for line breaks"),
     "newline.to_space": ("line breaks{sent} {to} spaces", "keep the value on one line"),
+    "newline.inserted": (
+        "long lines are wrapped: line breaks are inserted at a width",
+        "keep lines short, or expect the breaks",
+    ),
     "newline.final_added": ("a final newline is added", "leave it out"),
     "newline.final_removed": ("a final newline is removed", "do not rely on it"),
     "path.backslash_to_slash": ("backslashes {to} slashes", "avoid backslashes"),

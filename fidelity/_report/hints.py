@@ -121,6 +121,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "a layer folds line breaks into spaces (XML attribute normalisation, YAML "
             "folding, a one-line field); put the value where line breaks are kept, or escape them."
         ),
+        "newline.inserted": (
+            "a layer wraps long lines at a width (`textwrap.fill`, an HTML-to-text converter's "
+            "body width, e-mail header folding) and inserts line breaks; turn wrapping off "
+            "(`body_width=0`), or unwrap the value where it is read."
+        ),
         "newline.final_added": (
             "a layer appends a final newline (`print()`, `echo`, a writer ending files with "
             "one); write with `print(text, end='')` or `write(text)`."

@@ -20,11 +20,12 @@ from fidelity._core.errors import UsageError
 from probes._http.body import body_template
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._http.url import check_url, shown_url
 from probes._mcp.template import ArgumentTemplate
 from probes._payload.expect import Expectation
 from probes._payload.placeholders import TextTemplate
 
-__all__ = ["DEFAULT_MAX_BODY", "HttpOptions", "shown_url"]
+__all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 #: The placeholders of ``read_url``.
@@ -201,17 +202,6 @@ def _credentials(url: str) -> tuple[str | None, str | None, str]:
     return unquote(user), unquote(password), f"{scheme}://{host}{slash}{tail}"
 
 
-def shown_url(url: str) -> str:
-    """``url`` with the password of its credentials (if any) as ``***``."""
-    scheme, sep, rest = url.partition("://")
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not (sep and at):
-        return url
-    user = userinfo.partition(":")[0]
-    return f"{scheme}://{user}:***@{host}{slash}{tail}"
-
-
 def _id_spec(id_from: str) -> ReadSpec:
     try:
         spec = parse_read(id_from)
@@ -235,12 +225,7 @@ def _positive(name: str, value: object, *, integer: bool = False) -> None:
 def _check_url(name: str, url: object) -> str:
     if not isinstance(url, str):
         raise UsageError(f"{name}={url!r} must be a URL string.")
-    try:
-        parsed = httpx.URL(url.replace(PLACEHOLDER, "v"))
-    except httpx.InvalidURL as exc:
-        raise UsageError(f"{name}={shown_url(url)!r} is not a valid URL ({exc}).") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise UsageError(f"{name}={shown_url(url)!r} must be an absolute http:// or https:// URL.")
+    check_url(name, url, parse_as=url.replace(PLACEHOLDER, "v"))
     return url
 
 

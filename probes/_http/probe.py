@@ -38,7 +38,7 @@ from probes._http.calibrate import calibrate
 from probes._http.deadline import DeadlineTransport
 from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
-from probes._http.options import DEFAULT_MAX_BODY, HttpOptions, shown_url
+from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
 from probes._http.places import (
     ReadSpec,
     SendSpec,
@@ -46,6 +46,7 @@ from probes._http.places import (
 )
 from probes._http.readback import read_observation
 from probes._http.request import RequestPlan, build_request
+from probes._http.url import shown_url
 from probes._payload.expect import Expectation
 from probes._payload.locate import CALIBRATION_CALLS
 from probes._payload.placeholders import (

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from probes._http.url import check_url
 from probes._mcp.calls import ArgumentFiller
 from probes._mcp.clients import CLIENTS, PYTHON_MODES
 from probes._mcp.read import Reader, parse_read
@@ -178,6 +179,7 @@ def transport_of(target: object, transport: str | None) -> Literal["stdio", "htt
             raise UsageError("an MCP stdio target must be a non-empty list of strings (the argv).")
         kind: Literal["stdio", "http"] = "stdio"
     elif isinstance(target, str) and target.lower().startswith(("http://", "https://")):
+        check_url("target", target)
         kind = "http"
     elif isinstance(target, str):
         raise UsageError(

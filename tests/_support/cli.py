@@ -184,10 +184,20 @@ def one_sentence(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """In the child, before it runs the command: Ctrl-C (SIGINT) back to its default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args: str) -> subprocess.Popen[str]:
     """Start ``fidelity ARGS...`` and leave it running: no stdin, its stdout thrown
     away, its stderr kept (decoded as :func:`fidelity` decodes it); end it with
-    :func:`stop`."""
+    :func:`stop`.
+
+    The command gets Ctrl-C as a command started from a terminal does, however this
+    suite was started: a shell runs a background job (``pytest ... &``) with SIGINT
+    ignored, children inherit that, and Python then never raises KeyboardInterrupt."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     return subprocess.Popen(
         [*FIDELITY, *args],
         stdin=subprocess.DEVNULL,
@@ -196,6 +206,7 @@ def start(*args: str) -> subprocess.Popen[str]:
         text=True,
         encoding="utf-8",
         errors="surrogateescape",
+        preexec_fn=_ctrl_c_as_on_a_terminal if ignored else None,  # noqa: PLW1509
     )
 
 

@@ -47,6 +47,12 @@ SERVER = HOSTILE_MCP
         (["--mcp", "--read", "regex:(", "--", "server"], ["--read 'regex:('"]),
         (["http://127.0.0.1:9/", "--send", "path"], ["--send path", "{value}"]),
         (["http://127.0.0.1:9/\x1b[2J", "--timeout", "1"], ["the URL", "not a valid URL"]),
+        # A URL that cannot be connected to is a usage error before anything is opened,
+        # for MCP targets too (it was "could not open an MCP session", exit 3).
+        (["http://127.0.0.1:99999/"], ["the URL", "port 99999 is not 1-65535"]),
+        (["--mcp", "http://127.0.0.1:80x/mcp"], ["the target", "not a valid URL", "80x"]),
+        (["--mcp", "http://127.0.0.1:70000/mcp"], ["the target", "port 70000"]),
+        (["--mcp", "http://me:pw@127.0.0.1:0/mcp"], ["me:***@", "port 0"]),
         # Paths, placeholders and steps: checked before the server is started.
         (["--mcp", "--param", "edits[0", "--", "server"], ["--param 'edits[0' is not a path"]),
         (["--mcp", "--param", "[0].x", "--", "server"], ["must start with an argument name"]),

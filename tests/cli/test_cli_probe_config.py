@@ -4,8 +4,10 @@ Config files in both forms (an ``mcpServers`` map with comments and trailing com
 a ``servers`` map with ``type``) holding real servers: the reference npm servers, the
 PyPI mcp-server-git, our stdio reflector, a command that does not exist, and an MCP
 server over Streamable HTTP that answers only with its header. ``--jobs 1`` and
-``--jobs 3`` give the same files; the parts of a run split by ``--server`` and joined
-by ``fidelity card`` give the same document, map and JUnit, byte for byte.
+``--jobs 3`` give the same files and map; the parts of a run split by ``--server`` and
+joined by ``fidelity card`` give the same document, map and JUnit, byte for byte (these
+two with our reflector in the place of server-everything: what they compare is how the
+runs are ordered and joined, not which server answers).
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ TOKEN = "s3cret-token-f29"
 SECRET = "hunter2-env-f29"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def header_server() -> Iterator[str]:
-    """The URL of tests/servers/mcp_http_header.py, which wants ``Bearer TOKEN``."""
+    """The URL of tests/servers/mcp_http_header.py, which wants ``Bearer TOKEN`` (one for
+    the module: it keeps no state between sessions, it only checks the header)."""
     process = subprocess.Popen(
         [sys.executable, str(SERVERS / "mcp_http_header.py"), TOKEN],
         stdout=subprocess.PIPE,
@@ -86,54 +89,57 @@ def _no_secret(*texts: str) -> None:
 
 
 @pytest.mark.timeout(400)
-def test_every_server_of_an_mcp_servers_file_in_parallel_and_in_turn(
-    tmp_path: Path, header_server: str
-) -> None:
+def test_every_server_of_an_mcp_servers_file(tmp_path: Path, header_server: str) -> None:
     config = _mcp_servers_file(tmp_path, header_server)
-    one = _run(config, tmp_path / "one", "--jobs", "1")
-    three = _run(config, tmp_path / "three", "--jobs", "3")
-    for result in (one, three):
-        # The missing server fails (exit 3, its sentence); the others went on.
-        assert result.returncode == 3, result.stderr
-        _no_secret(result.stdout, result.stderr)
-        assert not RAW.search(result.stdout)
+    result = _run(config, tmp_path / "out", "--jobs", "3")
+    # The missing server fails (exit 3, its sentence); the others went on.
+    assert result.returncode == 3, result.stderr
+    _no_secret(result.stdout, result.stderr)
+    assert not RAW.search(result.stdout)
     for name in ("all.json", "all.xml", "DOC.md"):
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "three" / name).read_bytes()
-        _no_secret((tmp_path / "one" / name).read_text(encoding="utf-8"))
+        _no_secret((tmp_path / "out" / name).read_text(encoding="utf-8"))
     # Each section whole: its heading, then its own lines, before the next heading.
-    sections = one.stdout.split("\n== ")
+    sections = result.stdout.split("\n== ")
     assert {s.split(" (exit")[0].removeprefix("== ") for s in sections[:4]} == {
         "everything", "reflector", "missing", "remote",
     }  # fmt: skip
-    summary = one.stdout.splitlines()
-    assert summary[-5:] == three.stdout.splitlines()[-5:]
+    summary = result.stdout.splitlines()
     assert summary[-5].split() == ["server", "quotes"]
     assert [line.split()[0] for line in summary[-4:-1]] == ["everything", "reflector", "remote"]
     assert summary[-1].startswith("failed: missing: could not open an MCP session")
-    xml = (tmp_path / "one" / "all.xml").read_text(encoding="utf-8")
+    xml = (tmp_path / "out" / "all.xml").read_text(encoding="utf-8")
     check_schema(xml)
-    found = cases(tmp_path / "one" / "all.xml")
+    found = cases(tmp_path / "out" / "all.xml")
     assert ("remote", "remote.echo.text") in found
     assert ("everything", "everything.echo.message") in found
     [error] = found[("missing", "(server)")].result  # type: ignore[attr-defined]
     assert error.message.startswith("could not open an MCP session")
-    document = (tmp_path / "one" / "DOC.md").read_text(encoding="utf-8")
+    document = (tmp_path / "out" / "DOC.md").read_text(encoding="utf-8")
     assert "<!-- fidelity:begin remote.echo.text -->" in document
 
 
 @pytest.mark.timeout(400)
-def test_parts_joined_give_the_same_document_map_and_junit(
+def test_in_turn_in_parallel_and_in_parts_give_the_same_document_map_and_junit(
     tmp_path: Path, header_server: str
 ) -> None:
-    # Our reflector in the place of server-everything: five runs, kept short.
+    # Our reflector in the place of server-everything; four runs: the whole file in turn
+    # and in parallel, and in two parts. The missing server ends first, so runs in
+    # parallel end in another order than the file's.
     config = _mcp_servers_file(tmp_path, header_server, npm=False)
-    whole = _run(config, tmp_path / "whole", "--jobs", "2", "--quiet")
+    in_turn = _run(config, tmp_path / "one", "--jobs", "1")
+    whole = _run(config, tmp_path / "whole", "--jobs", "3")
+    for result in (in_turn, whole):
+        assert result.returncode == 3, result.stderr
+        _no_secret(result.stdout, result.stderr)
+    for name in ("all.json", "all.xml", "DOC.md"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    assert in_turn.stdout.splitlines()[-5:] == whole.stdout.splitlines()[-5:]
     parts = []
-    for name in ("everything", "reflector", "missing", "remote"):
-        part = tmp_path / f"{name}.json"
+    for first, second in (("everything", "missing"), ("reflector", "remote")):
+        part = tmp_path / f"{first}-{second}.json"
         fidelity(
-            "probe", "--config", str(config), "--server", name, "--families", "quotes",
-            "--quiet", "--json", str(part), env=_ENV, timeout=300,
+            "probe", "--config", str(config), "--server", first, "--server", second,
+            "--families", "quotes", "--quiet", "--json", str(part), env=_ENV, timeout=300,
         )  # fmt: skip
         parts.append(str(part))
     joined = fidelity(

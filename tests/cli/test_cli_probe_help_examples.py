@@ -12,6 +12,7 @@ endpoint (tests/servers/http_servers.py ``store``: ``POST /items`` answers its i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -63,9 +64,15 @@ def test_each_help_example_runs_as_written(index: int, tmp_path: Path) -> None:
         "FIDELITY_NODE_MODULES": str(NODE_MODULES),
         "API_TOKEN": "help-token",
     }
-    with http_server("store") as url, serving("http_api.py", "alice:secret", "help-token") as api:
-        command = command.replace("http://127.0.0.1:8000/", url)
-        command = command.replace("http://127.0.0.1:8001/", api)
+    with contextlib.ExitStack() as servers:
+        # Each endpoint is started for the examples that name it (a fresh one each).
+        if "http://127.0.0.1:8000/" in command:
+            url = servers.enter_context(http_server("store"))
+            command = command.replace("http://127.0.0.1:8000/", url)
+        if "http://127.0.0.1:8001/" in command:
+            api = servers.enter_context(serving("http_api.py", "alice:secret", "help-token"))
+            command = command.replace("http://127.0.0.1:8001/", api)
+        assert "127.0.0.1:800" not in command
         result = subprocess.run(
             ["bash", "-c", command],
             cwd=SERVERS,

@@ -53,9 +53,14 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
     url, calls = api
     before = len(_calls(calls))
     out = tmp_path / "result.json"
+    # One family keeps the run short (96 payloads, not 344): what this test proves is
+    # that every field is surveyed, read back where the app keeps it, and its rewrite
+    # named. The per-field rewrites of normalization and whitespace (NFC in body and
+    # memos, strip in meta.author, to_space in memos) are pinned by docs/cli.md's
+    # --openapi transcript, which runs the three families on this app.
     result = fidelity(
-        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--families",
-        "normalization,whitespace,case", "--json", str(out),
+        "probe", "--openapi", f"{url}/openapi.json", "--yes", "--families", "case",
+        "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     cards = _cards(out)
@@ -69,14 +74,19 @@ def test_every_field_surveyed_with_yes_names_each_rewrite_and_reads_items_back(
         "POST:/memos:body.text",
         "GET:/search:query.q",
     }
-    assert _kinds(cards["POST:/notes:body.title"]) == set()
-    assert _kinds(cards["POST:/notes:body.tags.0"]) == set()
-    assert _kinds(cards["GET:/search:query.q"]) == set()
-    assert "unicode.nfc" in _kinds(cards["POST:/notes:body.body"])
-    assert "whitespace.strip" in _kinds(cards["POST:/notes:body.meta.author"])
-    assert "unicode.case" in _kinds(cards["POST:/items:body.name"])
-    assert _kinds(cards["POST:/things:body.label"]) == set()  # CRLF: not in these families
-    assert "unicode.nfc" in _kinds(cards["POST:/memos:body.text"])
+    # GET /items/{item_id} reads the name back casefolded (casefold() also folds
+    # compatibility forms: the long s, ligatures); a memo is stored NFKC-normalized.
+    assert _kinds(cards["POST:/items:body.name"]) == {"unicode.case", "unicode.nfkc"}
+    assert _kinds(cards["POST:/memos:body.text"]) == {"unicode.nfkc"}
+    for stored_as_sent in (
+        "POST:/notes:body.title",
+        "POST:/notes:body.body",  # NFC: the case payloads are NFC already
+        "POST:/notes:body.tags.0",
+        "POST:/notes:body.meta.author",  # strip: no edge whitespace in these payloads
+        "POST:/things:body.label",
+        "GET:/search:query.q",
+    ):
+        assert _kinds(cards[stored_as_sent]) == set(), stored_as_sent
     # The words are those of operations and their fields, not of tools.
     lines = result.stdout.splitlines()
     assert any(ln.startswith("operation field ") and ln.endswith("kinds") for ln in lines)

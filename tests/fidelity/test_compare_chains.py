@@ -157,7 +157,7 @@ CASES: list[Case] = [
     (
         "textwrap.fill wraps lines",
         lambda: ("alpha beta gamma delta", textwrap.fill("alpha beta gamma delta", 11)),
-        ({"unknown"},),
+        ({"newline.inserted"},),
     ),
     # codecs beyond the usual five, and UTF-16 mishandled
     (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import random
+import textwrap
 import unicodedata
 from collections.abc import Callable
 
@@ -74,6 +75,10 @@ def _pre(v: str) -> str:
     element = doc.find(".//pre")
     assert element is not None
     return str(element.text or "")
+
+
+def _fill(v: str) -> str:
+    return textwrap.fill(v, 12)
 
 
 _FOLDED = {"unicode.ascii_fold", "path.sanitized"}
@@ -149,6 +154,39 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
         lambda v: html.escape(_markdown(v)),
         "a_b & *c*",
         {"escape.markdown", "escape.html"},
+    ),
+    # textwrap turns line breaks into spaces, expands tabs, drops the blanks at a break
+    # and at the end, and breaks lines: each rewrite once, the break as inserted.
+    (
+        "fill, a line break",
+        _fill,
+        "one\ntwo three four five",
+        {"newline.to_space", "newline.inserted"},
+    ),
+    ("fill, a tab", _fill, "one\ttwo three four", {"whitespace.tab_expand", "newline.inserted"}),
+    (
+        "fill, blanks at the end",
+        _fill,
+        "one two three four  \n",
+        {"newline.inserted", "whitespace.strip"},
+    ),
+    (
+        "nfc then fill",
+        lambda v: _fill(unicodedata.normalize("NFC", v)),
+        "cafe\u0301 cre\u0300me brule\u0301e",
+        {"unicode.nfc", "newline.inserted"},
+    ),
+    (
+        "collapse then fill",
+        lambda v: _fill(" ".join(v.split())),
+        "one   two\t\tthree  four",
+        {"whitespace.collapse", "newline.inserted"},
+    ),
+    (
+        "fill then upper",
+        lambda v: _fill(v).upper(),
+        "one two three four",
+        {"unicode.case", "newline.inserted"},
     ),
     # An HTML parser drops the line feed right after <pre>: one name, whatever follows.
     ("pre, a word", _pre, "\nx", {"whitespace.strip"}),

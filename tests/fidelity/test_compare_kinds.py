@@ -90,6 +90,16 @@ def _smtp_body(text: str) -> tuple[str, object]:
     return text, message.as_string(policy=email.policy.SMTP).split("\r\n\r\n", 1)[1]
 
 
+_PROSE = "Please review the attached quarterly report before our meeting on Thursday, thanks"
+_URL = "see https://example.com/a/very/long/path/that/does/not/fit"
+
+
+def _folded_header(text: str, policy: email.policy.EmailPolicy) -> tuple[str, object]:
+    """A header value as the email package folds it (a line break before a blank)."""
+    folded = policy.fold("Subject", text)
+    return text, folded.removeprefix("Subject: ").removesuffix(policy.linesep)
+
+
 def _text_file_write(text: str, newline: str) -> tuple[str, object]:
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
@@ -368,6 +378,26 @@ CASES: list[Case] = [
     ("newline.to_space", "textwrap.fill", lambda: ("a\nb", textwrap.fill("a\nb", 100))),
     ("newline.to_space", "join lines", lambda: ("a\r\nb\nc", " ".join("a\r\nb\nc".splitlines()))),
     ("newline.to_space", "replace", lambda: ("x\ny", "x\ny".replace("\n", " "))),
+    (
+        "newline.inserted",
+        "textwrap.fill",
+        lambda: (_PROSE, textwrap.fill(_PROSE, 40)),
+    ),
+    (
+        "newline.inserted",
+        "textwrap.fill long word",
+        lambda: (_URL, textwrap.fill(_URL, 24)),
+    ),
+    (
+        "newline.inserted",
+        "email header folding",
+        lambda: _folded_header(_PROSE, email.policy.default),
+    ),
+    (
+        "newline.inserted",
+        "email header folding SMTP",
+        lambda: _folded_header(_PROSE, email.policy.SMTP),
+    ),
     ("newline.final_added", "print", lambda: _printed("a")),
     ("newline.final_added", "print multiline", lambda: _printed("a\nb")),
     ("newline.final_added", "text-mode write crlf", _text_file_write_crlf_final),
@@ -672,3 +702,47 @@ def test_each_character_html_escapes_is_its_own_finding() -> None:
         ("escape.html", '"', "&quot;"),
         ("escape.html", "&", "&amp;"),
     ]
+
+
+def test_each_line_break_a_wrapper_inserts_is_its_own_finding() -> None:
+    # textwrap breaks at the blanks (dropping the run) and inside a word too long.
+    sent = "one two\t three " + "x" * 12
+    received = textwrap.fill(sent, 10)
+    assert received == "one two\nthree xxxx\nxxxxxxxx"
+    c = compare(sent, received)
+    assert [(t.kind, t.sent, t.received) for t in c.transformations] == [
+        ("newline.inserted", "o\t t", "o\nt"),
+        ("newline.inserted", "xx", "x\nx"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sent", "received", "kinds"),
+    [
+        ("a b", "a\n\nb", {"unknown"}),  # a paragraph break is no wrap
+        ("ab", "a\n\nb", {"unknown"}),
+        ("a b", "a \nb", {"unknown"}),  # the blank kept before the break
+        ("ab", "\nab", {"unknown"}),  # a break before the first character
+        ("ab", "ab\n", {"newline.final_added"}),
+        ("a\nb", "a\r\nb", {"newline.lf_to_crlf"}),
+        ("a\u2028b", "a\nb", {"newline.separator_to_lf"}),
+        ("a\rb", "a\nb", {"newline.cr_to_lf"}),
+        ("a  \nb", "a\nb", {"whitespace.line_strip"}),
+        ("a b", "a\rb", {"unknown"}),  # a lone CR breaks no line a wrapper writes
+    ],
+)
+def test_a_line_break_no_wrapper_inserts_is_not_named_inserted(
+    sent: str, received: str, kinds: set[str]
+) -> None:
+    assert compare(sent, received).kinds == kinds
+
+
+def test_the_whole_value_wrap_is_textwrap_on_plain_prose() -> None:
+    from fidelity._compare.rules.newlines import WRAP_WIDTHS, wrap
+
+    prose = " ".join([_PROSE] * 4)
+    for width in WRAP_WIDTHS:
+        wrapped = wrap(prose, width)
+        assert wrapped == textwrap.fill(prose, width)
+        assert compare(prose, wrapped).kinds == {"newline.inserted"}
+    assert wrap("x" * 25 + "\nab  cd", 10) == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx\nab  cd"

@@ -1,12 +1,14 @@
-"""Line breaks: CRLF, CR, LF, the Unicode separators, and breaks that became spaces."""
+"""Line breaks: CRLF, CR, LF, the Unicode separators, breaks that became spaces, and
+breaks inserted to wrap the text at a width."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from fidelity._compare.rules.base import Rule, table_rule
+from fidelity._compare.rules.base import Context, Rule, alts_rule, table_rule
 
-__all__ = ["LINE_BREAKS", "RULES"]
+__all__ = ["LINE_BREAKS", "RULES", "WRAP_WIDTHS", "wrap"]
 
 LINE_BREAKS = ("\r\n", "\n", "\r", "\u2028", "\u2029", "\x85")
 NEWLINE_TO_SPACE: dict[str, tuple[str, ...]] = dict.fromkeys(LINE_BREAKS, (" ",))
@@ -18,6 +20,83 @@ SEPARATOR_TO_LF: dict[str, tuple[str, ...]] = {
     "\x0c": ("\n",),
 }
 
+#: The blanks a wrapper breaks a line at (``textwrap``, RFC 5322 folding: space and tab).
+_BLANKS = " \t"
+#: What is not part of a word to a wrapper: the blanks, and what breaks a line.
+_NOT_WORD = frozenset(_BLANKS + "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+#: Widths the whole-value rewrite wraps at: ``textwrap``'s default, RFC 2045 lines,
+#: RFC 5322's recommended line length (html2text's default body width), a terminal.
+WRAP_WIDTHS = (70, 76, 78, 80)
+
+_WORD = "[^" + re.escape("".join(sorted(_NOT_WORD))) + "]"
+#: Blanks right after a word: where ``wrap`` may break a line, if a word follows them.
+_BLANKS_AFTER_WORD = re.compile(f"(?<={_WORD})[ \t]+")
+
+
+def _blank_run_end(s: str, i: int) -> int:
+    end = i
+    while end < len(s) and s[end] in _BLANKS:
+        end += 1
+    return end
+
+
+def _inserted_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    """A line break where a wrapper breaks a line: after a character that is neither a
+    blank nor a line break, either inserted (inside a word longer than the width, or
+    before the blanks it folds at) or in place of the whole run of blanks between two
+    words (a no-break or other Unicode space is part of a word to a wrapper).
+
+    The break is LF, or CRLF where the received text has one there (RFC 5322 folding on
+    the wire); a first step of a composition (no received text) only writes LF.
+    """
+    if i == 0 or s[i - 1] in _NOT_WORD or r[j - 1 : j] == "\n":  # one break at a time
+        return ()
+    brk = "\r\n" if r.startswith("\r\n", j) else "\n"
+    if s[i] not in _BLANKS:
+        return () if s[i] in _NOT_WORD else ((0, brk),)
+    end = _blank_run_end(s, i)
+    if end == len(s) or s[end] in _NOT_WORD:
+        return ((0, brk),)
+    return ((0, brk), (end - i, brk))
+
+
+def _last_break(line: str, start: int, width: int) -> int:
+    """Where the last run of blanks between two words starts in the ``width + 1``
+    characters of ``line`` from ``start`` (``start`` if none): the line up to it fits."""
+    cut = start
+    for m in _BLANKS_AFTER_WORD.finditer(line, start + 1, start + width + 1):
+        end = _blank_run_end(line, m.start())
+        if end < len(line) and line[end] not in _NOT_WORD:
+            cut = m.start()
+    return cut
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` with its long lines wrapped at ``width``: nothing but line feeds added.
+
+    Each line longer than ``width`` breaks at the last run of blanks that lets the line
+    fit (the run gives way to the line feed, as ``textwrap`` drops it), or inside a word
+    longer than the width; the other characters are kept as they are.
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        start = 0
+        while len(line) - start > width:
+            cut = _last_break(line, start, width)
+            if cut > start:
+                out.append(line[start:cut])
+                start = _blank_run_end(line, cut)
+            else:
+                out.append(line[start : start + width])
+                start += width
+        out.append(line[start:])
+    return "\n".join(out)
+
+
+def _wrap_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    return [(wrap(s, width), "") for width in WRAP_WIDTHS]
+
 
 RULES: tuple[Rule, ...] = (
     table_rule("newline.crlf_to_lf", {"\r\n": ("\n",)}),
@@ -25,4 +104,11 @@ RULES: tuple[Rule, ...] = (
     table_rule("newline.lf_to_crlf", {"\n": ("\r\n",)}, dst=re.compile("\r")),
     table_rule("newline.separator_to_lf", SEPARATOR_TO_LF),
     table_rule("newline.to_space", NEWLINE_TO_SPACE),
+    alts_rule(
+        "newline.inserted",
+        _inserted_alts,
+        _wrap_apply,
+        src=re.compile(r"\S"),
+        dst=re.compile("\n"),
+    ),
 )
