@@ -106,15 +106,19 @@ class Classifier:
         self.escapes = escapes
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
         self.verdicts: dict[tuple[object, ...], str | None] = {}
+        self.contexts: dict[int, Context] = {}
         self.compose_budget = _COMPOSE_BUDGET
         self.realign_budget = _REALIGN_STATES + _REALIGN_PER_CHAR * len(a)
 
     def _context(self, j: int) -> Context:
-        line_start = self.b.rfind("\n", 0, j) + 1
-        line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
-        return Context(
-            column=j - line_start, escapes=self.escapes, sent=self.a, value=self.b, start=j
-        )
+        ctx = self.contexts.get(j)
+        if ctx is None:
+            line_start = self.b.rfind("\n", 0, j) + 1
+            line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
+            ctx = self.contexts[j] = Context(
+                column=j - line_start, escapes=self.escapes, sent=self.a, value=self.b, start=j
+            )
+        return ctx
 
     def _ends(self, j: int, je: int) -> tuple[bool, bool]:
         """Whether the received segment ``b[j:je]`` starts and ends the value."""

@@ -43,6 +43,7 @@ _DJANGO_SAFE = re.compile(r"[-\w.]*")
 _DJANGO_UNSAFE = re.compile(r"[^-\w.]")
 _PATHVALIDATE_UNSAFE = re.compile('[\x00-\x1f\x7f/\\\\:*?"<>|]')
 _RESERVED = re.compile("[/:?<>|]")
+_INNER_BLANK = re.compile(r"[\s/]")
 
 
 _RUN_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f /"
@@ -119,18 +120,20 @@ def _place(s: str, r: str, ctx: Context) -> tuple[str, str, bool, bool]:
     return sent, ctx.value, ctx.start == 0, ctx.start + len(r) == len(ctx.value)
 
 
-def _file_name(sent: str, received: str) -> bool:
+def _file_name(sent: str, received: str | None) -> bool:
     """True when the value shows what only a file-name sanitizer does.
 
     A blank or a slash inside the sent value and an underscore in the received one (a
     blank or a separator replaced), or a character a file system refuses (``/ : ? < >
     |``) in the sent value. A value that only lost quotes, backslashes, symbols or
     non-ASCII letters may come from a shell parser, a Markdown renderer or a
-    transliterator as well.
+    transliterator as well. Without a received value: whether one could show it.
     """
     if _RESERVED.search(sent) is not None:
         return True
-    return "_" in received and any(c.isspace() or c == "/" for c in sent.strip())
+    if received is not None and "_" not in received:
+        return False
+    return _INNER_BLANK.search(sent.strip()) is not None
 
 
 @lru_cache(maxsize=4)
@@ -146,9 +149,10 @@ def _possible(sent: str, received: str) -> tuple[Style, ...]:
 
 
 def _match(s: str, r: str, ctx: Context) -> str | None:
-    for style in STYLES:
-        if _replays(style, s, r, ctx):
-            return style[0]
+    sent, value, start, end = _place(s, r, ctx)
+    for name, sanitize, _ in _possible(sent, value):
+        if sanitize(s, start, end) == r:
+            return name
     return None
 
 
@@ -175,6 +179,8 @@ def _apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     sent = s if ctx.sent is None else ctx.sent
     if ctx.value is None:
         # The whole value: each style's output, where it shows a file-name sanitizer.
+        if not _file_name(sent, None):
+            return []
         outs = ((sanitize(s, True, True), name) for name, sanitize, _ in STYLES)
         return [(out, name) for out, name in outs if _file_name(sent, out)]
     styles = _possible(sent, ctx.value)
