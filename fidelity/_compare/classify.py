@@ -35,6 +35,7 @@ from fidelity._compare.finding import (
     whole_finding,
 )
 from fidelity._compare.rules import LINE_BREAKS, reread, reread_codecs
+from fidelity._compare.shell_words import shell_words
 from fidelity._compare.tails import tail_kind
 from fidelity._compare.whole_value import dense, whole_value
 from fidelity._compare.windows import Window, windows
@@ -173,6 +174,10 @@ def _classify(
         wide = dense(core_a, core_b, escapes)
     if wide is None:
         wide = _stripped(core_a, core_b, escapes)
+    if any(not f.explained for f in wide) and not escapes:
+        words = shell_words(core_a, core_b, _inside)
+        if words is not None:
+            wide = words
     if any(not f.explained for f in wide):
         ws = _windows(core_a, core_b, wide)
         whole = whole_value(core_a, core_b, escapes, ws)
@@ -192,6 +197,11 @@ def _classify(
             )
         )
     return findings
+
+
+def _inside(a: str, b: str) -> list[Finding]:
+    """A part of the value (a shell word) classified on its own."""
+    return classify(a, b, reread=False)
 
 
 def _one_name(findings: list[Finding]) -> list[Finding]:

@@ -52,6 +52,9 @@ _OPPOSITES = (
     ("escape.url", "unescape.url"),
     ("escape.backslash", "unescape.backslash"),
     ("escape.markdown", "unescape.backslash"),
+    # Curly quotes straightened, then removed as a quoted string's quotes: a chain that
+    # deleted the quotes (a file name sanitizer) is not what either rule does.
+    ("quote.straighten", "unescape.backslash"),
     ("path.backslash_to_slash", "path.slash_to_backslash"),
     ("newline.crlf_to_lf", "newline.lf_to_crlf"),
 )

@@ -67,10 +67,15 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("escape.url", "percent-encoding appears"),
     ("escape.backslash", "backslashes doubled"),
     ("escape.markdown", "Markdown metacharacters gain a backslash"),
+    ("escape.shell", "shell quoting was applied to a word or the value"),
     ("unescape.json", "literal escape sequences in the sent text were decoded"),
     ("unescape.html", "literal character references in the sent text were decoded"),
     ("unescape.url", "literal percent sequences decoded, or + became space"),
-    ("unescape.backslash", "a backslash was dropped before the character it would escape"),
+    (
+        "unescape.backslash",
+        "a backslash was dropped before the character it would escape, or the quotes "
+        "around a quoted string (a quoted-string or shell parser)",
+    ),
     ("encoding.mojibake", "UTF-8 bytes were decoded with another codec"),
     ("encoding.replacement", "characters became U+FFFD"),
     ("encoding.question_mark", "unencodable characters became ?"),

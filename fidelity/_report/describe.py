@@ -99,10 +99,17 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
         "Markdown characters such as _ * [ ] # gain a backslash",
         "expect escaped text",
     ),
+    "escape.shell": (
+        "words with spaces or symbols arrive shell-quoted ('a b')",
+        "expect quoted words",
+    ),
     "unescape.json": ("backslash escapes such as \\n are decoded", "avoid literal escapes"),
     "unescape.html": ("character references such as &amp; are decoded", "avoid them"),
     "unescape.url": ("percent sequences are decoded and + becomes a space", "avoid % and +"),
-    "unescape.backslash": ("a backslash before a character is dropped", "avoid backslashes"),
+    "unescape.backslash": (
+        "a backslash before a character, or the quotes around a word, are dropped",
+        "avoid backslashes and quotes",
+    ),
     "encoding.mojibake": ("non-ASCII characters{sent} {to} garbled text", "prefer ASCII"),
     "encoding.replacement": ("characters{sent} {to} U+FFFD", "do not send them"),
     "encoding.question_mark": ("characters{sent} {to} ?", "prefer ASCII"),

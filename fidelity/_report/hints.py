@@ -173,6 +173,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "(`1_000` becomes `1\\_000`: an HTML-to-Markdown converter, a Markdown writer); "
             "pass the value as plain text, or render the Markdown where it is read."
         ),
+        "escape.shell": (
+            "a layer quotes the value or its words for a shell (`shlex.quote`, `shlex.join`, "
+            "Node's `shell-quote`: `a b` becomes `'a b'`) and nothing parses it back; pass "
+            "an argument list, or split it once where it is read."
+        ),
         "unescape.json": (
             "a layer decodes escape sequences that were text (a second `json.loads`, "
             "`unicode_escape`); decode once only, or escape the backslashes first."
@@ -187,7 +192,8 @@ GENERAL: Mapping[str, str] = MappingProxyType(
         ),
         "unescape.backslash": (
             "a layer treats backslashes as escapes (a shell, `shlex.split`, a quoted-string "
-            "parser); quote the value for it (`shlex.quote`), or pass an argument list."
+            "parser: the quotes around a word go too); quote the value for it "
+            "(`shlex.quote`), or pass an argument list."
         ),
         "encoding.mojibake": (
             "the reader assumes another codec than UTF-8; declare or assume UTF-8 "

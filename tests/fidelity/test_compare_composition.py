@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import random
+import shlex
 import textwrap
 import unicodedata
 from collections.abc import Callable
@@ -64,6 +65,11 @@ def _secure_filename(v: str) -> str:
     from werkzeug.utils import secure_filename
 
     return secure_filename(v)
+
+
+def _shell_words(v: str) -> str:
+    """A command line parsed and written back: ``shlex.join(shlex.split(v))``."""
+    return shlex.join(shlex.split(v))
 
 
 def _pre(v: str) -> str:
@@ -154,6 +160,28 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
         lambda v: html.escape(_markdown(v)),
         "a_b & *c*",
         {"escape.markdown", "escape.html"},
+    ),
+    # A value split into shell words and joined again: each word's quoting lost and
+    # gained, and the whitespace between words, each named by the kind that replays it.
+    ("shlex join, words quoted", _shell_words, "caf\u00e9 au lait", {"escape.shell"}),
+    (
+        "shlex join, lines",
+        _shell_words,
+        "\u00e9\nx y&z\n",
+        {"escape.shell", "newline.to_space", "newline.final_removed"},
+    ),
+    (
+        "shlex join, quotes and blanks",
+        _shell_words,
+        ' say "hello world"  caf\u00e9\t',
+        {"unescape.backslash", "escape.shell", "whitespace.collapse", "whitespace.strip"},
+    ),
+    ("shlex join, quotes only removed", _shell_words, 'a "b" c', {"unescape.backslash"}),
+    (
+        "nfc then shlex join",
+        lambda v: _shell_words(unicodedata.normalize("NFC", v)),
+        "e\u0301 x\n",
+        {"unicode.nfc", "escape.shell", "newline.final_removed"},
     ),
     # textwrap turns line breaks into spaces, expands tabs, drops the blanks at a break
     # and at the end, and breaks lines: each rewrite once, the break as inserted.

@@ -189,6 +189,24 @@ def _cookie_value(value: str) -> tuple[str, object]:
     return value, jar["k"].value
 
 
+def _node_shell_quote(word: str) -> tuple[str, object]:
+    """Node's ``shell-quote`` package: ``quote([word])`` (tests/servers/node_modules)."""
+    from _support.mcp import NODE_MODULES
+
+    need_executable("node")
+    if not (NODE_MODULES / "shell-quote").is_dir():
+        pytest.skip("shell-quote is missing: run npm ci --prefix tests/servers")
+    script = "process.stdout.write(require('shell-quote').quote([process.argv[1]]))"
+    out = subprocess.run(
+        ["node", "-e", script, word],
+        capture_output=True,
+        timeout=30,
+        check=True,
+        cwd=NODE_MODULES.parent,
+    ).stdout
+    return word, out.decode()
+
+
 def _text_file_write_crlf_final() -> tuple[str, object]:
     buf = io.StringIO(newline="")
     print("a b", file=buf)
@@ -472,6 +490,14 @@ CASES: list[Case] = [
         "markdownify escape_misc",
         lambda: _markdownify("price [x] # 5", escape_misc=True),
     ),
+    ("escape.shell", "shlex.quote", lambda: ("caf\u00e9 x", shlex.quote("caf\u00e9 x"))),
+    ("escape.shell", "shlex.quote apostrophe", lambda: ("it's", shlex.quote("it's"))),
+    (
+        "escape.shell",
+        "shlex.join words",
+        lambda: ("echo na\u00efve $HOME", shlex.join(["echo", "na\u00efve", "$HOME"])),
+    ),
+    ("escape.shell", "shell-quote (Node)", lambda: _node_shell_quote("it's a $HOME")),
     ("unescape.json", "json.loads", lambda: ("a\\nb", json.loads('"a\\nb"'))),
     (
         "unescape.json",
@@ -508,6 +534,11 @@ CASES: list[Case] = [
         lambda: ("C:\\temp\\new", shlex.split("C:\\temp\\new")[0]),
     ),
     ("unescape.backslash", "bash read", lambda: _bash_read("D:\\data\\caf\u00e9.csv")),
+    (
+        "unescape.backslash",
+        "shlex.split quotes",
+        lambda: ('say "hello world"', " ".join(shlex.split('say "hello world"'))),
+    ),
     ("unescape.backslash", "http.cookies", lambda: _cookie_value("C:\\Users\\me")),
     # encodings
     ("encoding.mojibake", "cp1252", lambda: ("we’ll", "we’ll".encode().decode("cp1252"))),
@@ -634,6 +665,36 @@ def test_every_kind_has_three_cases() -> None:
         counts[kind] += 1
     missing = {k: n for k, n in counts.items() if n < 3 and k != "unknown"}
     assert not missing
+
+
+@pytest.mark.parametrize(
+    ("style", "build"),
+    [
+        ("shlex.quote", lambda: ("it's a $HOME", shlex.quote("it's a $HOME"))),
+        ("shell-quote", lambda: _node_shell_quote("it's a $HOME")),
+    ],
+)
+def test_shell_quoting_is_named_with_its_style(
+    style: str, build: Callable[[], tuple[str, object]]
+) -> None:
+    sent, received = build()
+    (t,) = compare(sent, received).transformations
+    assert (t.kind, t.detail) == ("escape.shell", style), received
+
+
+@pytest.mark.parametrize(
+    ("sent", "received"),
+    [
+        ("abc", "'abc'"),  # no style quotes a word of safe characters
+        ("a b", "'a' b"),
+        ("caf\u00e9 x", "'caf\u00e9 x"),  # one quote: no quoting
+        ('say "hi" & go', html.escape('say "hi" & go')),
+        ('say "hi"', json.dumps('say "hi"')),
+        ('it\'s "q" a\\ b', 'it\'s "q" a\\ b'),
+    ],
+)
+def test_quotes_that_no_shell_style_writes_are_not_escape_shell(sent: str, received: str) -> None:
+    assert "escape.shell" not in compare(sent, received).kinds
 
 
 @pytest.mark.parametrize(

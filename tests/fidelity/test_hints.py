@@ -57,6 +57,7 @@ HINT_WORDS: dict[str, tuple[str, ...]] = {
     "escape.html": ("HTML-escapes the value", "escape only where HTML is written"),
     "escape.url": ("percent-encodes the value and nothing decodes it", "unquote"),
     "escape.backslash": ("doubles backslashes", "unescape it exactly once"),
+    "escape.shell": ("quotes the value or its words for a shell", "argument list"),
     "unescape.json": ("decodes escape sequences", "decode once only"),
     "unescape.html": ("decodes character references", "unescape only what was escaped"),
     "unescape.url": ("URL-decodes text that was not encoded", "percent-encode the value"),
@@ -88,7 +89,7 @@ def test_every_kind_has_a_hint_and_a_sentence(kind: str) -> None:
 def test_the_hint_words_name_known_kinds() -> None:
     # Every kind of today's (a kind added later gets its words here).
     assert set(HINT_WORDS) <= set(KINDS)
-    assert len(HINT_WORDS) == 47
+    assert len(HINT_WORDS) == 48
 
 
 def test_hints_read_the_same_in_a_terminal_and_in_markdown() -> None:

@@ -403,6 +403,12 @@ def _library_cases() -> list[tuple[str, Callable[[str], object], Callable[[str],
             "C:\\Users\\x",
         ),
         (
+            "escape.shell",
+            lambda s: shlex.join(s.split(" ")),
+            lambda s: " ".join(shlex.split(shlex.join(s.split(" ")))),
+            "caf\u00e9 $HOME",
+        ),
+        (
             "encoding.question_mark",
             lambda s: s.encode("ascii", "replace").decode("ascii"),
             lambda s: s.encode("utf-8").decode("utf-8"),
@@ -431,6 +437,7 @@ _FIX_WORDS = {
     "unescape.html": "unescape only what was escaped",
     "unescape.json": "escape the backslashes first",
     "unescape.backslash": "quote the value for it (`shlex.quote`)",
+    "escape.shell": "split it once where it is read",
     "encoding.question_mark": "use UTF-8 end to end",
     "encoding.mojibake": "the reader assumes cp1252; declare or assume UTF-8",
 }

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 
 from fidelity._compare.rules.base import Context, Rule, alts_rule, table_rule
+from fidelity._compare.rules.shell import shell_unquote, unquote_tokens
 
 __all__ = ["MARKDOWN_METACHARACTERS", "RULES"]
 
@@ -269,6 +270,9 @@ def _unescape_backslash_alts(
 ) -> Iterable[tuple[int, str]]:
     # A quoted-pair (RFC 9110, RFC 5322) or a shell escape: the backslash goes and the
     # character after it stays, whatever it is; a shell drops an escaped line break too.
+    # A shell (``shlex.split``) also drops the quotes around a quoted string.
+    if s[i] in "'\"":
+        return unquote_tokens(s, i)
     if s[i] != "\\" or i + 1 == len(s):
         return ()
     nxt = s[i + 1]
@@ -288,7 +292,11 @@ def _backslash_unescapes(text: str, ctx: Context) -> Iterable[tuple[str, str]]:
     """What a quoted-string parser (``\\x`` -> ``x``) and a shell make of ``text``."""
     quoted = _QUOTED_PAIR.sub(r"\1", text)
     shell = _QUOTED_PAIR.sub(_shell_pair, text)
-    return ((quoted, ""),) if shell == quoted else ((quoted, ""), (shell, ""))
+    out = [(quoted, "")] if shell == quoted else [(quoted, ""), (shell, "")]
+    words = shell_unquote(text)
+    if words not in (quoted, shell):
+        out.append((words, ""))
+    return out
 
 
 #: What a Markdown writer escapes in text (CommonMark's ASCII punctuation that has a
@@ -346,7 +354,7 @@ RULES: tuple[Rule, ...] = (
         "unescape.backslash",
         _unescape_backslash_alts,
         _backslash_unescapes,
-        src=re.compile(r"\\.", re.DOTALL),
+        src=re.compile(r"\\.|['\"]", re.DOTALL),
         dst=None,
     ),
 )
