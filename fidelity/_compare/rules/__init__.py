@@ -3,10 +3,9 @@
 Each kind is a :class:`~fidelity._compare.rules.base.Rule`: cheap gates, a replay check
 for a hunk (``match``) and the concrete rewrite functions a chain applies to a whole
 value (``apply``). The rules live by theme (``quotes``, ``newlines``, ``whitespace``,
-``tabs``, ``invisible``, ``escapes``, ``unicode``, ``encoding``, ``mojibake``,
-``paths``); this
-module puts them in the order of preference the classifier tries them in: the most
-specific explanation comes first.
+``tabs``, ``invisible``, ``escapes``, ``shell``, ``unicode``, ``encoding``, ``mojibake``,
+``paths``); this module puts them in the order of preference the classifier tries them
+in: the most specific explanation comes first.
 """
 
 from __future__ import annotations
