@@ -10,7 +10,7 @@ from fidelity._compare.fewest import fewest_kinds
 from fidelity._compare.finding import Finding, kind_count, strip_finding
 from fidelity._compare.hunk_replay import Classifier
 from fidelity._compare.regions import MERGE_GAP, realigned
-from fidelity._compare.rules import RULES, expands_tabs, tab_expansions
+from fidelity._compare.rules import RULES, expands_tabs, one_style, tab_expansions
 from fidelity._compare.tails import (
     TRUNCATED_RESIDUE,
     cut_then_newline,
@@ -43,7 +43,7 @@ def by_hunks(a: str, b: str, escapes: bool) -> list[Finding]:
         both = realigned(clf, body + tail, lo=lo, hi=len(a))
         tail = [f for f in both if any(f is t for t in tail)]
         body = [f for f in both if not any(f is t for t in tail)]
-    body = fewest_kinds(clf, _tab_stops(clf, _unify(clf, body)))
+    body = _one_style(clf, fewest_kinds(clf, _tab_stops(clf, _unify(clf, body))))
     if tail and tail[0].kinds[0][0] == "truncate" and any(not f.explained for f in body):
         f = tail[0]
         if f.sent_end - f.sent_start <= TRUNCATED_RESIDUE:
@@ -224,6 +224,31 @@ def _tab_stops(clf: Classifier, findings: list[Finding]) -> list[Finding]:
                 out[n] = replace(out[n], kinds=(("whitespace.tab_expand", detail),))
             return out
     return findings
+
+
+def _one_style(clf: Classifier, findings: list[Finding]) -> list[Finding]:
+    """Name one file-name sanitizer for every ``path.sanitized`` finding of the value."""
+    sanitized = [
+        n for n, f in enumerate(findings) if f.explained and f.kinds[0][0] == "path.sanitized"
+    ]
+    if len(sanitized) < 2 or len({findings[n].kinds for n in sanitized}) < 2:
+        return findings
+    if any(len(findings[n].kinds) > 1 for n in sanitized):
+        return findings
+    style = one_style(
+        (
+            clf.a[f.sent_start : f.sent_end],
+            clf.b[f.received_start : f.received_end],
+            clf._context(f.received_start),
+        )
+        for f in (findings[n] for n in sanitized)
+    )
+    if style is None:
+        return findings
+    out = list(findings)
+    for n in sanitized:
+        out[n] = replace(out[n], kinds=(("path.sanitized", style),))
+    return out
 
 
 def _classify_hunks(clf: Classifier, hs: list[Hunk], *, lo: int, hi: int) -> list[Finding]:

@@ -164,13 +164,23 @@ class Classifier:
         self.escapes = escapes
         self.cache: dict[tuple[object, ...], tuple[tuple[tuple[str, str], ...], int, int]] = {}
         self.verdicts: dict[tuple[object, ...], str | None] = {}
+        self.contexts: dict[int, Context] = {}
         self.compose_budget = _COMPOSE_BUDGET
         self.realign_budget = _REALIGN_STATES + _REALIGN_PER_CHAR * len(a)
 
     def _context(self, j: int) -> Context:
-        line_start = self.b.rfind("\n", 0, j) + 1
-        line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
-        return Context(column=j - line_start, escapes=self.escapes)
+        ctx = self.contexts.get(j)
+        if ctx is None:
+            line_start = self.b.rfind("\n", 0, j) + 1
+            line_start = self.b.rfind("\r", line_start, j) + 1 or line_start
+            ctx = self.contexts[j] = Context(
+                column=j - line_start, escapes=self.escapes, sent=self.a, value=self.b, start=j
+            )
+        return ctx
+
+    def _ends(self, j: int, je: int) -> tuple[bool, bool]:
+        """Whether the received segment ``b[j:je]`` starts and ends the value."""
+        return j == 0, je == len(self.b)
 
     def single(
         self, s: str, r: str, ctx: Context, rules: tuple[Rule, ...] = RULES
@@ -191,7 +201,7 @@ class Classifier:
         # Only a tab expansion depends on the column.
         tabs = kind == "whitespace.tab_expand" and "\t" in s
         column = self._context(f.received_start).column if tabs else 0
-        key = (kind, s, r, column)
+        key = (kind, s, r, column, self._ends(f.received_start, f.received_end))
         if key in self.verdicts:
             return self.verdicts[key]
         rule = RULES_BY_KIND[kind]
@@ -238,17 +248,19 @@ class Classifier:
         right = min(_CONTEXT_MAX, ceil - ie)
         core_s, core_r = a[i:ie], b[j:je]
         column = self._context(j).column if "\t" in core_s else 0
+        # A rewrite may treat the ends of the value apart (a sanitizer strips them).
+        ends = self._ends(j, je)
         # A verdict on a tab holds at every column with the same remainder modulo 8,
         # unless it needed a rare tab stop (or found none): then at that column only.
-        plain = (core_s, core_r, column % 8)
+        plain = (core_s, core_r, column % 8, ends)
         hit = self.cache.get(plain)
         if hit is not None:
             return hit
-        exact = (core_s, core_r, column)
+        exact = (core_s, core_r, column, ends)
         hit = self.cache.get(exact)
         if hit is not None:
             return hit
-        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], column)
+        key = (a[i - left : i], core_s, core_r, a[ie : ie + right], column, ends)
         hit = self.cache.get(key)
         if hit is not None:
             return hit

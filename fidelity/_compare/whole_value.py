@@ -34,7 +34,7 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
     too (a value misread in another codec and cut). In a long value, a rewrite runs on
     the whole only when it fits the windows around the unexplained findings (``ws``).
     """
-    ctx = Context(escapes=escapes)
+    ctx = Context(escapes=escapes, sent=a)
     small = len(a) + len(b) <= _WHOLE_COMPOSE_MAX
     outs: list[tuple[str, str, str]] = []
     for rule in RULES:
@@ -120,7 +120,7 @@ def dense(a: str, b: str, escapes: bool) -> list[Finding] | None:
     whole time limit; a rule whose rewrite of the first KiB is how ``b`` starts is
     replayed on the whole value first.
     """
-    ctx = Context(escapes=escapes)
+    ctx = Context(escapes=escapes, sent=a)
     head = a[:1024]
     for rule in RULES:
         if rule.src is not None and rule.src.search(head) is None:

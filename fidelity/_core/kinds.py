@@ -61,6 +61,7 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("path.backslash_to_slash", "backslash became slash"),
     ("path.slash_to_backslash", "slash became backslash"),
     ("path.basename", "everything up to the last separator dropped"),
+    ("path.sanitized", "characters not allowed in a file name removed or replaced"),
     ("escape.json", "JSON / backslash escape sequences appear literally"),
     ("escape.html", "HTML/XML character references appear"),
     ("escape.url", "percent-encoding appears"),

@@ -87,6 +87,10 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
         "only the part after the last slash or backslash is kept",
         "send a name, not a path",
     ),
+    "path.sanitized": (
+        "characters not allowed in a file name{sent} are removed, blanks and slashes {to} _",
+        "send letters, digits and . _ - only",
+    ),
     "escape.json": ("text is JSON-escaped (backslash escapes appear)", "expect escaped text"),
     "escape.html": ("text is HTML-escaped (&amp; and the like appear)", "expect escaped text"),
     "escape.url": ("text is percent-encoded (%22 and the like appear)", "expect encoded text"),

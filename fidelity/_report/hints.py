@@ -146,6 +146,12 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "a layer keeps only the last path component (upload file names); send the full "
             "text in a field of its own."
         ),
+        "path.sanitized": (
+            "a sanitiser makes the value a safe file name (`secure_filename`, "
+            "`get_valid_filename`): blanks and slashes become `_`, other characters are "
+            "removed; keep text in a field that is not a file name, or store the original "
+            "name next to the safe one."
+        ),
         "escape.json": (
             "the value was JSON-encoded once too often, or is read as raw JSON text; encode "
             "it once and decode it once (`json.loads`) where it is read."

@@ -70,6 +70,13 @@ def _markdown(v: str) -> str:
     return str(markdownify(html.escape(v)))
 
 
+def _secure_filename(v: str) -> str:
+    need_module("werkzeug")
+    from werkzeug.utils import secure_filename
+
+    return secure_filename(v)
+
+
 def _shell_words(v: str) -> str:
     """A command line parsed and written back: ``shlex.join(shlex.split(v))``."""
     return shlex.join(shlex.split(v))
@@ -89,6 +96,9 @@ def _pre(v: str) -> str:
 def _fill(v: str) -> str:
     return textwrap.fill(v, 12)
 
+
+_FOLDED = {"unicode.ascii_fold", "path.sanitized"}
+_SPACED = {"whitespace.to_space", "path.sanitized"}
 
 CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
     # A composed character at the edge of a stripped run: NFC and a strip, not a cut.
@@ -241,6 +251,23 @@ CASES: list[tuple[str, Callable[[str], str], str, set[str]]] = [
     ("pre, indented", _pre, "\n  x", {"whitespace.strip"}),
     ("pre, a tab", _pre, "\n\tx", {"whitespace.strip"}),
     ("pre, a CRLF", _pre, "\r\nx y", {"whitespace.strip"}),
+    # A file-name sanitizer after NFKD and the ASCII step (secure_filename does both),
+    # after a strip of the ends, or before lower(): each step its own kind.
+    ("secure_filename, accents", _secure_filename, "caf\u00e9 menu.txt", _FOLDED),
+    (
+        "secure_filename, ends and accents",
+        _secure_filename,
+        " na\u00efve r\u00e9sum\u00e9.doc ",
+        _FOLDED | {"whitespace.strip"},
+    ),
+    ("secure_filename, ideographic space", _secure_filename, "a\u3000b.txt", _SPACED),
+    ("secure_filename, no-break space", _secure_filename, "report\u00a0final.pdf", _SPACED),
+    (
+        "secure_filename, lower",
+        lambda v: _secure_filename(v).lower(),
+        "My File.TXT",
+        {"path.sanitized", "unicode.case"},
+    ),
 ]
 
 

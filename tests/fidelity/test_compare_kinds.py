@@ -57,6 +57,16 @@ def _smarty(text: str, attrs: str) -> tuple[str, object]:
     return text, sp.smartypants(text, flags | attr.u)  # type: ignore[attr-defined]
 
 
+def _secure_filename(text: str) -> tuple[str, object]:
+    werkzeug_utils = _lib("werkzeug.utils")
+    return text, werkzeug_utils.secure_filename(text)  # type: ignore[attr-defined]
+
+
+def _sanitize_filename(text: str) -> tuple[str, object]:
+    pathvalidate = _lib("pathvalidate")
+    return text, pathvalidate.sanitize_filename(text)  # type: ignore[attr-defined]
+
+
 def _markdownify(text: str, **options: bool) -> tuple[str, object]:
     """``text`` as HTML text converted to Markdown, which escapes its metacharacters."""
     md = _lib("markdownify")
@@ -445,6 +455,15 @@ CASES: list[Case] = [
         "path.basename",
         "PurePath.name",
         lambda: ("a/b/c d.md", pathlib.PurePosixPath("a/b/c d.md").name),
+    ),
+    ("path.sanitized", "secure_filename", lambda: _secure_filename("My Report: 2024/Q1 & x.pdf")),
+    ("path.sanitized", "secure_filename traversal", lambda: _secure_filename("../../etc/passwd")),
+    ("path.sanitized", "secure_filename blanks", lambda: _secure_filename("a\tb\n c.txt")),
+    ("path.sanitized", "sanitize_filename", lambda: _sanitize_filename("a:b*c?.txt")),
+    (
+        "path.sanitized",
+        "sanitize_filename path",
+        lambda: _sanitize_filename("My Report: 2024/Q1 & more.pdf"),
     ),
     # escapes
     ("escape.json", "json.dumps inner", lambda: ("“q”\n", json.dumps("“q”\n")[1:-1])),

@@ -52,6 +52,7 @@ HINT_WORDS: dict[str, tuple[str, ...]] = {
     "path.backslash_to_slash": ("rewrites `\\` as `/`", "not paths out of it"),
     "path.slash_to_backslash": ("rewrites `/` as `\\`", "not paths out of it"),
     "path.basename": ("last path component", "a field of its own"),
+    "path.sanitized": ("safe file name", "store the original name"),
     "escape.json": ("JSON-encoded once too often", "decode it once"),
     "escape.html": ("HTML-escapes the value", "escape only where HTML is written"),
     "escape.url": ("percent-encodes the value and nothing decodes it", "unquote"),
@@ -89,7 +90,7 @@ def test_every_kind_has_a_hint_and_a_sentence(kind: str) -> None:
 def test_the_hint_words_name_known_kinds() -> None:
     # Every kind of today's (a kind added later gets its words here).
     assert set(HINT_WORDS) <= set(KINDS)
-    assert len(HINT_WORDS) == 48
+    assert len(HINT_WORDS) == 49
 
 
 def test_hints_read_the_same_in_a_terminal_and_in_markdown() -> None:

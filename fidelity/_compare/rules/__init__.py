@@ -3,9 +3,9 @@
 Each kind is a :class:`~fidelity._compare.rules.base.Rule`: cheap gates, a replay check
 for a hunk (``match``) and the concrete rewrite functions a chain applies to a whole
 value (``apply``). The rules live by theme (``quotes``, ``newlines``, ``whitespace``,
-``tabs``, ``invisible``, ``escapes``, ``unicode``, ``encoding``, ``mojibake``); this
-module puts them in the order of preference the classifier tries them in: the most
-specific explanation comes first.
+``tabs``, ``invisible``, ``escapes``, ``shell``, ``unicode``, ``encoding``, ``mojibake``,
+``paths``); this module puts them in the order of preference the classifier tries them
+in: the most specific explanation comes first.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from fidelity._compare.rules import (
     invisible,
     mojibake,
     newlines,
+    paths,
     quotes,
     shell,
     tabs,
@@ -32,6 +33,7 @@ from fidelity._compare.rules.mojibake import (
     reread_codecs,
 )
 from fidelity._compare.rules.newlines import LINE_BREAKS
+from fidelity._compare.rules.paths import one_style
 from fidelity._compare.rules.tabs import TAB_BY_EIGHT, expands_tabs, tab_expansions
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "Context",
     "Rule",
     "expands_tabs",
+    "one_style",
     "reread",
     "reread_codecs",
     "rewrite_as",
@@ -61,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     *unicode.RULES,
     *encoding.RULES,
     *mojibake.RULES,
+    *paths.RULES,
 )
 
 #: Rules by kind id.

@@ -50,6 +50,15 @@ class Context:
     column: int = 0
     #: The received text was bytes that are not UTF-8 (it holds escape code points).
     escapes: bool = False
+    #: The whole sent value, when the segment is part of it or a rewrite of it (None: the
+    #: segment is the whole value, as sent); a rewrite that only some values can come
+    #: from reads it.
+    sent: str | None = None
+    #: The whole received value, when the segment is part of it (None: the segment is
+    #: the whole value); a rewrite that treats the value's ends apart reads it.
+    value: str | None = None
+    #: Where the received segment starts in ``value``.
+    start: int = 0
 
 
 #: ``alts(sent, i, received, j)`` -> (length of the sent token at ``i``, replacement).
