@@ -155,6 +155,23 @@ def _carries(text: str, codec: str) -> bool:
     return drop_unencodable(text, codec) == text
 
 
+def _run_context(
+    a: str, i: int, core_s: str, core_r: str, left: int
+) -> tuple[tuple[int, int], ...]:
+    """The run a pure insertion of its own character extends, as left context.
+
+    ``\\\\'`` -> ``\\\\\\\\'``: the diff inserts the two new backslashes after the run,
+    and one character of context each side would read ``\\'`` -> ``\\\\\\'`` as JSON escaping;
+    the whole run on the left shows each backslash doubled.
+    """
+    if core_s or not core_r or i == 0 or core_r.strip(a[i - 1]):
+        return ()
+    run = 1
+    while run < left and a[i - run - 1] == a[i - 1]:
+        run += 1
+    return ((run, 0),) if run > 1 else ()
+
+
 class Classifier:
     """Classifies the hunks of one pair; remembers verdicts for repeated edits."""
 
@@ -270,7 +287,7 @@ class Classifier:
         # A rule whose gate fails with the widest context fails with every narrower one.
         widest = (a[i - left : ie + right], b[j - left : je + right])
         rules = tuple(rule for rule in RULES if rule.gate(*widest))
-        for lc, rc in _CONTEXTS:
+        for lc, rc in _run_context(a, i, core_s, core_r, left) + _CONTEXTS:
             if lc > left or rc > right:
                 continue
             found = self.single(

@@ -105,6 +105,16 @@ def test_decoded_escapes_next_to_a_kept_backslash(sent: str) -> None:
     assert fidelity.compare(sent, received).kinds == {"unescape.json"}
 
 
+@pytest.mark.parametrize("sent", ["\\\\';", '\\\\"', "a\\\\'b", "\\\\\\'"])
+def test_backslashes_doubled_before_a_quote_are_not_json(sent: str) -> None:
+    # ``\\'`` -> ``\\\\'``: the diff inserts after the run, and with one character of
+    # context each side the segment ``\'`` -> ``\\\'`` reads as JSON escaping (a
+    # backslash doubled, the quote escaped); two on the left show the doubling alone.
+    # Found by the strategies tests (the escapes family, a Markdown writer).
+    received = sent.replace("\\", "\\\\")
+    assert fidelity.compare(sent, received).kinds == {"escape.backslash"}
+
+
 @pytest.mark.parametrize(
     "sent", ["alpha \u0142\u00f3d\u017a beta", "\u0141\u00f3d\u017a", "Za\u017c\u00f3\u0142\u0107"]
 )
