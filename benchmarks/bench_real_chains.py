@@ -16,16 +16,13 @@ unidecode 113, textwrap.fill 50, shlex.join(shlex.split) 298, secure_filename 27
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import random
 import shlex
 import textwrap
 from collections import Counter
 from collections.abc import Callable
 
-import hypothesis
-from hypothesis import HealthCheck, Phase, settings
+from bench_composition import generated
 
 import fidelity
 import strategies
@@ -58,22 +55,7 @@ CHAINS: dict[str, tuple[str, Callable[[str], str]]] = {
 
 def payloads() -> list[str]:
     """The catalogue's first 298 values, then 100 generated ones (seed 0)."""
-    values: list[str] = []
-
-    def keep(s: str) -> bool:
-        values.append(s)
-        return False
-
-    config = settings(
-        database=None,
-        max_examples=100,
-        deadline=None,
-        phases=(Phase.generate,),
-        suppress_health_check=list(HealthCheck),
-    )
-    with contextlib.suppress(hypothesis.errors.NoSuchExample):
-        hypothesis.find(strategies.text(), keep, settings=config, random=random.Random(0))
-    return [p.text for p in strategies.catalogue()][:298] + values
+    return [p.text for p in strategies.catalogue()][:298] + generated(100, 1)
 
 
 def count(chain: Callable[[str], str], values: list[str]) -> Counter[str]:
