@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _support.cli import fidelity_inprocess
 from junitparser import Failure, JUnitXml
 
 import probes
@@ -89,11 +90,9 @@ def test_the_action_probes_checks_and_writes_junit(tmp_path: Path) -> None:
     python = sys.executable
     with probes.http_reflector() as reflector:
         target = f"{reflector.url} --families quotes,newlines"
-        # The committed card block the action checks against, made by the same command.
-        made = subprocess.run(
-            [python, "-m", "fidelity", "probe", *target.split(), "--card", "CARDS.md"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        # The committed card block the action checks against, made by the same command
+        # (in this process: the action's own steps below are the subprocesses).
+        made = fidelity_inprocess("probe", *target.split(), "--card", "CARDS.md", cwd=tmp_path)
         assert made.returncode == 0, made.stdout + made.stderr
         (tmp_path / "test_notes.py").write_text(SUITE, encoding="utf-8")
         steps = run_action(
@@ -145,7 +144,8 @@ def test_the_documented_workflow_uses_the_action_inputs() -> None:
 
 
 @pytest.mark.timeout(300)
-def test_the_documented_gitlab_job_reports_drift_in_junit(tmp_path: Path) -> None:
+def test_the_documented_gitlab_job_reports_drift_in_junit(pytester: pytest.Pytester) -> None:
+    tmp_path = pytester.path
     job = _docs_block("gitlab-job")["fidelity"]
     assert job["artifacts"]["reports"]["junit"] == "fidelity.xml"
     (command,) = [line for line in job["script"] if " pytest " in line]
@@ -153,10 +153,9 @@ def test_the_documented_gitlab_job_reports_drift_in_junit(tmp_path: Path) -> Non
     faithful = SUITE.replace('text.replace("\\r\\n", "\\n")', "text")
     assert faithful != SUITE
     (tmp_path / "test_notes.py").write_text(faithful, encoding="utf-8")
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--fidelity-cards=docs/cards"],
-        cwd=tmp_path, capture_output=True, timeout=120, check=True,
-    )  # fmt: skip
+    # The committed cards (in this process: the documented command below is the subprocess).
+    written = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fidelity-cards=docs/cards")
+    assert written.ret == 0, written.outlines
     # A release starts turning CRLF into LF and the test allows it: only the card sees it.
     drifting = SUITE.replace('card="notes.body"', 'card="notes.body", allow=["newline.crlf_to_lf"]')
     (tmp_path / "test_notes.py").write_text(drifting, encoding="utf-8")
