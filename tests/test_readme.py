@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -309,6 +310,7 @@ def test_install_commands_install(tmp_path: Path) -> None:
         made = subprocess.run(
             [sys.executable, "-m", "pip", *words[1:], *extra, "-q"],
             cwd=tmp_path / "project", capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},  # no index asked
         )  # fmt: skip
         assert made.returncode == 0, f"{line}\n{made.stdout}{made.stderr}"
 
