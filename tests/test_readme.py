@@ -7,6 +7,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,31 @@ def _support_files(document: Path) -> dict[str, str]:
     text = document.read_text("utf-8")
     pattern = r"^<!-- file: (\S+) -->\n```python\n(.*?)^```$"
     return dict(re.findall(pattern, text, re.S | re.M))
+
+
+@pytest.fixture(autouse=True)
+def _imports_outlive_pytester(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A module a docs' pytest run imports in this process stays imported afterwards,
+    unless it is one of the run's own files (``tool.py``, ``conftest.py``, the test
+    file). pytester forgets every module imported during its run and its fixture, so the
+    next ``import probes._mcp...`` would make a second copy of classes the first copy's
+    objects are checked against (``isinstance`` then fails in later tests). Set up
+    before ``pytester``, so its own snapshot keeps them too."""
+    from _pytest import pytester
+
+    base = tmp_path_factory.getbasetemp().resolve()
+
+    def outside(name: str) -> bool:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        return file is None or not Path(file).resolve().is_relative_to(base)
+
+    class Snapshot(pytester.SysModulesSnapshot):
+        def __init__(self, preserve: Callable[[str], bool] | None = None) -> None:
+            super().__init__(lambda name: outside(name) or bool(preserve and preserve(name)))
+
+    monkeypatch.setattr(pytester, "SysModulesSnapshot", Snapshot)
 
 
 def _runpytest_here(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
