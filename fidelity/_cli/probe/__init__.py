@@ -267,6 +267,9 @@ def register(sub: Any) -> None:
         metavar="GLOB",
         help="with --all-tools: call only the tools matching GLOB (repeat)",
     )
+    # Given by a --config run to each server's child (never by a user): where to write
+    # the server's tool names, with which the parent judges the globs over the whole file.
+    target.add_argument("--config-tools", metavar="FILE", help=argparse.SUPPRESS)
     target.add_argument(
         "--sandbox",
         action="store_true",
