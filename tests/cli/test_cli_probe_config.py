@@ -210,6 +210,42 @@ def test_a_servers_file_with_the_pypi_git_server(tmp_path: Path) -> None:
     assert "failed: git: nothing was measured" in result.stdout
 
 
+@pytest.mark.timeout(300)
+def test_tool_globs_apply_to_the_whole_file(tmp_path: Path) -> None:
+    # --skip-tool wipe names a tool only the note store has, --only-tool search one only
+    # it has: each server leaves out what they match, and the reflector, which they leave
+    # no tool of, is surveyed for nothing and is no failure. Two globs match no tool of
+    # either server (typos): one sentence says so once the run is over, its results kept,
+    # and the exit code is the usage error's.
+    config = tmp_path / "mcp.json"
+    store = [str(SERVERS / "mcp_note_store.py")]
+    reflector = ["-m", "probes._mcp"]
+    servers = {
+        n: {"command": sys.executable, "args": a}
+        for n, a in (("notes", store), ("reflector", reflector))
+    }
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    result = fidelity(
+        "probe", "--config", str(config), "--families", "quotes",
+        "--skip-tool", "wipe", "--skip-tool", "wpie", "--only-tool", "search",
+        "--only-tool", "serch*", "--json", str(tmp_path / "all.json"), timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "== notes (exit 0)" in result.stdout
+    assert "wipe.reason     left out (--skip-tool wipe)" in result.stdout
+    assert "read_note.name  left out (not matched by --only-tool)" in result.stdout
+    assert "== reflector (exit 0)" in result.stdout
+    assert "every tool of this MCP server is left out by --skip-tool/--only-tool" in result.stdout
+    assert "matches none" not in result.stdout + result.stderr
+    assert result.stderr.splitlines() == [
+        "fidelity: --skip-tool 'wpie' and --only-tool 'serch*' match no tool of the "
+        "servers reached (notes, reflector); their results are kept; correct the globs."
+    ]
+    collection = json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in collection["cards"]] == ["notes.search.query"]
+    assert collection["failed"] == []
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
