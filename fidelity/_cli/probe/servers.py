@@ -174,10 +174,10 @@ def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[C
 
 
 def _check(args: argparse.Namespace) -> None:
-    from fidelity._cli.probe.isolation import _globs
+    from fidelity._cli.probe.isolation import tool_globs
 
-    _globs("--skip-tool", args.skip_tool)
-    _globs("--only-tool", args.only_tool)
+    tool_globs("--skip-tool", args.skip_tool)
+    tool_globs("--only-tool", args.only_tool)
     given = [d for d in _ONE_TARGET if getattr(args, d, None) not in (None, False, [], ())]
     if given:
         flag = "a target" if given[0] == "target" else f"--{given[0].replace('_', '-')}"
