@@ -215,8 +215,9 @@ def test_tool_globs_apply_to_the_whole_file(tmp_path: Path) -> None:
     # --skip-tool wipe names a tool only the note store has, --only-tool search one only
     # it has: each server leaves out what they match, and the reflector, which they leave
     # no tool of, is surveyed for nothing and is no failure. Two globs match no tool of
-    # either server (typos): one sentence says so once the run is over, its results kept,
-    # and the exit code is the usage error's.
+    # either server (typos), as does one --args-for pin (the other pins a tool only the
+    # note store has, which the reflector does not refuse): one sentence says so once the
+    # run is over, its results kept, and the exit code is the usage error's.
     config = tmp_path / "mcp.json"
     store = [str(SERVERS / "mcp_note_store.py")]
     reflector = ["-m", "probes._mcp"]
@@ -228,7 +229,9 @@ def test_tool_globs_apply_to_the_whole_file(tmp_path: Path) -> None:
     result = fidelity(
         "probe", "--config", str(config), "--families", "quotes",
         "--skip-tool", "wipe", "--skip-tool", "wpie", "--only-tool", "search",
-        "--only-tool", "serch*", "--json", str(tmp_path / "all.json"), timeout=300,
+        "--only-tool", "serch*", "--args-for", 'read_note={"name": "n"}',
+        "--args-for", 'raed_note={"name": "n"}',
+        "--json", str(tmp_path / "all.json"), timeout=300,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert "== notes (exit 0)" in result.stdout
@@ -238,8 +241,9 @@ def test_tool_globs_apply_to_the_whole_file(tmp_path: Path) -> None:
     assert "every tool of this MCP server is left out by --skip-tool/--only-tool" in result.stdout
     assert "matches none" not in result.stdout + result.stderr
     assert result.stderr.splitlines() == [
-        "fidelity: --skip-tool 'wpie' and --only-tool 'serch*' match no tool of the "
-        "servers reached (notes, reflector); their results are kept; correct the globs."
+        "fidelity: --skip-tool 'wpie', --only-tool 'serch*' and --args-for 'raed_note' match "
+        "no tool of the servers reached (notes, reflector); their results are kept; correct "
+        "them."
     ]
     collection = json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))
     assert [c["name"] for c in collection["cards"]] == ["notes.search.query"]

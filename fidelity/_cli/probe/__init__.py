@@ -76,8 +76,8 @@ exit codes:
   1  rewrites beyond --allow (the map names them); with --clients, also when the
      clients disagree beyond --allow
   2  usage error, in one sentence; nothing was sent (with --config, also a
-     --skip-tool/--only-tool glob that matched no tool of any server reached: said
-     after the run, its results kept)
+     --skip-tool/--only-tool glob or an --args-for tool that matched no tool of any
+     server reached: said after the run, its results kept)
   3  the target is unreachable or broke; or the calibration request was sent and
      refused, or did not bring the value back (the outputs are written); or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool

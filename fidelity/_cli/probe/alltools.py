@@ -220,6 +220,10 @@ def _cannot(exc: Exception) -> str:
 def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, Any]]:
     pinned = dict(plan.args_for)
     unknown = [t for t in pinned if t not in names]
+    if unknown and plan.config_tools:
+        # In a server's run of --config: a pin for another server's tool (the parent
+        # judges the pins over the whole file).
+        return {t: a for t, a in pinned.items() if t in names}
     if unknown:
         raise UsageError(
             f"--args-for names {', '.join(repr(safe(t)) for t in unknown)}, which this MCP "

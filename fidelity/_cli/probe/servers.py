@@ -198,8 +198,9 @@ def _jobs(value: str | None) -> int:
 
 
 def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> str:
-    """The sentence naming the ``--skip-tool``/``--only-tool`` globs that match no tool of
-    any server the run reached (``""``: none, or no server reached), in the file's order."""
+    """The sentence naming the ``--skip-tool``/``--only-tool`` globs and the
+    ``--args-for`` tools that match no tool of any server the run reached (``""``: none,
+    or no server reached), in the file's order."""
     reached = [name for name, ended in ends if ended.tools is not None]
     names = {n for _, ended in ends for n in ended.tools or ()}
     missed = [
@@ -208,6 +209,8 @@ def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> 
         for glob in globs or ()
         if not any(fnmatch.fnmatchcase(n, glob.strip()) for n in names)
     ]
+    pinned = [pin.partition("=")[0].strip() for pin in args.args_for or ()]
+    missed += [f"--args-for {safe(tool)!r}" for tool in pinned if tool not in names]
     if not reached or not missed:
         return ""
     which = ", ".join(missed[:-1]) + " and " + missed[-1] if len(missed) > 1 else missed[0]
@@ -215,7 +218,7 @@ def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> 
     return (
         f"{which} {'match' if len(missed) > 1 else 'matches'} no tool of the {servers} "
         f"reached ({', '.join(safe(n) for n in reached)}); {their} results are kept; correct "
-        f"the {'globs' if len(missed) > 1 else 'glob'}."
+        f"{'them' if len(missed) > 1 else 'it'}."
     )
 
 
