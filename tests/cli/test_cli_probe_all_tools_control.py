@@ -75,9 +75,9 @@ def test_a_tool_left_out_is_never_called(
 
 
 def test_without_the_glob_the_sentinel_tool_is_called(tmp_path: Path) -> None:
-    # The control (so the test above can fail): wipe, selected, is called under the same
-    # rules and writes the sentinel. (A run with no glob at all calls it too: the
-    # sandboxed run below reads its answer.)
+    # The control (so the test above can fail): the same server and sentinel, wipe
+    # selected: it is called and writes the sentinel. (A --skip-tool that leaves wipe in
+    # calls it too: the sandboxed run below reads its answer.)
     sentinel = tmp_path / "sentinel"
     _run(tmp_path, "--only-tool", "wipe", server=("--sentinel", str(sentinel)))
     assert sentinel.read_text().startswith("wipe was called: 'fidelity-marker-")
