@@ -41,21 +41,33 @@ RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\
 
 def _listed(command: list[str]) -> list[dict[str, Any]]:
     """The tools the server lists, from a plain MCP SDK session."""
+    tools, _, _ = _session(command, reads=False)
+    return tools
+
+
+def _session(command: list[str], *, reads: bool) -> tuple[list[dict[str, Any]], Any, Any]:
+    """The tools the server lists and (with ``reads``) its prompts and resource
+    templates, from one plain MCP SDK session."""
     import anyio
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    async def listing() -> list[dict[str, Any]]:
+    async def listing() -> tuple[list[dict[str, Any]], Any, Any]:
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(REPO))
         # errlog given: its default is the sys.stderr of the moment mcp.client.stdio was
         # first imported, which may be an earlier test's closed capture.
         with open(os.devnull, "w", encoding="utf-8") as errlog:
             async with Client(stdio_client(params, errlog=errlog)) as client:
                 result = await client.list_tools()
-                return [t.model_dump(by_alias=True, exclude_none=True) for t in result.tools]
+                tools = [t.model_dump(by_alias=True, exclude_none=True) for t in result.tools]
+                if not reads:
+                    return tools, [], []
+                prompts = (await client.list_prompts()).prompts
+                templates = (await client.list_resource_templates()).resource_templates
+                return tools, list(prompts), list(templates)
 
-    tools: list[dict[str, Any]] = anyio.run(listing)
-    return tools
+    listed: tuple[list[dict[str, Any]], Any, Any] = anyio.run(listing)
+    return listed
 
 
 def _strings(schema: Any, path: str = "") -> Iterator[tuple[str, bool]]:
@@ -85,28 +97,27 @@ def _every_string(tools: list[dict[str, Any]]) -> dict[str, bool]:
     return found
 
 
-def _reads(command: list[str]) -> tuple[dict[str, bool], set[str]]:
-    """The prompts' arguments and the resource templates' variables the server lists
-    (``prompt:NAME.ARG``, ``resource:TEMPLATE.VAR``: all free-form text), from a plain
-    MCP SDK session, and the prompts without arguments."""
-    import anyio
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    async def listing() -> tuple[list[Any], list[Any]]:
-        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(REPO))
-        with open(os.devnull, "w", encoding="utf-8") as errlog:
-            async with Client(stdio_client(params, errlog=errlog)) as client:
-                prompts = (await client.list_prompts()).prompts
-                templates = (await client.list_resource_templates()).resource_templates
-                return list(prompts), list(templates)
-
-    prompts, templates = anyio.run(listing)
+def _reads(prompts: Any, templates: Any) -> tuple[dict[str, bool], set[str]]:
+    """The prompts' arguments and the resource templates' variables a server lists
+    (``prompt:NAME.ARG``, ``resource:TEMPLATE.VAR``: all free-form text), and the
+    prompts without arguments."""
     found = {f"prompt:{p.name}.{a.name}": True for p in prompts for a in p.arguments or ()}
     for t in templates:
         for var in re.findall(r"\{[+#]?([A-Za-z0-9_]+)\}", t.uri_template):
             found[f"resource:{t.uri_template}.{var}"] = True
     return found, {f"prompt:{p.name}" for p in prompts if not p.arguments}
+
+
+@pytest.fixture(scope="module")
+def everything() -> tuple[list[str], list[dict[str, Any]], dict[str, bool], set[str]]:
+    """server-everything's command and the truth about it, from one plain MCP SDK
+    session: its tools, its prompts' arguments and resource templates' variables, its
+    prompts without arguments."""
+    need_module("mcp")
+    server = [npm_server("everything")]
+    tools, prompts, templates = _session(server, reads=True)
+    reads, no_arguments = _reads(prompts, templates)
+    return server, tools, reads, no_arguments
 
 
 #: The prompts' arguments of server-everything that come back (the others refuse the
@@ -139,13 +150,12 @@ def _accounted(result: Path) -> tuple[dict[str, str], dict[str, str]]:
 # -- the two reference servers --------------------------------------------------------
 
 
-def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) -> None:
-    need_module("mcp")
-    server = [npm_server("everything")]
-    tools = _listed(server)
+def test_server_everything_every_string_parameter_accounted_for(
+    tmp_path: Path, everything: tuple[list[str], list[dict[str, Any]], dict[str, bool], set[str]]
+) -> None:
+    server, tools, reads, no_arguments = everything
     by_name = {t["name"]: t for t in tools}
     strings = _every_string(tools)
-    reads, no_arguments = _reads(server)
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
     result = fidelity(
         "probe", "--mcp", "--all-tools", "--families", "quotes,newlines", "--json", str(out),
@@ -190,12 +200,10 @@ def test_server_everything_every_string_parameter_accounted_for(tmp_path: Path) 
 
 
 def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
-    tmp_path: Path,
+    tmp_path: Path, everything: tuple[list[str], list[dict[str, Any]], dict[str, bool], set[str]]
 ) -> None:
-    need_module("mcp")
-    server = [npm_server("everything")]
-    strings = _every_string(_listed(server))
-    reads, _ = _reads(server)
+    server, tools, reads, _ = everything
+    strings = _every_string(tools)
     calls, out = tmp_path / "calls.txt", tmp_path / "r.json"
     # gzip-file-as-resource fetches a URL from the network unless its data is given.
     data = '{"data": "data:text/plain;base64,SGVsbG8="}'

@@ -43,19 +43,31 @@ def _not_surveyed(document: dict) -> dict[str, str]:
     return {f"{s['tool']}.{s['param']}": s["reason"] for s in document["not_surveyed"]}
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        ("--skip-tool", "wip*"),
-        ("--only-tool", "s*", "--only-tool", "read_note"),
-    ],
-)
-def test_a_tool_left_out_is_never_called(tmp_path: Path, options: tuple[str, ...]) -> None:
-    sentinel = tmp_path / "sentinel"
-    result, document = _run(tmp_path, *options, server=("--sentinel", str(sentinel)))
-    assert not sentinel.exists()  # wipe was never called
+@pytest.fixture(scope="module")
+def wipe_skipped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object, dict]:
+    """One run with ``--skip-tool wip*`` (wipe writes a sentinel if called), shared by
+    the tests below that assert different things about it: the folder it ran in (its
+    notes under work/notes), its result and its JSON document."""
+    folder = tmp_path_factory.mktemp("skipped")
+    sentinel = folder / "sentinel"
+    result, document = _run(folder, "--skip-tool", "wip*", server=("--sentinel", str(sentinel)))
+    return folder, result, document
+
+
+@pytest.mark.parametrize("left_out", ["--skip-tool", "--only-tool"])
+def test_a_tool_left_out_is_never_called(
+    tmp_path: Path, left_out: str, request: pytest.FixtureRequest
+) -> None:
+    if left_out == "--skip-tool":
+        tmp_path, result, document = request.getfixturevalue("wipe_skipped")
+    else:
+        # Two globs, their tools' union surveyed: search.query, read_note.name.
+        options = ("--only-tool", "se*", "--only-tool", "read_note")
+        sentinel = tmp_path / "sentinel"
+        result, document = _run(tmp_path, *options, server=("--sentinel", str(sentinel)))
+    assert not (tmp_path / "sentinel").exists()  # wipe was never called
     reasons = _not_surveyed(document)
-    glob = "--skip-tool wip*" if options[0] == "--skip-tool" else "not matched by --only-tool"
+    glob = "--skip-tool wip*" if left_out == "--skip-tool" else "not matched by --only-tool"
     assert reasons["wipe.reason"] == f"left out ({glob})"
     # The left-out parameter is not counted among those that measured nothing.
     assert "wipe.reason" not in result.stderr
@@ -63,9 +75,11 @@ def test_a_tool_left_out_is_never_called(tmp_path: Path, options: tuple[str, ...
 
 
 def test_without_the_glob_the_sentinel_tool_is_called(tmp_path: Path) -> None:
-    # The control: the same run without --skip-tool calls wipe (so the test above can fail).
+    # The control (so the test above can fail): the same server and sentinel, wipe
+    # selected: it is called and writes the sentinel. (A --skip-tool that leaves wipe in
+    # calls it too: the sandboxed run below reads its answer.)
     sentinel = tmp_path / "sentinel"
-    _run(tmp_path, server=("--sentinel", str(sentinel)))
+    _run(tmp_path, "--only-tool", "wipe", server=("--sentinel", str(sentinel)))
     assert sentinel.read_text().startswith("wipe was called: 'fidelity-marker-")
 
 
@@ -80,9 +94,11 @@ def test_a_glob_that_matches_no_tool_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_default_gives_every_tool_its_common_argument(tmp_path: Path) -> None:
     server = ("--workspace", "W1")
-    without, document = _run(tmp_path, server=server)
+    # Without --default, search.query (preserved below) measures nothing: every call
+    # failed (unknown workspace).
+    without, document = _run(tmp_path, "--only-tool", "search", server=server)
     assert without.returncode == 3
-    assert document["cards"] == []  # every call failed: unknown workspace
+    assert document["cards"] == []
     result, document = _run(
         tmp_path, "--skip-tool", "wipe", "--default", 'workspace="W1"', server=server
     )
@@ -138,9 +154,10 @@ def test_a_sandboxed_run_leaves_nothing_behind(tmp_path: Path, temp: Path) -> No
     work = tmp_path / "work"
     work.mkdir()
     out = tmp_path / "r.json"
+    # (search is left out: it writes nothing; the notes, read back, and wipe remain)
     result = fidelity(
         "probe", "--mcp", "--all-tools", "--yes", "--sandbox", "--families", "quotes",
-        "--examples", "2", "--json", str(out),
+        "--examples", "2", "--skip-tool", "search", "--json", str(out),
         "--", *STORE, "--sentinel", "{sandbox}/sentinel",
         cwd=work, timeout=300, env={"TMPDIR": str(temp), "HOME": str(tmp_path / "home")},
     )  # fmt: skip
@@ -163,10 +180,12 @@ def test_a_sandboxed_run_leaves_nothing_behind(tmp_path: Path, temp: Path) -> No
     assert list(temp.iterdir()) == []
 
 
-def test_a_write_tool_is_read_back_through_its_paired_read_tool(tmp_path: Path) -> None:
+def test_a_write_tool_is_read_back_through_its_paired_read_tool(
+    wipe_skipped: tuple[Path, object, dict],
+) -> None:
     # save_note answers "saved" only: read_note(name) reads the note back, and the
     # stored rewrite (quotes straightened on save) is named.
-    result, document = _run(tmp_path, "--skip-tool", "wipe")
+    tmp_path, result, document = wipe_skipped
     assert "paired: save_note.text read back with read_note(name)" in result.stdout
     assert document["paired"] == ["save_note.text read back with read_note(name)"]
     cards = {c["name"]: c for c in document["cards"]}
