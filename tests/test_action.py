@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _support.cli import fidelity_inprocess
 from junitparser import Failure, JUnitXml
 
 import probes
@@ -89,11 +90,9 @@ def test_the_action_probes_checks_and_writes_junit(tmp_path: Path) -> None:
     python = sys.executable
     with probes.http_reflector() as reflector:
         target = f"{reflector.url} --families quotes,newlines"
-        # The committed card block the action checks against, made by the same command.
-        made = subprocess.run(
-            [python, "-m", "fidelity", "probe", *target.split(), "--card", "CARDS.md"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        # The committed card block the action checks against, made by the same command
+        # (in this process: the action's own steps below are the subprocesses).
+        made = fidelity_inprocess("probe", *target.split(), "--card", "CARDS.md", cwd=tmp_path)
         assert made.returncode == 0, made.stdout + made.stderr
         (tmp_path / "test_notes.py").write_text(SUITE, encoding="utf-8")
         steps = run_action(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,63 @@ def _support_files(document: Path) -> dict[str, str]:
     return dict(re.findall(pattern, text, re.S | re.M))
 
 
+@pytest.fixture(autouse=True)
+def _imports_outlive_pytester(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A module a docs' pytest run imports in this process stays imported afterwards,
+    unless it is one of the run's own files (``tool.py``, ``conftest.py``, the test
+    file). pytester forgets every module imported during its run and its fixture, so the
+    next ``import probes._mcp...`` would make a second copy of classes the first copy's
+    objects are checked against (``isinstance`` then fails in later tests). Set up
+    before ``pytester``, so its own snapshot keeps them too."""
+    from _pytest import pytester
+
+    base = tmp_path_factory.getbasetemp().resolve()
+
+    def outside(name: str) -> bool:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        return file is None or not Path(file).resolve().is_relative_to(base)
+
+    class Snapshot(pytester.SysModulesSnapshot):
+        def __init__(self, preserve: Callable[[str], bool] | None = None) -> None:
+            super().__init__(lambda name: outside(name) or bool(preserve and preserve(name)))
+
+    monkeypatch.setattr(pytester, "SysModulesSnapshot", Snapshot)
+
+
+def _runpytest_here(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """``pytest ARGS`` in this process (no interpreter start, no imports again), as the
+    plugin's own tests run it; the Hypothesis profile a page's ``conftest.py`` loads is
+    this process's too, so the one in force before is loaded again afterwards."""
+    from hypothesis import settings
+
+    before = settings.get_current_profile_name()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "80")  # the width of a subprocess's pipe, not a terminal's
+        try:
+            return pytester.runpytest_inprocess(*args)
+        finally:
+            settings.load_profile(before)
+
+
+def _pytest_runner(pytester: pytest.Pytester) -> transcripts.PytestRunner:
+    """Run a transcript's ``pytest ARGS`` in this process (:func:`_runpytest_here`)."""
+
+    def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(cwd)
+            for name, value in env.items():
+                patch.setenv(name, value)
+            result = _runpytest_here(pytester, *args)
+        out, err = (
+            "".join(f"{line}\n" for line in lines.lines) for lines in (result.stdout, result.stderr)
+        )
+        return subprocess.CompletedProcess(["pytest", *args], int(result.ret), out, err)
+
+    return run
+
+
 def test_the_docs_have_runnable_examples() -> None:
     assert sum(len(_runnable_blocks(document)) for document in DOCUMENTS) >= 1
     assert _test_files(README), "the README's quickstart test is not marked"
@@ -83,7 +142,7 @@ def test_test_files_print_what_the_docs_show(
     for support, text in _support_files(document).items():
         pytester.makepyfile(**{support.removesuffix(".py"): text})
     pytester.makepyfile(**{name.removesuffix(".py"): source})
-    result = pytester.runpytest_subprocess(name, "-p", "no:cacheprovider", *args.split())
+    result = _runpytest_here(pytester, name, "-p", "no:cacheprovider", *args.split())
     printed = result.stdout.lines
     for line in shown.splitlines():
         if line.removeprefix("E").strip() == "...":
@@ -185,14 +244,21 @@ def _sessions() -> list[tuple[Path, str, list[transcripts.Transcript]]]:
     ),
 )
 def test_console_transcripts_print_what_the_docs_show(
-    document: Path, session: str, blocks: list[transcripts.Transcript], tmp_path: Path
+    document: Path,
+    session: str,
+    blocks: list[transcripts.Transcript],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
+    runner = None
+    if any(c.line.startswith("pytest ") for block in blocks for c in block.commands):
+        runner = _pytest_runner(request.getfixturevalue("pytester"))
     page = blocks[0].options.get("files")
     files = {}
     if page is not None:  # the files another page's examples write
         files = _support_files(ROOT / page)
         files.update({name: source for name, source, _, _ in _test_files(ROOT / page)})
-    for command, printed in transcripts.run_transcript(blocks, tmp_path, files):
+    for command, printed in transcripts.run_transcript(blocks, tmp_path, files, runner):
         shown = [transcripts.normalised(line) for line in transcripts.expected(command)]
         assert transcripts.matches(shown, printed.splitlines()), (
             f"{document.name}: $ {command.line}\nshows:\n"
@@ -270,6 +336,7 @@ def test_install_commands_install(tmp_path: Path) -> None:
         made = subprocess.run(
             [sys.executable, "-m", "pip", *words[1:], *extra, "-q"],
             cwd=tmp_path / "project", capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},  # no index asked
         )  # fmt: skip
         assert made.returncode == 0, f"{line}\n{made.stdout}{made.stderr}"
 

@@ -8,6 +8,8 @@ it does in a clone) and the interpreter's scripts come first on ``PATH``:
 
 - ``fidelity ...`` runs in this process (:func:`fidelity_inprocess`), with its words
   as bash makes them (quotes, ``${VAR}``, comments);
+- ``pytest ...`` runs in this process too when the caller passes a runner (``pytest=``:
+  the test's ``pytester`` runs it, as the plugin's own tests do), else as below;
 - ``export NAME=VALUE`` sets a variable for the commands after it;
 - any other line runs under ``bash -eo pipefail`` (``mkdir``, ``git``, ``od``...).
 
@@ -34,7 +36,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+#: Runs ``pytest ARGS`` in a directory with variables added to the environment.
+PytestRunner = Callable[[list[str], Path, dict[str, str]], "subprocess.CompletedProcess[str]"]
 _NPM_BIN = "tests/servers/node_modules/.bin"
 #: What a reader runs -> what the test runs instead (the same package, pinned and
 #: installed by ``npm ci --prefix tests/servers``: no download during the tests).
@@ -155,11 +159,15 @@ def matches(shown: list[str], printed: list[str]) -> bool:
 
 
 def run_transcript(
-    blocks: list[Transcript], directory: Path, files: dict[str, str] | None = None
+    blocks: list[Transcript],
+    directory: Path,
+    files: dict[str, str] | None = None,
+    pytest: PytestRunner | None = None,
 ) -> Iterator[tuple[Command, str]]:
     """Run the blocks of one session in ``directory``, where ``files`` (name: text) are
-    written first; yield each command with what it printed (normalised: stdout, stderr,
-    ``exit N``), for the caller to compare."""
+    written first (``pytest ...`` by ``pytest`` when given); yield each command with
+    what it printed (normalised: stdout, stderr, ``exit N``), for the caller to
+    compare."""
     (directory / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     for name, text in (files or {}).items():
         (directory / name).write_text(text, encoding="utf-8")
@@ -173,7 +181,7 @@ def run_transcript(
             if "URL" in block.options:
                 env["URL"] = stack.enter_context(_serving(block.options["URL"], directory))
             for command in block.commands:
-                yield command, _run(command.line, directory, env)
+                yield command, _run(command.line, directory, env, pytest)
 
 
 @contextmanager
@@ -200,7 +208,9 @@ def _serving(command: str, directory: Path) -> Iterator[str]:
         stop_process(proc)
 
 
-def _run(line: str, directory: Path, env: dict[str, str]) -> str:
+def _run(
+    line: str, directory: Path, env: dict[str, str], pytest: PytestRunner | None = None
+) -> str:
     for written, run in COMMANDS.items():
         line = line.replace(written, run)
     line = line.replace("/tmp/walk", str(directory))
@@ -212,6 +222,8 @@ def _run(line: str, directory: Path, env: dict[str, str]) -> str:
     if line.startswith("fidelity "):
         words = _words(line, directory, full_env)
         result = fidelity_inprocess(*words[1:], cwd=directory, env=env)
+    elif line.startswith("pytest ") and pytest is not None:
+        result = pytest(_words(line, directory, full_env)[1:], directory, env)
     else:
         result = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", line],
