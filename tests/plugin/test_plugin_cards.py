@@ -224,8 +224,10 @@ def test_xdist_cards_are_merged_byte_identical_to_a_serial_run(
     tool_repo.makepyfile(test_tool=XDIST_TESTS)
     serial = tool_repo.runpytest(FAMILIES, "--fidelity-cards=serial", "-p", "no:xdist")
     serial.assert_outcomes(passed=7)
+    # Hypothesis's own pytest plugin is left out of the three interpreters (it costs each
+    # about a second to load; the surveys import Hypothesis themselves when they use it).
     parallel = tool_repo.runpytest_subprocess(
-        FAMILIES, "--fidelity-cards=parallel", "-n", "2", timeout=120
+        FAMILIES, "--fidelity-cards=parallel", "-n", "2", "-p", "no:hypothesispytest", timeout=120
     )
     parallel.assert_outcomes(passed=7)
     parallel.stdout.fnmatch_lines(["*2 workers [[]7 items[]]*"])
