@@ -56,7 +56,8 @@ class ExitCode(enum.IntEnum):
     OK = 0
     #: Rewrites beyond ``--allow``, clients that disagree, drift from a card.
     DIFFERENT = 1
-    #: A usage error, in one sentence; nothing was sent.
+    #: A usage error, in one sentence; nothing was sent (but after a ``--config`` run
+    #: whose ``--skip-tool``/``--only-tool`` glob matched no server's tool: its results kept).
     USAGE = 2
     #: The target is unreachable or broke, or nothing was measured.
     TARGET = 3

@@ -3,11 +3,11 @@
 Config files in both forms (an ``mcpServers`` map with comments and trailing commas,
 a ``servers`` map with ``type``) holding real servers: the reference npm servers, the
 PyPI mcp-server-git, our stdio reflector, a command that does not exist, and an MCP
-server over Streamable HTTP that answers only with its header. ``--jobs 1`` and
-``--jobs 3`` give the same files and map; the parts of a run split by ``--server`` and
-joined by ``fidelity card`` give the same document, map and JUnit, byte for byte (these
-two with our reflector in the place of server-everything: what they compare is how the
-runs are ordered and joined, not which server answers).
+server over Streamable HTTP that answers only with its header. The parts of a run split
+by ``--server``, each in turn (``--jobs 1``), and joined by ``fidelity card`` give the
+JSON collection, document, map and JUnit of the whole file run with ``--jobs 3`` (the
+document and JUnit byte for byte; our reflector in the place of server-everything: what
+they compare is how the runs are ordered and joined, not which server answers).
 """
 
 from __future__ import annotations
@@ -122,34 +122,46 @@ def test_every_server_of_an_mcp_servers_file(tmp_path: Path, header_server: str)
 def test_in_turn_in_parallel_and_in_parts_give_the_same_document_map_and_junit(
     tmp_path: Path, header_server: str
 ) -> None:
-    # Our reflector in the place of server-everything; four runs: the whole file in turn
-    # and in parallel, and in two parts. The missing server ends first, so runs in
-    # parallel end in another order than the file's.
+    # Our reflector in the place of server-everything; three runs: the whole file in
+    # parallel, and in two parts in turn (--jobs 1, the default). The missing server ends
+    # first, so the run in parallel ends in another order than the file's; its files and
+    # map are those of the parts in turn, joined.
     config = _mcp_servers_file(tmp_path, header_server, npm=False)
-    in_turn = _run(config, tmp_path / "one", "--jobs", "1")
     whole = _run(config, tmp_path / "whole", "--jobs", "3")
-    for result in (in_turn, whole):
-        assert result.returncode == 3, result.stderr
-        _no_secret(result.stdout, result.stderr)
-    for name in ("all.json", "all.xml", "DOC.md"):
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
-    assert in_turn.stdout.splitlines()[-5:] == whole.stdout.splitlines()[-5:]
+    assert whole.returncode == 3, whole.stderr
+    _no_secret(whole.stdout, whole.stderr)
     parts = []
     for first, second in (("everything", "missing"), ("reflector", "remote")):
         part = tmp_path / f"{first}-{second}.json"
-        fidelity(
+        result = fidelity(
             "probe", "--config", str(config), "--server", first, "--server", second,
             "--families", "quotes", "--quiet", "--json", str(part), env=_ENV, timeout=300,
         )  # fmt: skip
+        assert result.returncode == (3 if second == "missing" else 0), result.stderr
+        _no_secret(result.stdout, result.stderr)
         parts.append(str(part))
+    # The JSON collection: the parts' cards and failed servers, in the file's order.
+    first, second = (json.loads(Path(part).read_text(encoding="utf-8")) for part in parts)
+    assert [c["name"] for c in first["cards"]] == [
+        "everything.echo.text",
+        "everything.reflect.text",
+    ]
+    assert [f["server"] for f in first["failed"]] == ["missing"]
+    assert [c["name"] for c in second["cards"]] == [
+        "reflector.echo.text", "reflector.reflect.text", "remote.echo.text",
+    ]  # fmt: skip
+    assert second["failed"] == []
+    joined_json = {**first, "cards": first["cards"] + second["cards"], "failed": first["failed"]}
+    assert json.loads((tmp_path / "whole" / "all.json").read_text(encoding="utf-8")) == joined_json
     joined = fidelity(
         "card", *parts, "--update", str(tmp_path / "DOC.md"), "--junit", str(tmp_path / "ALL.xml")
     )
     assert joined.returncode == 0, joined.stderr
     assert (tmp_path / "DOC.md").read_bytes() == (tmp_path / "whole" / "DOC.md").read_bytes()
     assert (tmp_path / "ALL.xml").read_bytes() == (tmp_path / "whole" / "all.xml").read_bytes()
-    # The map: the last lines of the whole run's output.
+    # The map, with the failed server's line: the last lines of the whole run's output.
     lines = joined.stdout.splitlines()
+    assert lines[-1].startswith("failed: missing: could not open an MCP session")
     assert whole.stdout.splitlines()[-len(lines) :] == lines
 
 
@@ -172,17 +184,70 @@ def test_a_servers_file_with_the_pypi_git_server(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    # The read-only tools but git_status are left out (each surveyed parameter costs a
+    # server process; they fail as git_status does), which also shows --skip-tool reaching
+    # the server's run.
+    skipped = ("git_diff*", "git_log", "git_show", "git_branch")
     result = fidelity(
         "probe", "--config", str(config), "--families", "quotes",
+        *(a for glob in skipped for a in ("--skip-tool", glob)),
         "--json", str(tmp_path / "r.json"),
         env={"F29_REPO": str(repo)}, timeout=300,
     )  # fmt: skip
-    # No tool of mcp-server-git is annotated read-only: without --yes none is called,
-    # and the section says why, in the --all-tools words.
+    # Without --yes the tools that write are not called; git_status is, with a marker for
+    # its repo_path, which the server refuses (outside the repository it was given, from
+    # the file's ${env:F29_REPO}): nothing is measured, and the section says why, in the
+    # --all-tools words.
     assert result.returncode == 3
     assert "== git (exit 3)" in result.stdout
-    assert "git_status" in result.stdout
+    assert "git_commit.message" in result.stdout
+    assert "needs --yes (annotated readOnlyHint: false)" in result.stdout
+    assert "git_log.repo_path" in result.stdout
+    assert "left out (--skip-tool git_log)" in result.stdout
+    [status] = [line for line in result.stdout.splitlines() if "git_status.repo_path" in line]
+    assert "no read-back: the calibration call" in status
+    assert f"outside the allowed repository '{repo}'" in status
     assert "failed: git: nothing was measured" in result.stdout
+
+
+@pytest.mark.timeout(300)
+def test_tool_globs_apply_to_the_whole_file(tmp_path: Path) -> None:
+    # --skip-tool wipe names a tool only the note store has, --only-tool search one only
+    # it has: each server leaves out what they match, and the reflector, which they leave
+    # no tool of, is surveyed for nothing and is no failure. Two globs match no tool of
+    # either server (typos), as does one --args-for pin (the other pins a tool only the
+    # note store has, which the reflector does not refuse): one sentence says so once the
+    # run is over, its results kept, and the exit code is the usage error's.
+    config = tmp_path / "mcp.json"
+    store = [str(SERVERS / "mcp_note_store.py")]
+    reflector = ["-m", "probes._mcp"]
+    servers = {
+        n: {"command": sys.executable, "args": a}
+        for n, a in (("notes", store), ("reflector", reflector))
+    }
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    result = fidelity(
+        "probe", "--config", str(config), "--families", "quotes",
+        "--skip-tool", "wipe", "--skip-tool", "wpie", "--only-tool", "search",
+        "--only-tool", "serch*", "--args-for", 'read_note={"name": "n"}',
+        "--args-for", 'raed_note={"name": "n"}',
+        "--json", str(tmp_path / "all.json"), timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "== notes (exit 0)" in result.stdout
+    assert "wipe.reason     left out (--skip-tool wipe)" in result.stdout
+    assert "read_note.name  left out (not matched by --only-tool)" in result.stdout
+    assert "== reflector (exit 0)" in result.stdout
+    assert "every tool of this MCP server is left out by --skip-tool/--only-tool" in result.stdout
+    assert "matches none" not in result.stdout + result.stderr
+    assert result.stderr.splitlines() == [
+        "fidelity: --skip-tool 'wpie', --only-tool 'serch*' and --args-for 'raed_note' match "
+        "no tool of the servers reached (notes, reflector); their results are kept; correct "
+        "them."
+    ]
+    collection = json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in collection["cards"]] == ["notes.search.query"]
+    assert collection["failed"] == []
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,9 @@ exit codes:
   0  payloads came back, and no rewrite beyond --allow
   1  rewrites beyond --allow (the map names them); with --clients, also when the
      clients disagree beyond --allow
-  2  usage error, in one sentence; nothing was sent
+  2  usage error, in one sentence; nothing was sent (with --config, also a
+     --skip-tool/--only-tool glob or an --args-for tool that matched no tool of any
+     server reached: said after the run, its results kept)
   3  the target is unreachable or broke; or the calibration request was sent and
      refused, or did not bring the value back (the outputs are written); or a protocol failure: the client could not
      parse the replies to more than half of the payloads sent; or a timeout on a tool
@@ -267,6 +269,9 @@ def register(sub: Any) -> None:
         metavar="GLOB",
         help="with --all-tools: call only the tools matching GLOB (repeat)",
     )
+    # Given by a --config run to each server's child (never by a user): where to write
+    # the server's tool names, with which the parent judges the globs over the whole file.
+    target.add_argument("--config-tools", metavar="FILE", help=argparse.SUPPRESS)
     target.add_argument(
         "--sandbox",
         action="store_true",

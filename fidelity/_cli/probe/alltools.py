@@ -220,6 +220,10 @@ def _cannot(exc: Exception) -> str:
 def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, Any]]:
     pinned = dict(plan.args_for)
     unknown = [t for t in pinned if t not in names]
+    if unknown and plan.config_tools:
+        # In a server's run of --config: a pin for another server's tool (the parent
+        # judges the pins over the whole file).
+        return {t: a for t, a in pinned.items() if t in names}
     if unknown:
         raise UsageError(
             f"--args-for names {', '.join(repr(safe(t)) for t in unknown)}, which this MCP "
@@ -231,12 +235,13 @@ def _check_pins(plan: ProbePlan, names: Sequence[str]) -> dict[str, dict[str, An
 def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inventory:
     """The inventory with the parameters the user left out marked so: those of the tools
     ``--skip-tool``/``--only-tool`` leave out (never called), and those ``--default``
-    gives; a glob that matches no tool is a usage error."""
+    gives; a glob that matches no tool is a usage error (in a server's run of
+    ``--config``, the parent's to judge over every server: :func:`_config_tools`)."""
     from fidelity._cli.probe.isolation import left_out
 
     names = [t.name for t in tools]
     for option, globs in (("--skip-tool", plan.skip_tools), ("--only-tool", plan.only_tools)):
-        for glob in globs:
+        for glob in () if plan.config_tools else globs:
             if not any(fnmatch.fnmatchcase(n, glob) for n in names):
                 raise UsageError(
                     f"{option} {safe(glob)!r} matches none of this MCP server's tools: "
@@ -256,6 +261,27 @@ def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inve
     return dataclasses.replace(inv, params=tuple(params), without_strings=without)
 
 
+def _config_tools(plan: ProbePlan, tools: Sequence[McpTool]) -> bool:
+    """In a server's run of ``--config``: write the server's tool names where the parent
+    reads them, and say so when the file's globs leave out every tool of this server
+    (then nothing is surveyed here, by the user's choice: not a failure). True then."""
+    from fidelity._cli.probe.isolation import left_out
+
+    if plan.config_tools is None:
+        return False
+    names = [t.name for t in tools]
+    with open(plan.config_tools, "w", encoding="utf-8") as out:
+        json.dump(names, out)
+    if not names or not all(left_out(n, plan.skip_tools, plan.only_tools) for n in names):
+        return False
+    sys.stdout.write(
+        f"every tool of this MCP server is left out by --skip-tool/--only-tool "
+        f"({', '.join(safe(n) for n in sorted(names))}): nothing to survey here.\n"
+    )
+    sys.stdout.flush()
+    return True
+
+
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
     from fidelity._cli.probe.isolation import left_out
@@ -265,6 +291,8 @@ def execute_all(plan: ProbePlan) -> int:
 
     check_outputs(plan)
     tools = _tools_of(plan, reads=True)
+    if _config_tools(plan, tools):
+        return ExitCode.OK
     inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))
     inv = edit_rows(inv)
     pinned = _check_pins(plan, [t.name for t in tools])

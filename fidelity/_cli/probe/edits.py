@@ -186,6 +186,8 @@ class _Run(Protocol):
     @property
     def fatal(self) -> bool: ...
     @property
+    def out_of_share(self) -> bool: ...
+    @property
     def requests(self) -> int: ...
     @property
     def skipped(self) -> str: ...
@@ -274,7 +276,7 @@ def survey_edit(
             )
             attempt = survey(sub)
             spent += attempt.requests
-            if attempt.card is not None or attempt.fatal:
+            if attempt.card is not None or attempt.fatal or attempt.out_of_share:
                 done: Run = dataclasses.replace(
                     cast("Any", attempt),
                     paired=describe(row, write.name, pair.tool),

@@ -42,6 +42,7 @@ __all__ = [
     "sandbox_env",
     "sandboxed",
     "spawn_options",
+    "tool_globs",
     "with_sandbox",
     "work_dir",
 ]
@@ -84,7 +85,8 @@ def with_sandbox(value: Any, directory: str | None, *, template: bool = True) ->
     return _IN_TEMPLATE.sub(lambda m: shown if m.group(0) == SANDBOX else m.group(0), value)
 
 
-def _globs(option: str, given: Sequence[str] | None) -> tuple[str, ...]:
+def tool_globs(option: str, given: Sequence[str] | None) -> tuple[str, ...]:
+    """The globs of ``option`` as given (stripped); an empty one is a usage error."""
     globs = tuple(g.strip() for g in given or ())
     empty = [g for g in globs if not g]
     if empty:
@@ -122,8 +124,8 @@ def _default(value: str, directory: str | None) -> tuple[str, Any]:
 def check_control(args: Any, kind: object) -> Control:
     """Check ``--skip-tool``, ``--only-tool``, ``--default`` and ``--sandbox``."""
     all_tools = bool(getattr(args, "all_tools", False))
-    skip = _globs("--skip-tool", getattr(args, "skip_tool", None))
-    only = _globs("--only-tool", getattr(args, "only_tool", None))
+    skip = tool_globs("--skip-tool", getattr(args, "skip_tool", None))
+    only = tool_globs("--only-tool", getattr(args, "only_tool", None))
     # --default also serves --openapi, which reads it itself.
     given = list(getattr(args, "default", None) or ()) if all_tools else []
     for option, used in (("--skip-tool", skip), ("--only-tool", only)):

@@ -103,7 +103,7 @@ def read_paired(
         )
         attempt = survey(paired)
         spent += attempt.requests
-        if attempt.card is not None or attempt.fatal:
+        if attempt.card is not None or attempt.fatal or attempt.out_of_share:
             return dataclasses.replace(attempt, paired=pair.describe(param.name), requests=spent)
         tried.append(f"{pair.tool}: {attempt.skipped.removeprefix('no read-back: ')}")
     reason = "; ".join(tried) if tried else why

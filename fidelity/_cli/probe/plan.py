@@ -117,6 +117,9 @@ class ProbePlan:
     args_for: tuple[tuple[str, dict[str, Any]], ...] = ()
     skip_tools: tuple[str, ...] = ()
     only_tools: tuple[str, ...] = ()
+    #: Set in a server's child of ``--config``: the file its tool names go to; a glob
+    #: that matches none of them is the parent's to judge, over the whole file.
+    config_tools: str | None = None
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
     #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
@@ -521,6 +524,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         all_tools=bool(getattr(args, "all_tools", False)),
         skip_tools=control.skip_tools,
         only_tools=control.only_tools,
+        config_tools=getattr(args, "config_tools", None),
         defaults=control.defaults,
         sandbox=control.sandbox,
         headers=parse_headers(args.header),

@@ -64,7 +64,17 @@ def run_param(
             failure=f"{param.name}: {reason}",
             requests=probe.requests or 0,
         )
-    todo, examples = within_budget(sub, payloads, per_payload, probe, spent=probe.requests or 0)
+    spent = probe.requests or 0
+    try:
+        todo, examples = within_budget(sub, payloads, per_payload, probe, spent=spent)
+    except UsageError:
+        # The row's share, not the user's --max-requests: the run goes on without it.
+        return ParamRun(
+            param=param,
+            skipped=_over_share(sub.max_requests, spent, per_payload),
+            requests=spent,
+            out_of_share=True,
+        )
     name = name or card_name(sub, probe)
     seen: list[Observation] = []
     try:
@@ -100,6 +110,16 @@ def run_param(
         note=stop_note(seen) if swept.stopped else "",
         planned=len(payloads) + sub.examples,
         requests=probe.requests or 0,
+    )
+
+
+def _over_share(share: int | None, spent: int, per_payload: int) -> str:
+    """Why a row whose share of ``--max-requests`` cannot pay for one payload was not
+    measured (``spent`` of it went to the calibration calls)."""
+    calibrating = f"; {spent} spent locating the read-back" if spent else ""
+    return (
+        f"not surveyed: its share of --max-requests ({share} calls{calibrating}) leaves "
+        f"too few for one payload ({per_payload} calls); raise --max-requests"
     )
 
 

@@ -8,11 +8,19 @@ ends, so sections never interleave; then one map of servers x families. The card
 each server are named ``SERVER.TOOL.PARAM`` and record the server's name as their
 target (never its command line or URL), and every secret of the file (env and header
 values) is ``***`` in every output. The exit code is the worst of the servers'.
+
+``--skip-tool``/``--only-tool`` apply to the whole file: each child leaves out the
+tools they match and writes its tool names (``--config-tools``, internal) instead of
+refusing a glob that matches none of them (a server they leave no tool of surveys
+nothing, exit 0). A glob that matches no tool of any server reached is said in one
+sentence after the results are written, with exit 2 (unless a server's code is worse).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +58,7 @@ _PASSED = (
     ("quiet", "--quiet"),
     ("sandbox", "--sandbox"),
     ("skip_tool", "--skip-tool"),
+    ("only_tool", "--only-tool"),
     ("default", "--default"),
 )
 #: Options that describe one target, refused with --config.
@@ -57,6 +66,17 @@ _ONE_TARGET = (
     "target", "tool", "param", "args", "before", "send", "read", "read_tool", "read_args",
     "read_url", "id_from", "clients", "check", "html", "list_tools", "dry_run",
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Ended:
+    """A server's child, ended: its exit code, its part (JSON text, ``""`` when none),
+    its last sentence, and the tool names it listed (``None``: it never reached them)."""
+
+    code: int
+    part: str
+    sentence: str
+    tools: list[str] | None
 
 
 @dataclass(slots=True)
@@ -91,7 +111,7 @@ def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -
     for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
         del env[key]
     argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
-    argv += [*flags, "--json", str(part)]
+    argv += [*flags, "--json", str(part), "--config-tools", str(_tools_file(part))]
     if server.url is not None:
         for i, (name, value) in enumerate(sorted(server.headers.items())):
             env[f"{HEADER_VARIABLE}{i}"] = value
@@ -106,6 +126,20 @@ def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -
         argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=server.cwd
     )
     return _Child(server=server, process=process, part=part, out=out, err=err)
+
+
+def _tools_file(part: Path) -> Path:
+    """Where a server's child writes its tool names (once it listed them)."""
+    return part.with_suffix(".tools.json")
+
+
+def _tool_names(part: Path) -> list[str] | None:
+    """The tool names a child wrote; ``None`` when it never listed them (not reached)."""
+    try:
+        names = json.loads(_tools_file(part).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else None
 
 
 def _read(stream: Any, secrets: Sequence[str]) -> str:
@@ -140,6 +174,10 @@ def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[C
 
 
 def _check(args: argparse.Namespace) -> None:
+    from fidelity._cli.probe.isolation import tool_globs
+
+    tool_globs("--skip-tool", args.skip_tool)
+    tool_globs("--only-tool", args.only_tool)
     given = [d for d in _ONE_TARGET if getattr(args, d, None) not in (None, False, [], ())]
     if given:
         flag = "a target" if given[0] == "target" else f"--{given[0].replace('_', '-')}"
@@ -159,14 +197,39 @@ def _jobs(value: str | None) -> int:
     return int(value)
 
 
+def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> str:
+    """The sentence naming the ``--skip-tool``/``--only-tool`` globs and the
+    ``--args-for`` tools that match no tool of any server the run reached (``""``: none,
+    or no server reached), in the file's order."""
+    reached = [name for name, ended in ends if ended.tools is not None]
+    names = {n for _, ended in ends for n in ended.tools or ()}
+    missed = [
+        f"{option} {safe(glob.strip())!r}"
+        for option, globs in (("--skip-tool", args.skip_tool), ("--only-tool", args.only_tool))
+        for glob in globs or ()
+        if not any(fnmatch.fnmatchcase(n, glob.strip()) for n in names)
+    ]
+    pinned = [pin.partition("=")[0].strip() for pin in args.args_for or ()]
+    missed += [f"--args-for {safe(tool)!r}" for tool in pinned if tool not in names]
+    if not reached or not missed:
+        return ""
+    which = ", ".join(missed[:-1]) + " and " + missed[-1] if len(missed) > 1 else missed[0]
+    servers, their = ("servers", "their") if len(reached) > 1 else ("server", "its")
+    return (
+        f"{which} {'match' if len(missed) > 1 else 'matches'} no tool of the {servers} "
+        f"reached ({', '.join(safe(n) for n in reached)}); {their} results are kept; correct "
+        f"{'them' if len(missed) > 1 else 'it'}."
+    )
+
+
 def _run_all(
     servers: Sequence[ConfigServer], flags: Sequence[str], jobs: int, work: Path
-) -> dict[str, tuple[int, str, str]]:
+) -> dict[str, _Ended]:
     """Run the servers, ``jobs`` at once; print each section whole as it ends; return
-    each server's (exit code, part JSON text)."""
+    each server's end."""
     waiting = list(enumerate(servers))
     running: list[_Child] = []
-    done: dict[str, tuple[int, str, str]] = {}
+    done: dict[str, _Ended] = {}
     try:
         while waiting or running:
             while waiting and len(running) < jobs:
@@ -180,7 +243,9 @@ def _run_all(
                 secrets = child.server.secrets
                 out, err = _read(child.out, secrets), _read(child.err, secrets)
                 part = child.part.read_text("utf-8") if child.part.exists() else ""
-                done[child.server.name] = (code, redact(part, secrets), _sentence(err))
+                done[child.server.name] = _Ended(
+                    code, redact(part, secrets), _sentence(err), _tool_names(child.part)
+                )
                 section = [f"== {safe(child.server.name)} (exit {code})"]
                 section += [line for line in (out, err) if line]
                 sys.stdout.write("\n".join(section) + "\n\n")
@@ -209,16 +274,25 @@ def execute_config(args: argparse.Namespace) -> int:
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
     for server in servers:
-        code, part, sentence = done[server.name]
-        shown = server_cards(server.name, part) if part else ()
+        ended = done[server.name]
+        shown = server_cards(server.name, ended.part) if ended.part else ()
         cards += shown
-        if not shown and code:
-            failed.append((server.name, sentence or f"exit {code}"))
+        if not shown and ended.code:
+            failed.append((server.name, ended.sentence or f"exit {ended.code}"))
     sys.stdout.write(servers_map(cards, failed))
     write_cards(
         cards, json_path=args.json, card_path=args.card, junit_path=args.junit, failed=failed
     )
     # A child ended by a signal (a negative code) or by an unknown code broke: exit 3.
     known = {c.value for c in ExitCode}
-    codes = [code if code in known else ExitCode.TARGET for code, _, _ in done.values()]
+    codes = [e.code if e.code in known else ExitCode.TARGET for e in done.values()]
+    # A glob no server's tool matches is the user's typo (a tool meant to be left out
+    # may have been called): said once the results are written, with the usage error's
+    # code (a server that broke, exit 3, still wins).
+    unmatched = _unmatched(args, [(server.name, done[server.name]) for server in servers])
+    if unmatched:
+        from fidelity._cli import error
+
+        error(unmatched)
+        codes.append(ExitCode.USAGE)
     return int(max(codes, default=ExitCode.OK))
