@@ -7,6 +7,8 @@ import platform
 from pathlib import Path
 
 import pytest
+from _needs import need_module
+from _support.servers import SERVERS
 
 FAMILIES = "--fidelity-families=quotes,newlines,whitespace"
 
@@ -222,8 +224,10 @@ def test_xdist_cards_are_merged_byte_identical_to_a_serial_run(
     tool_repo.makepyfile(test_tool=XDIST_TESTS)
     serial = tool_repo.runpytest(FAMILIES, "--fidelity-cards=serial", "-p", "no:xdist")
     serial.assert_outcomes(passed=7)
+    # Hypothesis's own pytest plugin is left out of the three interpreters (it costs each
+    # about a second to load; the surveys import Hypothesis themselves when they use it).
     parallel = tool_repo.runpytest_subprocess(
-        FAMILIES, "--fidelity-cards=parallel", "-n", "2", timeout=120
+        FAMILIES, "--fidelity-cards=parallel", "-n", "2", "-p", "no:hypothesispytest", timeout=120
     )
     parallel.assert_outcomes(passed=7)
     parallel.stdout.fnmatch_lines(["*2 workers [[]7 items[]]*"])
@@ -364,3 +368,31 @@ def test_drift_names_what_changed_around_it_first(
             "    quotes (round trip): outcome preserved -> mixed; kind quote.straighten appeared",
         ]
     )
+
+
+def test_a_plugin_card_records_its_plan(pytester: pytest.Pytester) -> None:
+    need_module("mcp")
+    pytester.makepyfile(
+        test_card=f"""
+        import probes
+
+        def test_edit(fidelity):
+            server = probes.mcp_module(
+                "mcp_quote_edit:server", tool="edit", param="old_string",
+                args={{"path": "doc.txt", "new_string": "x"}}, read="armored:searched",
+                allow_destructive=True, cwd={str(SERVERS)!r},
+            )
+            server.name = "edit.old_string"
+            with server:
+                fidelity.survey(server, families=["quotes"], allow=["quote.straighten"])
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--fidelity-cards=cards")
+    result.assert_outcomes(passed=1)
+    card = json.loads((pytester.path / "cards" / "edit.old_string.json").read_text("utf-8"))
+    setup = card["facts"]["setup"]
+    assert setup["tool"] == "edit"
+    assert setup["param"] == "old_string"
+    assert setup["read"] == "armored:searched"
+    assert setup["args"] == {"path": "doc.txt", "new_string": "x"}
+    assert card["facts"]["chain"] == "edit.old_string"

@@ -164,7 +164,7 @@ def test_a_lost_value_first_asks_to_pin_the_read_back(pytester: pytest.Pytester)
                 fidelity.check(server, "plain")
         """
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [

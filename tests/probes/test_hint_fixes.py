@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable
 
 import pytest
 from _needs import need_module
-from _support.mcp import catalogue, quote_edit
 from _support.stdlib import email_header_keeps_final_newline, minidom_escapes_attribute_whitespace
 
 import fidelity
@@ -295,12 +294,10 @@ def _straighten(text: str) -> str:
     )
 
 
-def test_quote_edit_hint_both_sides_normalised_match() -> None:
+def test_quote_edit_hint_both_sides_normalised_match(quote_edit_survey: fidelity.Survey) -> None:
     """The edit server straightens old_string before searching: with both sides
     normalised (as the hint says), what the tool searched for equals what was sent."""
-    quotes = tuple(p for p in catalogue() if "quotes" in p.families)
-    with quote_edit() as probe:
-        broken = fidelity.survey(probe, payloads=quotes)
+    broken = quote_edit_survey  # the quotes payloads and three plain ones
     hints = {h.kind: h for h in broken.hints()}
     assert hints["quote.straighten"].directions == ("request",)
     assert "compare both sides normalised" in hints["quote.straighten"].text

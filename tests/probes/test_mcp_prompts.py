@@ -24,31 +24,43 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PROMPTS = [sys.executable, str(SERVERS / "mcp_prompts.py")]
 
 
-def _raw(prompt: str | None, arguments: dict[str, str], uri: str | None = None) -> Any:
-    """The same request through a plain MCP SDK session."""
+#: The two requests the tests compare with: the prompt that collapses whitespace, and
+#: the template's variable.
+SPACED = "a  b\tc"
+NOTE = "a/b “q” x%20y"
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict[str, str]:
+    """What a plain MCP SDK session reads back for those two requests (one session,
+    one server, for the module): ``summarize`` given ``SPACED``, and ``notes://{name}``
+    given ``NOTE``."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    async def ask() -> Any:
+    async def ask() -> dict[str, str]:
         params = StdioServerParameters(command=PROMPTS[0], args=PROMPTS[1:])
         with open(os.devnull, "w", encoding="utf-8") as errlog:
             async with Client(stdio_client(params, errlog=errlog)) as client:
-                if prompt is not None:
-                    return (await client.get_prompt(prompt, arguments)).messages[0].content.text
-                assert uri is not None
-                return (await client.read_resource(uri)).contents[0].text
+                prompt = await client.get_prompt("summarize", {"text": SPACED})
+                uri = expand("notes://{name}", {"name": NOTE})
+                resource = await client.read_resource(uri)
+                return {
+                    "summarize": prompt.messages[0].content.text,
+                    "notes": resource.contents[0].text,
+                }
 
     return anyio.run(ask)
 
 
-def test_a_prompt_that_collapses_whitespace_is_measured() -> None:
+def test_a_prompt_that_collapses_whitespace_is_measured(raw: dict[str, str]) -> None:
     with probes.mcp(PROMPTS, prompt="summarize", param="text") as probe:
         assert probe.tool_info.read_only
-        collapsed = probe.observe("a  b\tc")
+        collapsed = probe.observe(SPACED)
         plain = probe.observe("say “hi”")
         setup = probe.setup
     assert collapsed.status is Status.TRANSFORMED
-    assert collapsed.received == _raw("summarize", {"text": "a  b\tc"}) == "a b c"
+    assert collapsed.received == raw["summarize"] == "a b c"
     assert "whitespace.collapse" in collapsed.kinds
     assert plain.status is Status.PRESERVED
     assert setup.tool == "prompt:summarize"
@@ -57,12 +69,11 @@ def test_a_prompt_that_collapses_whitespace_is_measured() -> None:
     assert "--tool" not in command
 
 
-def test_a_resource_template_variable_is_measured() -> None:
-    text = "a/b “q” x%20y"
+def test_a_resource_template_variable_is_measured(raw: dict[str, str]) -> None:
     with probes.mcp(PROMPTS, resource="notes://{name}", param="name") as probe:
-        obs = probe.observe(text)
+        obs = probe.observe(NOTE)
     assert obs.status is Status.PRESERVED
-    assert _raw(None, {}, expand("notes://{name}", {"name": text})) == text
+    assert raw["notes"] == NOTE
 
 
 def test_prompt_options_are_checked() -> None:
@@ -116,20 +127,21 @@ def test_all_tools_covers_prompts_and_resource_templates(tmp_path: Any) -> None:
 
 
 @pytest.mark.parametrize("client", ["python", "typescript"])
-def test_prompts_and_templates_through_each_client(client: str, monkeypatch: Any) -> None:
+def test_prompts_and_templates_through_each_client(
+    client: str, monkeypatch: Any, raw: dict[str, str]
+) -> None:
     if client == "typescript":
         from _support.mcp import typescript_client
 
         typescript_client(monkeypatch)
     with probes.mcp(PROMPTS, prompt="summarize", param="text", client=client) as probe:
-        collapsed = probe.observe("a  b\tc")
+        collapsed = probe.observe(SPACED)
     assert collapsed.status is Status.TRANSFORMED
-    assert collapsed.received == _raw("summarize", {"text": "a  b\tc"}) == "a b c"
-    text = "a/b “q” x%20y"
+    assert collapsed.received == raw["summarize"] == "a b c"
     with probes.mcp(PROMPTS, resource="notes://{name}", param="name", client=client) as probe:
-        obs = probe.observe(text)
+        obs = probe.observe(NOTE)
     assert obs.status is Status.PRESERVED
-    assert obs.received == _raw(None, {}, expand("notes://{name}", {"name": text})) == text
+    assert obs.received == raw["notes"] == NOTE
 
 
 def test_the_command_reads_prompts_and_templates_through_both_clients(

@@ -59,32 +59,3 @@ def test_default_names_differ_when_the_plan_differs(tmp_path: object) -> None:
     there = name(args={"path": "/elsewhere/doc.txt", "new_string": "x"})
     assert here == there
     assert str(SERVERS) not in here
-
-
-def test_a_plugin_card_records_its_plan(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_card=f"""
-        import probes
-
-        def test_edit(fidelity):
-            server = probes.mcp_module(
-                "mcp_quote_edit:server", tool="edit", param="old_string",
-                args={{"path": "doc.txt", "new_string": "x"}}, read="armored:searched",
-                allow_destructive=True, cwd={str(SERVERS)!r},
-            )
-            server.name = "edit.old_string"
-            with server:
-                fidelity.survey(server, families=["quotes"], allow=["quote.straighten"])
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--fidelity-cards=cards")
-    result.assert_outcomes(passed=1)
-    import json
-
-    card = json.loads((pytester.path / "cards" / "edit.old_string.json").read_text("utf-8"))
-    setup = card["facts"]["setup"]
-    assert setup["tool"] == "edit"
-    assert setup["param"] == "old_string"
-    assert setup["read"] == "armored:searched"
-    assert setup["args"] == {"path": "doc.txt", "new_string": "x"}
-    assert card["facts"]["chain"] == "edit.old_string"
