@@ -88,3 +88,20 @@ def test_near_misses_are_not_named_sanitized(
     assert received != sent
     comparison = fidelity.compare(sent, received)
     assert "path.sanitized" not in comparison.kinds, (label, comparison.render())
+
+
+@pytest.mark.parametrize(
+    ("sent", "received", "detail"),
+    [
+        # A cut at a NUL: what followed it is what a sanitizer removes too ('|'), but
+        # only the tail is gone (Hypothesis found the first under -n 4).
+        ("\x00|", "", "0 chars, 0 UTF-8 bytes, 0 UTF-16 units, nul"),
+        ("x\x00|", "x", "1 chars, 1 UTF-8 bytes, 1 UTF-16 units, nul"),
+        ("file|", "file", "4 chars, 4 UTF-8 bytes, 4 UTF-16 units"),
+    ],
+)
+def test_a_value_that_only_lost_its_tail_is_cut_not_sanitized(
+    sent: str, received: str, detail: str
+) -> None:
+    comparison = fidelity.compare(sent, received)
+    assert [(t.kind, t.detail) for t in comparison.transformations] == [("truncate", detail)]

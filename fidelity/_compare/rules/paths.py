@@ -20,7 +20,8 @@ A hunk is named only when the whole received value is what the style can produce
 a space is no ``secure_filename``), and when the value shows a file-name sanitizer at
 work: a blank or a slash inside the sent value and an underscore in the received one,
 or a character a file system refuses in the sent one. Dropped quotes, backslashes or
-symbols alone are what a shell parser or a transliterator does too: not named here.
+symbols alone are what a shell parser or a transliterator does too: not named here;
+nor is a value that only lost its tail (a cut: ``truncate``).
 Where the segment sits in the value comes from the context: the ends of the value are
 stripped, the inside is not; a value whose hunks several styles replay names the first
 that replays them all.
@@ -144,6 +145,10 @@ def _possible(sent: str, received: str) -> tuple[Style, ...]:
     hunk (a few pairs are kept, as one comparison classifies parts of its values).
     """
     if not _file_name(sent, received):
+        return ()
+    if len(received) < len(sent) and sent.startswith(received):
+        # Only the tail is gone: a cut (``truncate``, at a NUL or a limit), whichever
+        # sanitizer would also have removed what it held ("\x00|" -> "").
         return ()
     return tuple(style for style in STYLES if style[2](received))
 
