@@ -186,8 +186,6 @@ class _Run(Protocol):
     @property
     def fatal(self) -> bool: ...
     @property
-    def out_of_share(self) -> bool: ...
-    @property
     def requests(self) -> int: ...
     @property
     def skipped(self) -> str: ...
@@ -234,7 +232,9 @@ def survey_edit(
 ) -> Run:
     """Probe ``row`` with the apply check (seed, edit, read back), trying the write
     tools and their read tools in turn until one calibrates; never raises for the
-    row's own failures (they are its run: ``survey``'s, or ``skip(why, requests)``)."""
+    row's own failures (they are its run: ``survey``'s, or ``skip(why, requests)``).
+    An attempt is made only while ``share`` holds ``least`` of its steps (the calibration
+    calls and one payload, each a seed, the edit and a read)."""
     from fidelity._cli.probe.pairing import read_pairs
 
     defaults = dict(plan.defaults)
@@ -264,9 +264,6 @@ def survey_edit(
             tried.append(f"{safe(write.name)}: {why}")
         for pair in pairs:
             left = None if share is None else share - spent
-            if left is not None and left < least:
-                tried.append(f"{safe(pair.tool)}: not tried within --max-requests")
-                break
             sub = dataclasses.replace(
                 subplan(plan, row, edit_args, left),
                 before=((write.name, seed),),
@@ -274,9 +271,13 @@ def survey_edit(
                 read_args=pair.args,
                 expect=EXPECT,
             )
+            # Each calibration call and payload costs a seed, the edit and a read here.
+            if left is not None and left < least * sub.calls_per_payload:
+                tried.append(f"{safe(pair.tool)}: not tried within --max-requests")
+                break
             attempt = survey(sub)
             spent += attempt.requests
-            if attempt.card is not None or attempt.fatal or attempt.out_of_share:
+            if attempt.card is not None or attempt.fatal:
                 done: Run = dataclasses.replace(
                     cast("Any", attempt),
                     paired=describe(row, write.name, pair.tool),

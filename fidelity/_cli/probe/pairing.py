@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ReadPair", "read_paired", "read_pairs"]
 
-#: What one attempt costs at least: its calibration calls and one payload.
+#: What one attempt costs at least, in payload-sized steps: its calibration calls and one
+#: payload (each step as many calls as the attempt's plan makes per payload).
 _LEAST = CALIBRATION_CALLS + 1
 
 
@@ -95,15 +96,16 @@ def read_paired(
     spent = run.requests
     for pair in pairs:
         left = None if share is None else share - spent
-        if left is not None and left < _LEAST:
-            tried.append(f"{pair.tool}: not tried within --max-requests")
-            break
         paired = dataclasses.replace(
             sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
         )
+        # Each calibration call and payload costs a write and a read here.
+        if left is not None and left < _LEAST * paired.calls_per_payload:
+            tried.append(f"{pair.tool}: not tried within --max-requests")
+            break
         attempt = survey(paired)
         spent += attempt.requests
-        if attempt.card is not None or attempt.fatal or attempt.out_of_share:
+        if attempt.card is not None or attempt.fatal:
             return dataclasses.replace(attempt, paired=pair.describe(param.name), requests=spent)
         tried.append(f"{pair.tool}: {attempt.skipped.removeprefix('no read-back: ')}")
     reason = "; ".join(tried) if tried else why

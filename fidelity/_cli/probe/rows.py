@@ -68,12 +68,10 @@ def run_param(
     try:
         todo, examples = within_budget(sub, payloads, per_payload, probe, spent=spent)
     except UsageError:
-        # The row's share, not the user's --max-requests: the run goes on without it.
+        # The row's share, not the user's --max-requests: the run goes on without it (the
+        # attempts are sized to their shares first; this keeps the results if one is not).
         return ParamRun(
-            param=param,
-            skipped=_over_share(sub.max_requests, spent, per_payload),
-            requests=spent,
-            out_of_share=True,
+            param=param, skipped=_over_share(sub.max_requests, spent, per_payload), requests=spent
         )
     name = name or card_name(sub, probe)
     seen: list[Observation] = []

@@ -56,9 +56,7 @@ class ParamRun:
     run that broke (stopped, a protocol failure: exit 3); ``nothing`` that of one that
     measured nothing (every payload rejected or lost: a warning, since tools of one
     server often refuse what another left behind); ``fatal`` when the server itself
-    could not be reached, which ends the whole run; ``out_of_share`` when its
-    calibration proved the read-back but its share of ``--max-requests`` cannot pay for
-    one payload (not measured; another read-back would cost no less).
+    could not be reached, which ends the whole run.
     """
 
     param: Row
@@ -74,7 +72,6 @@ class ParamRun:
     planned: int = 0
     requests: int = 0
     fatal: bool = False
-    out_of_share: bool = False
 
 
 class Interrupted(Exception):
