@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from probes._mcp.inventory import Inventory, ToolParam, inventory
     from probes._mcp.node.setup import install_needed, typescript_client
     from probes._mcp.prompts import PROMPT, Route, route_of
+    from probes._mcp.raw_call import RawAnswer, RawOutcome, raw_call
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.schema import string_params
@@ -44,6 +45,8 @@ __all__ = [
     "Expectation",
     "Inventory",
     "ParamPath",
+    "RawAnswer",
+    "RawOutcome",
     "Route",
     "TextTemplate",
     "ToolParam",
@@ -58,6 +61,7 @@ __all__ = [
     "parse_http_read",
     "parse_http_send",
     "parse_mcp_read",
+    "raw_call",
     "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
@@ -76,6 +80,7 @@ _MODULES = {
     "probes._payload.calibration": ("CalibrationFailed",),
     "probes._payload.locate": ("CALIBRATION_CALLS",),
     "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
+    "probes._mcp.raw_call": ("RawAnswer", "RawOutcome", "raw_call"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
     "probes._mcp.schema": ("string_params",),
     "probes._mcp.template": ("ArgumentTemplate",),

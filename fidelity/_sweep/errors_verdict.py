@@ -1,0 +1,164 @@
+"""One verdict per answer to a malformed call (:func:`judge`), and its excerpt.
+
+The rules, in order:
+
+1. the session or the server process died (or the client library could not take the
+   answer in): ``crashed``; no answer within the timeout: ``timeout``;
+2. a tool result without ``isError: true``: ``accepted`` (an invalid call answered as
+   a success, whatever its text says);
+3. a refusal (a JSON-RPC error, or a result flagged ``isError: true``) whose text
+   (with a JSON-RPC error's ``data``) is longer than 2,000 characters, or holds a
+   stack trace, a file path or an exception dump (:func:`leak`): ``leaky``; a reply
+   over ``--max-reply`` is ``leaky`` too;
+4. a JSON-RPC error: ``structured`` (its code is the structure);
+5. an ``isError`` result whose text names what was wrong (:func:`named`): the
+   argument concerned, or the problem in the words of the case: ``structured``;
+6. else ``unnamed``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from fidelity._core.render import safe
+from fidelity._report.errors import Verdict
+
+if TYPE_CHECKING:
+    from fidelity._sweep.errors_cases import ErrorCase
+    from probes.frontend import RawAnswer
+
+__all__ = ["LONGEST", "excerpt", "judge", "leak", "mask", "named"]
+
+#: A refusal longer than this (in characters) is ``leaky``.
+LONGEST = 2000
+#: The excerpt of an answer kept in the results, in characters.
+_EXCERPT = 300
+
+_M = re.MULTILINE
+_STACK = (
+    re.compile(r"Traceback \(most recent call last\)"),
+    re.compile(r'^\s*File "[^"\n]+", line \d+', _M),
+    re.compile(r"^\s+at \S.*(?::\d+(?::\d+)?\)?|\(Native Method\)|\(Unknown Source\))\s*$", _M),
+    re.compile(r"^goroutine \d+ \[", _M),
+    re.compile(r"^panic: ", _M),
+    re.compile(r"stack backtrace:|thread '[^'\n]*' panicked at"),
+)
+_DUMP = (
+    re.compile(r"(?:^|: )(?:[A-Za-z_]\w*\.)*\w*[a-z0-9_](?:Error|Exception)(?::|$)", _M),
+    re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>"),
+    re.compile(r"(?i)\b(?:uncaught|unhandled) exception\b|\bException in thread\b"),
+)
+_PATH = (
+    re.compile(r"""(?:^|[\s"'(\[=,:])(?:/[\w.@+~-]+){2,}"""),
+    re.compile(r"\b[A-Za-z]:\\[\w.\\ -]+"),
+    re.compile(r"(?i)\bfile://"),
+    re.compile(r"\b[\w./-]+\.(?:py|js|mjs|cjs|ts|go|rs|java|rb|php|cs):\d+"),
+)
+#: The words that say what was wrong, by the kind of case (before its ``:``).
+_PROBLEM = {
+    "missing": r"\bmissing\b|\brequired\b",
+    "empty": r"\bmissing\b|\brequired\b",
+    "type": r"\btype\b|\bexpected\b|\bmust be\b|\bnot an? (?:valid )?(?:string|number|integer)",
+    "extra": (
+        r"\b(?:unknown|unexpected|unrecognized|extra) (?:argument|parameter|field|property"
+        r"|key|keyword|option|input)|\bunrecognized\b|\badditional propert|\bnot allowed\b"
+    ),
+    "enum": r"\bone of\b|\benum\b|\ballowed values?\b|\bexpected\b|\bmust be\b",
+    "minLength": (
+        r"\blength\b|\btoo short\b|\bat least\b|\bfewer than\b|\bminimum\b|\bcharacters?\b"
+    ),
+    "maxLength": r"\blength\b|\btoo long\b|\bat most\b|\bmore than\b|\bmaximum\b|\bcharacters?\b",
+    "pattern": r"\bpattern\b|\bmatch|\bformat\b",
+    "unknown-tool": (
+        r"\bunknown\b|\bnot found\b|\bno such\b|\bdoes ?n[o']t exist\b|\bnot exist|"
+        r"\bunavailable\b|\binvalid tool\b"
+    ),
+}
+_NOUNS = r"(?:argument|parameter|param|field|property|key|input)s?"
+_TOKEN = re.compile(
+    r"(?i)(\bbearer\s+|\b(?:api[_-]?key|access[_-]?token|token|secret|password|passwd"
+    r"|authorization)\b\s*[=:]\s*[\"']?)([^\s\"',;]{6,})"
+)
+
+
+def leak(text: str, length: int | None = None) -> str:
+    """Why ``text`` (``length`` characters long in full) leaks, in a few words; ``""``
+    when it does not."""
+    full = len(text) if length is None else length
+    if full > LONGEST:
+        return f"more than {LONGEST:,} characters ({full:,})"
+    if any(p.search(text) for p in _STACK):
+        return "a stack trace"
+    if any(p.search(text) for p in _DUMP):
+        return "an exception dump"
+    if any(p.search(text) for p in _PATH):
+        return "a file path"
+    return ""
+
+
+def _names_word(text: str, name: str) -> bool:
+    word = re.escape(name)
+    if len(name) >= 3:
+        return re.search(rf"(?i)(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", text) is not None
+    quoted = rf"['\"`]{word}['\"`]|\b{_NOUNS}\s*:?\s*['\"`]?{word}(?![A-Za-z0-9_])"
+    return re.search(rf"(?i){quoted}", text) is not None
+
+
+def named(text: str, case: ErrorCase) -> bool:
+    """True when ``text`` names what was wrong with ``case``: one of its names (an
+    argument of three characters or more as a word; a shorter one quoted, or after
+    "argument", "parameter", "field", "property", "key" or "input"), or the problem in
+    the words of its kind (``missing``/``required`` for ``missing:`` and ``empty``...)."""
+    if any(_names_word(text, name) for name in case.names if name):
+        return True
+    kind = case.case.split(":", 1)[0]
+    problem = _PROBLEM.get(kind)
+    return problem is not None and re.search(rf"(?i){problem}", text) is not None
+
+
+def judge(answer: RawAnswer, case: ErrorCase) -> tuple[Verdict, str]:
+    """The verdict of ``answer`` to ``case``, and why in a few words."""
+    from probes.frontend import RawOutcome
+
+    outcome = answer.outcome
+    if outcome in (RawOutcome.CRASHED, RawOutcome.FAILED):
+        return Verdict.CRASHED, "the session or the server died"
+    if outcome is RawOutcome.TIMEOUT:
+        return Verdict.TIMEOUT, "no answer within the timeout"
+    if outcome is RawOutcome.TOO_LARGE:
+        return Verdict.LEAKY, "a reply over --max-reply"
+    if outcome is RawOutcome.RESULT and not answer.is_error:
+        return Verdict.ACCEPTED, "answered as a success"
+    text = f"{answer.text}\n{answer.data}" if answer.data else answer.text
+    length = answer.length + (len(answer.data) + 1 if answer.data else 0)
+    why = leak(text, length)
+    if why:
+        return Verdict.LEAKY, f"refused with {why}"
+    if outcome is RawOutcome.RPC_ERROR:
+        return Verdict.STRUCTURED, f"a JSON-RPC error ({answer.code})"
+    if named(answer.text, case):
+        return Verdict.STRUCTURED, "isError, naming what was wrong"
+    return Verdict.UNNAMED, "isError, without saying what was wrong"
+
+
+def mask(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with each of ``secrets`` (and its JSON-escaped form) and every value
+    after ``Bearer``, ``token=``, ``password:``... replaced by ``***``."""
+    import json
+
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+        escaped = json.dumps(secret)[1:-1]
+        if escaped != secret:
+            text = text.replace(escaped, "***")
+    return _TOKEN.sub(lambda m: m.group(1) + "***", text)
+
+
+def excerpt(text: str, secrets: Sequence[str] = ()) -> str:
+    """The start of ``text`` as the results keep it: secrets masked, whitespace runs as
+    one space, at most 300 characters, terminal-safe."""
+    flat = " ".join(mask(text[: _EXCERPT * 4], secrets).split())
+    cut = flat if len(flat) <= _EXCERPT else flat[: _EXCERPT - 3] + "..."
+    return safe(cut)
