@@ -197,4 +197,4 @@ def contract_junit(contract: ErrorContract, allow: Sequence[str] = ()) -> JUnitS
         cases.append(
             JUnitCase(name="(server)", error=("not measured", contract.failure), output="")
         )
-    return JUnitSuite(name=f"errors {contract.name}", cases=tuple(cases))
+    return JUnitSuite(name=f"{contract.name} {contract.target}", cases=tuple(cases))

@@ -322,6 +322,16 @@ def register(sub: Any) -> None:
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
         "are hints from an untrusted server, not guarantees)",
     )
+    target.add_argument(
+        "--errors",
+        action="store_true",
+        help="check the error contract instead of sending payloads: each tool (or --tool's) "
+        "gets malformed calls made from its schema (a required argument missing, a string "
+        "given a number, an extra argument, a value outside a declared enum, minLength, "
+        "maxLength or pattern, an empty object), plus one call to a tool that does not "
+        "exist; each answer is structured, unnamed, leaky, accepted, crashed or timeout "
+        "(--allow error.accepted... lets a verdict pass)",
+    )
     servers = p.add_argument_group("several servers")
     servers.add_argument(
         "--config",
@@ -397,6 +407,10 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._cli.probe.isolation import sandboxed
     from fidelity._cli.probe.plan import plan_from_args
 
+    if getattr(args, "errors", False) and args.config is None and args.openapi is None:
+        from fidelity._cli.probe.errors_cli import run_errors_cli
+
+        return run_errors_cli(args)
     if args.config is not None:
         from fidelity._cli.probe.servers import execute_config
 
