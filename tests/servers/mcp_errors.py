@@ -15,6 +15,8 @@ same input schema unless said otherwise (``text``: a required string):
 - ``huge``, read-only: refuses naming the argument, in 5,000 characters;
 - ``pathy``, read-only: refuses naming the argument and an internal file path;
 - ``rpc``, read-only: answers every call with a JSON-RPC error (-32602) naming ``text``;
+- ``noisy``, read-only: refuses naming the argument, with an ESC sequence, a bidi
+  override and a token (``token=supersecret99``) in its text;
 - ``die``, read-only: the process exits without answering;
 - ``slow``, read-only: never answers (the server stops reading until killed);
 - ``wipe(target)``, annotated destructive: validates as ``validate`` does;
@@ -80,7 +82,7 @@ TOOLS = [
     _tool("validate", _VALIDATE, _READ_ONLY),
     *(
         _tool(name, _TEXT, _READ_ONLY)
-        for name in ("trace", "anything", "vague", "huge", "pathy", "rpc", "die", "slow")
+        for name in ("trace", "anything", "vague", "huge", "pathy", "rpc", "noisy", "die", "slow")
     ),
     _tool("wipe", _TARGET, {"readOnlyHint": False, "destructiveHint": True}),
     _tool("note", _TEXT, None),
@@ -139,6 +141,7 @@ def call(mid: object, name: str, arguments: dict[str, Any]) -> dict[str, Any] | 
         "vague": ("Something went wrong.", True),
         "huge": ("invalid argument 'text': " + "x" * 5000, True),
         "pathy": ("cannot load /srv/tools/config/rules.json to check argument 'text'", True),
+        "noisy": ("argument 'text' refused \x1b[2J\u202e token=supersecret99", True),
     }
     if name == "rpc":
         return _error(mid, -32602, "Invalid params: 'text' must be a string")
