@@ -115,8 +115,12 @@ def contract_terminal(contract: ErrorContract, allow: Sequence[str] = ()) -> str
             out.append(
                 f" {mark} {safe(call.case):<{width}}  {call.verdict.value:<10}  {safe(excerpt)}"
             )
+    left = [s.tool for s in contract.skipped if s.why.startswith("left out")]
     for skip in contract.skipped:
-        out.append(f"not called: {safe(skip.tool)}: {safe(skip.why)}")
+        if not skip.why.startswith("left out"):
+            out.append(f"not called: {safe(skip.tool)}: {safe(skip.why)}")
+    if left:
+        out.append(f"left out by --skip-tool/--only-tool: {', '.join(safe(t) for t in left)}")
     out.append(f"{_summary(contract)}.")
     failing = contract.beyond(allow)
     if failing:

@@ -56,10 +56,11 @@ _PATH = (
     re.compile(r"(?i)\bfile://"),
     re.compile(r"\b[\w./-]+\.(?:py|js|mjs|cjs|ts|go|rs|java|rb|php|cs):\d+"),
 )
+_ABSENT = r"\bmissing\b|\brequired\b|\breceived undefined\b|\bnot (?:provided|given)\b"
 #: The words that say what was wrong, by the kind of case (before its ``:``).
 _PROBLEM = {
-    "missing": r"\bmissing\b|\brequired\b",
-    "empty": r"\bmissing\b|\brequired\b",
+    "missing": _ABSENT,
+    "empty": _ABSENT,
     "type": r"\btype\b|\bexpected\b|\bmust be\b|\bnot an? (?:valid )?(?:string|number|integer)",
     "extra": (
         r"\b(?:unknown|unexpected|unrecognized|extra) (?:argument|parameter|field|property"
@@ -78,8 +79,8 @@ _PROBLEM = {
 }
 _NOUNS = r"(?:argument|parameter|param|field|property|key|input)s?"
 _TOKEN = re.compile(
-    r"(?i)(\bbearer\s+|\b(?:api[_-]?key|access[_-]?token|token|secret|password|passwd"
-    r"|authorization)\b\s*[=:]\s*[\"']?)([^\s\"',;]{6,})"
+    r"(?i)(\b(?:bearer|basic)\s+|[\w-]*(?:token|secret|password|passwd|api[_-]?key"
+    r"|credential|authorization)[\w-]*[\"']?\s*[=:]\s*[\"']?)([^\s\"',;}]{4,})"
 )
 
 
@@ -102,15 +103,20 @@ def _names_word(text: str, name: str) -> bool:
     word = re.escape(name)
     if len(name) >= 3:
         return re.search(rf"(?i)(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", text) is not None
-    quoted = rf"['\"`]{word}['\"`]|\b{_NOUNS}\s*:?\s*['\"`]?{word}(?![A-Za-z0-9_])"
-    return re.search(rf"(?i){quoted}", text) is not None
+    quoted = (
+        rf"['\"`]{word}['\"`]|\b{_NOUNS}\s*:?\s*['\"`]?{word}(?![A-Za-z0-9_])"
+        rf"|\bat {word}(?=$|[,;)\]])"
+    )
+    return re.search(rf"(?im){quoted}", text) is not None
 
 
 def named(text: str, case: ErrorCase) -> bool:
     """True when ``text`` names what was wrong with ``case``: one of its names (an
-    argument of three characters or more as a word; a shorter one quoted, or after
-    "argument", "parameter", "field", "property", "key" or "input"), or the problem in
-    the words of its kind (``missing``/``required`` for ``missing:`` and ``empty``...)."""
+    argument of three characters or more as a word; a shorter one quoted, after
+    "argument", "parameter", "field", "property", "key" or "input", or as ``at NAME``
+    at the end of a line or before ``,;)]``), or the problem in the words of its kind
+    (``missing``, ``required``, ``received undefined``, ``not provided`` for
+    ``missing:`` and ``empty``; ``type``, ``expected``, ``must be`` for ``type:``...)."""
     if any(_names_word(text, name) for name in case.names if name):
         return True
     kind = case.case.split(":", 1)[0]
@@ -145,7 +151,9 @@ def judge(answer: RawAnswer, case: ErrorCase) -> tuple[Verdict, str]:
 
 def mask(text: str, secrets: Sequence[str] = ()) -> str:
     """``text`` with each of ``secrets`` (and its JSON-escaped form) and every value
-    after ``Bearer``, ``token=``, ``password:``... replaced by ``***``."""
+    after ``Bearer``, ``Basic`` or a name holding ``token``, ``secret``, ``password``,
+    ``api_key``, ``credential`` or ``authorization`` and ``=`` or ``:`` (``token=``,
+    ``"GITHUB_TOKEN": "..."``) replaced by ``***``."""
     import json
 
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):

@@ -239,7 +239,10 @@ def test_a_destructive_tool_the_user_skipped_is_never_called_even_with_yes(tmp_p
     )
     assert result.returncode == 0, result.stderr
     assert calls == ["fidelity-no-such-tool", *["note"] * 4]
-    assert "not called: wipe: left out (--skip-tool wipe)" in result.stdout
+    assert (
+        "left out by --skip-tool/--only-tool: validate, trace, anything, vague, huge, pathy, "
+        "rpc, noisy, die, slow, wipe\n" in result.stdout
+    )
 
 
 def test_one_tool_that_needs_yes_is_refused_before_any_call(tmp_path: Path) -> None:

@@ -91,6 +91,9 @@ exit codes:
   With --clients: these rules hold for each client's run; one client that measured
   nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.
+  With --errors: 1 when an answer's verdict other than structured is beyond --allow
+  (error.unnamed, error.leaky, error.accepted, error.crashed, error.timeout), 3 when
+  the server could not be reached or none of its tools could be called, else 0.
 
 warnings (one line each, kept in the JSON result; the exit code is unchanged): more
 than half of the payloads sent rejected by the target (with the most common error);
