@@ -111,11 +111,14 @@ class ErrorSkip:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorContract:
-    """The error contract of one target: ``calls`` in the order made, ``skipped`` the
-    tools not called; ``failure`` the sentence when the target could not be reached."""
+    """The error contract of one target: ``name`` its card block's, ``server`` its name
+    in a ``--config`` file (``""`` for a target given alone), ``calls`` in the order
+    made, ``skipped`` the tools not called; ``failure`` the sentence when the target
+    could not be reached."""
 
     name: str
     target: str
+    server: str = ""
     calls: tuple[ErrorCall, ...] = ()
     skipped: tuple[ErrorSkip, ...] = ()
     failure: str = ""
@@ -152,6 +155,7 @@ class ErrorContract:
         """The contract as the JSON result holds it."""
         return {
             "name": self.name,
+            **({"server": self.server} if self.server else {}),
             "target": self.target,
             "environment": dict(self.environment),
             "counts": self.counts,

@@ -77,7 +77,7 @@ def contract_json(
 ) -> dict[str, object]:
     """The JSON result: the contracts, and every call with its server's name."""
     calls = [
-        {"server": c.name, **call.to_dict()} if len(contracts) > 1 else call.to_dict()
+        {"server": c.server, **call.to_dict()} if c.server else call.to_dict()
         for c in contracts
         for call in c.calls
     ]

@@ -28,7 +28,7 @@ from fidelity._sweep.errors_verdict import excerpt, judge
 if TYPE_CHECKING:
     from probes import McpTool
 
-__all__ = ["ErrorsPlan", "left_out", "run_errors"]
+__all__ = ["ErrorsPlan", "left_out", "run_errors", "run_fleet"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,6 +45,7 @@ class ErrorsPlan:
     target: Sequence[str] | str
     name: str
     shown: str
+    server: str = ""
     tool: str | None = None
     yes: bool = False
     skip_tools: tuple[str, ...] = ()
@@ -180,7 +181,30 @@ def run_errors(
     return ErrorContract(
         name=plan.name,
         target=plan.shown,
+        server=plan.server,
         calls=tuple(calls),
         skipped=tuple(skipped),
         environment=environment,
     )
+
+
+def run_fleet(
+    plans: Sequence[ErrorsPlan], on_done: Callable[[ErrorContract], None] | None = None
+) -> tuple[ErrorContract, ...]:
+    """:func:`run_errors` for each plan in turn (the servers of ``--config``); a server
+    that cannot be reached is a contract with its ``failure``, and the next one is
+    checked. ``on_done`` sees each contract as it ends."""
+    from fidelity._core.errors import TargetError
+
+    done = []
+    for plan in plans:
+        try:
+            contract = run_errors(plan)
+        except (TargetError, UsageError) as exc:
+            contract = ErrorContract(
+                name=plan.name, target=plan.shown, server=plan.server, failure=str(exc)
+            )
+        done.append(contract)
+        if on_done is not None:
+            on_done(contract)
+    return tuple(done)

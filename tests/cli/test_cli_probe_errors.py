@@ -335,3 +335,48 @@ def test_check_compares_the_run_with_the_cards_contract(tmp_path: Path) -> None:
         f"{card}, block errors: 1 changed call:\n"
         "  anything extra: structured in the card, accepted now\n"
     )
+
+
+def test_config_checks_each_server_and_masks_its_secrets(tmp_path: Path) -> None:
+    need_module("mcp")
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fixture": {
+                        "command": SERVER[0],
+                        "args": [SERVER[1]],
+                        "env": {"ERRORS_SECRET": "plain-secret-value-77"},
+                    },
+                    "broken": {"command": sys.executable, "args": ["-c", "raise SystemExit(1)"]},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.json"
+    card = tmp_path / "card.md"
+    result = fidelity(
+        "probe", "--errors", "--config", str(config), "--only-tool", "noisy",
+        "--json", str(out), "--card", str(card),
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "fidelity probe: server broken: could not open an MCP session" in result.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [(c["server"], c["tool"], c["case"], c["verdict"]) for c in data["calls"]] == [
+        ("fixture", "fidelity-no-such-tool", "unknown-tool", "structured"),
+        ("fixture", "noisy", "missing:text", "structured"),
+        ("fixture", "noisy", "type:text", "structured"),
+        ("fixture", "noisy", "extra", "unnamed"),
+        ("fixture", "noisy", "empty", "structured"),
+    ]
+    assert [c["server"] for c in data["contracts"]] == ["fixture", "broken"]
+    assert data["contracts"][1]["failure"].startswith("could not open an MCP session")
+    text = card.read_text(encoding="utf-8")
+    assert "<!-- fidelity:begin fixture.errors -->" in text
+    assert "<!-- fidelity:begin broken.errors -->" in text
+    for shown in (out.read_text(encoding="utf-8"), text, result.stdout):
+        assert "plain-secret-value-77" not in shown
+        assert "supersecret99" not in shown
+    assert data["calls"][1]["excerpt"].endswith("token=*** ***")

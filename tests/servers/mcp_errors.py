@@ -16,7 +16,8 @@ same input schema unless said otherwise (``text``: a required string):
 - ``pathy``, read-only: refuses naming the argument and an internal file path;
 - ``rpc``, read-only: answers every call with a JSON-RPC error (-32602) naming ``text``;
 - ``noisy``, read-only: refuses naming the argument, with an ESC sequence, a bidi
-  override and a token (``token=supersecret99``) in its text;
+  override, a token (``token=supersecret99``) and the value of its environment
+  variable ``ERRORS_SECRET`` in its text;
 - ``die``, read-only: the process exits without answering;
 - ``slow``, read-only: never answers (the server stops reading until killed);
 - ``wipe(target)``, annotated destructive: validates as ``validate`` does;
@@ -141,7 +142,11 @@ def call(mid: object, name: str, arguments: dict[str, Any]) -> dict[str, Any] | 
         "vague": ("Something went wrong.", True),
         "huge": ("invalid argument 'text': " + "x" * 5000, True),
         "pathy": ("cannot load /srv/tools/config/rules.json to check argument 'text'", True),
-        "noisy": ("argument 'text' refused \x1b[2J\u202e token=supersecret99", True),
+        "noisy": (
+            "argument 'text' refused \x1b[2J\u202e token=supersecret99 "
+            + os.environ.get("ERRORS_SECRET", ""),
+            True,
+        ),
     }
     if name == "rpc":
         return _error(mid, -32602, "Invalid params: 'text' must be a string")

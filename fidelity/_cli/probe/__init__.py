@@ -414,6 +414,10 @@ def run(args: argparse.Namespace) -> int:
         from fidelity._cli.probe.errors_cli import run_errors_cli
 
         return run_errors_cli(args)
+    if getattr(args, "errors", False) and args.config is not None:
+        from fidelity._cli.probe.errors_cli import run_errors_config
+
+        return run_errors_config(args)
     if args.config is not None:
         from fidelity._cli.probe.servers import execute_config
 

@@ -135,3 +135,106 @@ def run_errors_cli(args: argparse.Namespace) -> int:
         )
     sys.stdout.flush()
     return code
+
+
+def _fleet_plans(args: argparse.Namespace) -> list[ErrorsPlan]:
+    """One error run's plan per server of ``--config`` (``--server`` chooses them)."""
+    import os
+
+    from fidelity._cli.probe.config import HEADER_VARIABLE, read_config
+    from fidelity._cli.probe.isolation import check_control
+    from fidelity._cli.probe.plan import DEFAULT_TIMEOUT, parse_bytes, parse_count, parse_seconds
+    from fidelity._cli.probe.templates import check_all_tools
+    from fidelity._sweep.errors_run import ErrorsPlan
+    from probes.frontend import DEFAULT_MAX_REPLY
+
+    checked = argparse.Namespace(**vars(args))
+    checked.all_tools = True
+    control = check_control(checked, "mcp-stdio")
+    pins = dict(check_all_tools(checked, "mcp-stdio"))
+    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
+    max_reply = parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY)
+    most = parse_count("--max-requests", args.max_requests, default=None, minimum=1)
+    plans = []
+    for server in read_config(args.config, args.server or ()):
+        if server.url is not None:
+            target: str | tuple[str, ...] = server.url
+            options: dict[str, object] = {"headers": dict(server.headers) or None}
+        else:
+            env = {**os.environ, **server.env}
+            for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
+                del env[key]
+            target, options = server.command, {"env": env, "cwd": server.cwd}
+        plans.append(
+            ErrorsPlan(
+                target=target,
+                name=f"{server.name}.errors",
+                shown=server.name,
+                server=server.name,
+                yes=bool(args.yes),
+                skip_tools=control.skip_tools,
+                only_tools=control.only_tools,
+                pins=pins,
+                defaults=dict(control.defaults),
+                timeout=timeout,
+                max_reply=max_reply,
+                probe_options=options,
+                secrets=server.secrets,
+                max_requests=most,
+            )
+        )
+    return plans
+
+
+def run_errors_config(args: argparse.Namespace) -> int:
+    """Run ``fidelity probe --errors --config FILE``: each server in turn; return the
+    exit code (3 when a server could not be reached or had no tool called)."""
+    from fidelity._core.errors import ExitCode
+    from fidelity._report.errors_render import contract_terminal
+    from fidelity._sweep.errors_outputs import (
+        ErrorOutputs,
+        check_contracts,
+        check_outputs,
+        exit_code,
+        write_outputs,
+    )
+    from fidelity._sweep.errors_run import run_fleet
+
+    allow = errors_allow(args.allow)
+    _refuse(args)
+    one = [o for o in ("target", "tool", "sandbox") if getattr(args, o, None)]
+    if one or args.jobs is not None or args.json == "-":
+        shown = "--json -" if args.json == "-" else ("--jobs" if not one else f"--{one[0]}")
+        shown = "a target" if shown == "--target" else shown
+        raise UsageError(
+            f"--errors --config checks every server of the file in turn, each as its own "
+            f"block; {shown} does not apply to it: drop it (or check one server on its own)."
+        )
+    outputs = ErrorOutputs(
+        json=args.json, card=args.card, check=args.check, html=args.html, junit=args.junit
+    )
+    check_outputs(outputs)
+    plans = _fleet_plans(args)
+
+    def done(contract: object) -> None:
+        from fidelity._report.errors import ErrorContract
+
+        assert isinstance(contract, ErrorContract)
+        if not args.quiet:
+            sys.stdout.write(f"== {safe(contract.server)}\n")
+            if contract.failure:
+                sys.stdout.write(f"not checked: {safe(contract.failure)}\n")
+            else:
+                sys.stdout.write(contract_terminal(contract, allow))
+            sys.stdout.flush()
+
+    contracts = run_fleet(plans, done)
+    code = exit_code(contracts, allow)
+    if outputs.check is not None and code != ExitCode.TARGET:
+        code = ExitCode(check_contracts(outputs.check, contracts, sys.stdout))
+    write_outputs(contracts, outputs, allow, code)
+    for contract in contracts:
+        if contract.failure or not contract.measured:
+            why = contract.failure or "none of its tools could be called"
+            sys.stderr.write(f"fidelity probe: server {safe(contract.server)}: {safe(why)}\n")
+    return code
