@@ -13,7 +13,6 @@ on with a new session when the old one does not pass its health check.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -24,11 +23,12 @@ from fidelity._core.render import safe
 from fidelity._report.errors import ErrorCall, ErrorContract, ErrorSkip
 from fidelity._sweep.errors_cases import ErrorCase, error_cases, unknown_tool_case
 from fidelity._sweep.errors_verdict import excerpt, judge
+from fidelity._sweep.isolation import left_out
 
 if TYPE_CHECKING:
     from probes import McpTool
 
-__all__ = ["ErrorsPlan", "left_out", "run_errors", "run_fleet"]
+__all__ = ["ErrorsPlan", "run_errors", "run_fleet"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,16 +57,6 @@ class ErrorsPlan:
     probe_options: Mapping[str, Any] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
     max_requests: int | None = None
-
-
-def left_out(name: str, skip: Sequence[str], only: Sequence[str]) -> str:
-    """Why tool ``name`` is left out by the user's globs (``""`` when it is not)."""
-    hit = next((g for g in skip if fnmatch.fnmatchcase(name, g)), None)
-    if hit is not None:
-        return f"--skip-tool {hit}"
-    if only and not any(fnmatch.fnmatchcase(name, g) for g in only):
-        return "not matched by --only-tool"
-    return ""
 
 
 def _pins(plan: ErrorsPlan, tool: McpTool) -> dict[str, Any]:

@@ -154,13 +154,9 @@ def mask(text: str, secrets: Sequence[str] = ()) -> str:
     after ``Bearer``, ``Basic`` or a name holding ``token``, ``secret``, ``password``,
     ``api_key``, ``credential`` or ``authorization`` and ``=`` or ``:`` (``token=``,
     ``"GITHUB_TOKEN": "..."``) replaced by ``***``."""
-    import json
+    from fidelity._sweep.config import redact
 
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
-        escaped = json.dumps(secret)[1:-1]
-        if escaped != secret:
-            text = text.replace(escaped, "***")
+    text = redact(text, sorted((s for s in secrets if s), key=len, reverse=True))
     return _TOKEN.sub(lambda m: m.group(1) + "***", text)
 
 

@@ -1,114 +1,25 @@
-"""``fidelity probe --errors``: the options of an error-contract run, checked, and its
-table printed. The run and its outputs are :mod:`fidelity._sweep`'s."""
+"""``fidelity probe --errors``: an error-contract run, its table printed. The options,
+the run and its outputs are :mod:`fidelity._sweep`'s (``errors_*``)."""
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from typing import TYPE_CHECKING
 
-from fidelity._core.errors import UsageError
+from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
+from fidelity._report.errors import ErrorContract
 
-if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._sweep.errors_outputs import ErrorOutputs
-    from fidelity._sweep.errors_run import ErrorsPlan
-
-__all__ = ["errors_allow", "errors_plan", "run_errors_cli"]
-
-#: Options that describe a payload's run, which an error-contract run does not make.
-_PAYLOAD_OPTIONS = (
-    "param", "args", "before", "send", "read", "read_tool", "read_args", "expect",
-    "read_url", "id_from", "clients", "prompt", "resource", "examples", "families",
-    "body", "method", "read_method", "concurrency", "seed",
-)  # fmt: skip
-
-
-def errors_allow(values: list[str] | None) -> tuple[str, ...]:
-    """The verdict ids of ``--allow`` (``error.accepted``...), checked."""
-    from fidelity._report.errors import ERROR_VERDICTS
-
-    given = tuple(dict.fromkeys(k for v in values or () for k in re.split(r"[,\s]+", v) if k))
-    unknown = [k for k in given if k not in ERROR_VERDICTS]
-    if unknown:
-        raise UsageError(
-            f"--allow {safe(unknown[0])!r} is not a verdict of the error contract; with "
-            f"--errors, --allow takes {', '.join(ERROR_VERDICTS)}."
-        )
-    return given
-
-
-def _refuse(args: argparse.Namespace) -> None:
-    given = [o for o in _PAYLOAD_OPTIONS if getattr(args, o, None) not in (None, False, [])]
-    if given:
-        shown = ", ".join(f"--{o.replace('_', '-')}" for o in given)
-        raise UsageError(
-            f"{shown} describe{'s' if len(given) == 1 else ''} a payload's run; --errors makes "
-            "its own malformed calls from each tool's schema (pin a tool's valid arguments "
-            "with --args-for 'TOOL=JSON')."
-        )
-    if args.list_tools or args.dry_run:
-        raise UsageError("--errors calls the tools; drop --list-tools and --dry-run.")
-    if args.tool is not None and args.all_tools:
-        raise UsageError("--tool checks one tool and --all-tools every tool; give one of them.")
-
-
-def errors_plan(args: argparse.Namespace) -> tuple[ProbePlan, ErrorsPlan, ErrorOutputs]:
-    """The probe plan (options checked as ``fidelity probe`` checks them), the error
-    run's plan and its outputs."""
-    from fidelity._cli.probe.isolation import spawn_options
-    from fidelity._cli.probe.plan import plan_from_args
-    from fidelity._cli.probe.request_options import mcp_headers
-    from fidelity._sweep.errors_outputs import ErrorOutputs, check_outputs, refuse_block_name
-    from fidelity._sweep.errors_run import ErrorsPlan
-
-    _refuse(args)
-    checked = argparse.Namespace(**vars(args))
-    checked.allow, checked.check = None, None
-    checked.all_tools = args.tool is None
-    plan = plan_from_args(checked)
-    if not plan.is_mcp:
-        raise UsageError(
-            "--errors calls an MCP server's tools (add --mcp, or an mcp+http(s):// URL); for "
-            "an HTTP API give its --openapi document."
-        )
-    name = plan.given_name or "errors"
-    refuse_block_name(name)
-    outputs = ErrorOutputs(
-        json=plan.json, card=plan.card, check=args.check, html=plan.html, junit=plan.junit
-    )
-    check_outputs(outputs)
-    secrets = tuple(v for _, v in plan.headers) + ((plan.auth[1],) if plan.auth else ())
-    options = {"headers": mcp_headers(plan), **spawn_options(plan.sandbox)}
-    run = ErrorsPlan(
-        target=plan.target,
-        name=name,
-        shown=plan.shown_target,
-        tool=args.tool,
-        yes=plan.yes,
-        skip_tools=plan.skip_tools,
-        only_tools=plan.only_tools,
-        pins=dict(plan.args_for),
-        defaults=dict(plan.defaults),
-        timeout=plan.timeout,
-        max_reply=plan.max_reply,
-        probe_options=options,
-        secrets=secrets,
-        max_requests=plan.max_requests,
-    )
-    return plan, run, outputs
+__all__ = ["run_errors_cli", "run_errors_config"]
 
 
 def run_errors_cli(args: argparse.Namespace) -> int:
     """Run ``fidelity probe --errors`` against one MCP server; return the exit code."""
-    from fidelity._cli.probe.isolation import sandboxed
-    from fidelity._core.errors import ExitCode, TargetError
-    from fidelity._report.errors import ErrorContract
     from fidelity._report.errors_render import contract_terminal
     from fidelity._sweep.errors_outputs import check_contracts, exit_code, write_outputs
+    from fidelity._sweep.errors_plan import errors_allow, errors_plan
     from fidelity._sweep.errors_run import run_errors
+    from fidelity._sweep.isolation import sandboxed
 
     allow = errors_allow(args.allow)
     plan, run, outputs = errors_plan(args)
@@ -137,98 +48,28 @@ def run_errors_cli(args: argparse.Namespace) -> int:
     return code
 
 
-def _fleet_plans(args: argparse.Namespace) -> list[ErrorsPlan]:
-    """One error run's plan per server of ``--config`` (``--server`` chooses them)."""
-    import os
+def _shown(contract: ErrorContract, allow: tuple[str, ...]) -> None:
+    from fidelity._report.errors_render import contract_terminal
 
-    from fidelity._cli.probe.config import HEADER_VARIABLE, read_config
-    from fidelity._cli.probe.isolation import check_control
-    from fidelity._cli.probe.plan import DEFAULT_TIMEOUT, parse_bytes, parse_count, parse_seconds
-    from fidelity._cli.probe.templates import check_all_tools
-    from fidelity._sweep.errors_run import ErrorsPlan
-    from probes.frontend import DEFAULT_MAX_REPLY
-
-    checked = argparse.Namespace(**vars(args))
-    checked.all_tools = True
-    control = check_control(checked, "mcp-stdio")
-    pins = dict(check_all_tools(checked, "mcp-stdio"))
-    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
-    max_reply = parse_bytes("--max-reply", args.max_reply, default=DEFAULT_MAX_REPLY)
-    most = parse_count("--max-requests", args.max_requests, default=None, minimum=1)
-    plans = []
-    for server in read_config(args.config, args.server or ()):
-        if server.url is not None:
-            target: str | tuple[str, ...] = server.url
-            options: dict[str, object] = {"headers": dict(server.headers) or None}
-        else:
-            env = {**os.environ, **server.env}
-            for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
-                del env[key]
-            target, options = server.command, {"env": env, "cwd": server.cwd}
-        plans.append(
-            ErrorsPlan(
-                target=target,
-                name=f"{server.name}.errors",
-                shown=server.name,
-                server=server.name,
-                yes=bool(args.yes),
-                skip_tools=control.skip_tools,
-                only_tools=control.only_tools,
-                pins=pins,
-                defaults=dict(control.defaults),
-                timeout=timeout,
-                max_reply=max_reply,
-                probe_options=options,
-                secrets=server.secrets,
-                max_requests=most,
-            )
-        )
-    return plans
+    sys.stdout.write(f"== {safe(contract.server)}\n")
+    if contract.failure:
+        sys.stdout.write(f"not checked: {safe(contract.failure)}\n")
+    else:
+        sys.stdout.write(contract_terminal(contract, allow))
+    sys.stdout.flush()
 
 
 def run_errors_config(args: argparse.Namespace) -> int:
     """Run ``fidelity probe --errors --config FILE``: each server in turn; return the
     exit code (3 when a server could not be reached or had no tool called)."""
-    from fidelity._core.errors import ExitCode
-    from fidelity._report.errors_render import contract_terminal
-    from fidelity._sweep.errors_outputs import (
-        ErrorOutputs,
-        check_contracts,
-        check_outputs,
-        exit_code,
-        write_outputs,
-    )
+    from fidelity._sweep.errors_outputs import check_contracts, exit_code, write_outputs
+    from fidelity._sweep.errors_plan import errors_allow, fleet_outputs, fleet_plans
     from fidelity._sweep.errors_run import run_fleet
 
     allow = errors_allow(args.allow)
-    _refuse(args)
-    one = [o for o in ("target", "tool", "sandbox") if getattr(args, o, None)]
-    if one or args.jobs is not None or args.json == "-":
-        shown = "--json -" if args.json == "-" else ("--jobs" if not one else f"--{one[0]}")
-        shown = "a target" if shown == "--target" else shown
-        raise UsageError(
-            f"--errors --config checks every server of the file in turn, each as its own "
-            f"block; {shown} does not apply to it: drop it (or check one server on its own)."
-        )
-    outputs = ErrorOutputs(
-        json=args.json, card=args.card, check=args.check, html=args.html, junit=args.junit
-    )
-    check_outputs(outputs)
-    plans = _fleet_plans(args)
-
-    def done(contract: object) -> None:
-        from fidelity._report.errors import ErrorContract
-
-        assert isinstance(contract, ErrorContract)
-        if not args.quiet:
-            sys.stdout.write(f"== {safe(contract.server)}\n")
-            if contract.failure:
-                sys.stdout.write(f"not checked: {safe(contract.failure)}\n")
-            else:
-                sys.stdout.write(contract_terminal(contract, allow))
-            sys.stdout.flush()
-
-    contracts = run_fleet(plans, done)
+    outputs = fleet_outputs(args)
+    plans = fleet_plans(args)
+    contracts = run_fleet(plans, None if args.quiet else lambda c: _shown(c, allow))
     code = exit_code(contracts, allow)
     if outputs.check is not None and code != ExitCode.TARGET:
         code = ExitCode(check_contracts(outputs.check, contracts, sys.stdout))
