@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from probes._builtin import builtin_targets
     from probes._http.openapi import load_openapi, openapi_base_url
     from probes._http.places import ReadSpec, SendSpec
+    from probes._http.raw_request import RawHttpAnswer, raw_request
     from probes._mcp.calls import other_arguments
     from probes._mcp.clients import check_clients
     from probes._mcp.inventory import Inventory, ToolParam, inventory
@@ -46,6 +47,7 @@ __all__ = [
     "Inventory",
     "ParamPath",
     "RawAnswer",
+    "RawHttpAnswer",
     "RawOutcome",
     "Route",
     "TextTemplate",
@@ -62,6 +64,7 @@ __all__ = [
     "parse_http_send",
     "parse_mcp_read",
     "raw_call",
+    "raw_request",
     "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
@@ -72,6 +75,7 @@ __all__ = [
 _MODULES = {
     "probes._builtin": ("builtin_targets",),
     "probes._http.openapi": ("load_openapi", "openapi_base_url"),
+    "probes._http.raw_request": ("RawHttpAnswer", "raw_request"),
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),

@@ -79,3 +79,45 @@ def run_errors_config(args: argparse.Namespace) -> int:
             why = contract.failure or "none of its tools could be called"
             sys.stderr.write(f"fidelity probe: server {safe(contract.server)}: {safe(why)}\n")
     return code
+
+
+def run_errors_http(args: argparse.Namespace, options: object, allow: tuple[str, ...]) -> int:
+    """Run ``fidelity probe --openapi SPEC --errors``; return the exit code."""
+    from fidelity._report.errors_render import contract_terminal
+    from fidelity._sweep.errors_http import openapi_errors
+    from fidelity._sweep.errors_outputs import (
+        ErrorOutputs,
+        check_contracts,
+        check_outputs,
+        exit_code,
+        refuse_block_name,
+        write_outputs,
+    )
+    from fidelity._sweep.plan import plan_from_args
+
+    check = args.check
+    args.check = None
+    plan = plan_from_args(args)
+    name = plan.given_name or "errors"
+    refuse_block_name(name)
+    outputs = ErrorOutputs(
+        json=plan.json, card=plan.card, check=check, html=plan.html, junit=plan.junit
+    )
+    check_outputs(outputs)
+    contract = openapi_errors(plan, options, name=name)
+    contracts = [contract]
+    code = exit_code(contracts, allow)
+    if outputs.check is not None and code != ExitCode.TARGET:
+        code = ExitCode(check_contracts(outputs.check, contracts, sys.stdout))
+    printed = write_outputs(contracts, outputs, allow, code)
+    if printed:
+        sys.stdout.write(printed)
+    elif not plan.quiet:
+        sys.stdout.write(contract_terminal(contract, allow))
+    if not contract.measured:
+        sys.stderr.write(
+            "fidelity probe: no operation of this API was called (see 'not called'); pass "
+            "--yes to call operations other than GET, HEAD and OPTIONS.\n"
+        )
+    sys.stdout.flush()
+    return code
