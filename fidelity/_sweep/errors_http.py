@@ -140,7 +140,7 @@ def judge_http(answer: RawHttpAnswer, case: HttpCase) -> tuple[Verdict, str]:
         return Verdict.ACCEPTED, f"answered {answer.status}"
     if answer.status >= 500:
         return Verdict.LEAKY, f"answered {answer.status}: a server error"
-    why = leak(answer.text, answer.length)
+    why = leak(answer.text, answer.length, case.body)
     if why:
         return Verdict.LEAKY, f"{answer.status} with {why}"
     like = ErrorCase(tool="", case=case.case.split(".", 1)[0], arguments={}, names=case.names)

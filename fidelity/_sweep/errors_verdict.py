@@ -8,7 +8,8 @@ The rules, in order:
    a success, whatever its text says);
 3. a refusal (a JSON-RPC error, or a result flagged ``isError: true``) whose text
    (with a JSON-RPC error's ``data``) is longer than 2,000 characters, or holds a
-   stack trace, a file path or an exception dump (:func:`leak`): ``leaky``; a reply
+   stack trace, a file path (not one the call sent) or an exception dump
+   (:func:`leak`): ``leaky``; a reply
    over ``--max-reply`` is ``leaky`` too;
 4. a JSON-RPC error: ``structured`` (its code is the structure);
 5. an ``isError`` result whose text names what was wrong (:func:`named`): the
@@ -19,7 +20,7 @@ The rules, in order:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fidelity._core.render import safe
@@ -84,9 +85,20 @@ _TOKEN = re.compile(
 )
 
 
-def leak(text: str, length: int | None = None) -> str:
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value] if len(value) >= 2 else []
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def leak(text: str, length: int | None = None, sent: object = None) -> str:
     """Why ``text`` (``length`` characters long in full) leaks, in a few words; ``""``
-    when it does not."""
+    when it does not. A file path that is one of the strings ``sent`` (the call's
+    arguments) is the caller's, not the server's: it does not count."""
     full = len(text) if length is None else length
     if full > LONGEST:
         return f"more than {LONGEST:,} characters ({full:,})"
@@ -94,6 +106,8 @@ def leak(text: str, length: int | None = None) -> str:
         return "a stack trace"
     if any(p.search(text) for p in _DUMP):
         return "an exception dump"
+    for given in sorted(_strings(sent), key=len, reverse=True):
+        text = text.replace(given, "")
     if any(p.search(text) for p in _PATH):
         return "a file path"
     return ""
@@ -139,7 +153,7 @@ def judge(answer: RawAnswer, case: ErrorCase) -> tuple[Verdict, str]:
         return Verdict.ACCEPTED, "answered as a success"
     text = f"{answer.text}\n{answer.data}" if answer.data else answer.text
     length = answer.length + (len(answer.data) + 1 if answer.data else 0)
-    why = leak(text, length)
+    why = leak(text, length, case.arguments)
     if why:
         return Verdict.LEAKY, f"refused with {why}"
     if outcome is RawOutcome.RPC_ERROR:
