@@ -185,6 +185,7 @@ def run_fleet(
     that cannot be reached is a contract with its ``failure``, and the next one is
     checked. ``on_done`` sees each contract as it ends."""
     from fidelity._core.errors import TargetError
+    from fidelity._run.messages import one_line
 
     done = []
     for plan in plans:
@@ -192,7 +193,7 @@ def run_fleet(
             contract = run_errors(plan)
         except (TargetError, UsageError) as exc:
             contract = ErrorContract(
-                name=plan.name, target=plan.shown, server=plan.server, failure=str(exc)
+                name=plan.name, target=plan.shown, server=plan.server, failure=one_line(str(exc))
             )
         done.append(contract)
         if on_done is not None:

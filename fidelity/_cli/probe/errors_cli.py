@@ -9,6 +9,7 @@ import sys
 from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._report.errors import ErrorContract
+from fidelity._run.messages import one_line
 
 __all__ = ["run_errors_cli", "run_errors_config"]
 
@@ -27,7 +28,7 @@ def run_errors_cli(args: argparse.Namespace) -> int:
         try:
             contract = run_errors(run)
         except TargetError as exc:
-            contract = ErrorContract(name=run.name, target=run.shown, failure=str(exc))
+            contract = ErrorContract(name=run.name, target=run.shown, failure=one_line(str(exc)))
     contracts = [contract]
     code = exit_code(contracts, allow)
     if outputs.check is not None and code != ExitCode.TARGET:
