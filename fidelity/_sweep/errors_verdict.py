@@ -51,8 +51,19 @@ _DUMP = (
     re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>"),
     re.compile(r"(?i)\b(?:uncaught|unhandled) exception\b|\bException in thread\b"),
 )
+#: Where an absolute path starts to be a file path (a JSON pointer such as
+#: ``/properties/name`` is not one), unless it names a file by its extension.
+_ROOTS = (
+    "home|usr|opt|var|srv|app|apps|root|tmp|etc|Users|lib|lib64|proc|mnt|data|workspace"
+    "|private|nix|run|sys|bin|sbin|code|src|work|Library|Applications|Volumes"
+)
+_FILES = (
+    "py|pyc|js|mjs|cjs|ts|go|rs|java|kt|rb|php|cs|json|ya?ml|toml|txt|log|db|sqlite|conf"
+    "|cfg|ini|so|dll|jar|sh|env|pem|key"
+)
 _PATH = (
-    re.compile(r"""(?:^|[\s"'(\[=,:])(?:/[\w.@+~-]+){2,}"""),
+    re.compile(rf"""(?:^|[\s"'(\[=,:])/(?:{_ROOTS})/[\w.@+~-]"""),
+    re.compile(rf"""(?:^|[\s"'(\[=,:])(?:/[\w.@+~-]+)+\.(?:{_FILES})\b"""),
     re.compile(r"\b[A-Za-z]:\\[\w.\\ -]+"),
     re.compile(r"(?i)\bfile://"),
     re.compile(r"\b[\w./-]+\.(?:py|js|mjs|cjs|ts|go|rs|java|rb|php|cs):\d+"),
@@ -97,8 +108,14 @@ def _strings(value: object) -> list[str]:
 
 def leak(text: str, length: int | None = None, sent: object = None) -> str:
     """Why ``text`` (``length`` characters long in full) leaks, in a few words; ``""``
-    when it does not. A file path that is one of the strings ``sent`` (the call's
-    arguments) is the caller's, not the server's: it does not count."""
+    when it does not: more than 2,000 characters; a stack trace (Python, JavaScript,
+    Java, .NET, Go, Rust frames); an exception dump (a line that begins with an
+    exception's class name and a colon, such as ``KeyError:``; an object's repr with
+    its address); a file path (an absolute path under a system root such as ``/home``,
+    ``/usr``, ``/srv``, ``/tmp``, one that names a file by its extension, a Windows
+    drive path, a ``file://`` URL, a source file with its line number). A file path
+    that is one of the strings ``sent`` (the call's arguments) is the caller's, not the
+    server's: it does not count."""
     full = len(text) if length is None else length
     if full > LONGEST:
         return f"more than {LONGEST:,} characters ({full:,})"

@@ -128,6 +128,9 @@ def test_the_length_counted_is_the_whole_answers() -> None:
     assert judge(cut, _case())[1] == "refused with more than 2,000 characters (70,000)"  # type: ignore[arg-type]
     assert leak("/usr/lib/python3/x") == "a file path"
     assert leak("a/b and /c") == ""
+    # A JSON pointer is not a file path; a path under a system root, or to a file, is.
+    assert leak('"instancePath": "/items/0/name"') == ""
+    assert leak("cannot open /x/y/config.json") == "a file path"
     # A path the call sent, echoed back, is the caller's: not a leak.
     assert leak("no repo at '/srv/r/x'", sent={"repo": "/srv/r/x"}) == ""
     assert leak("no repo at '/srv/r/x' (root /srv/r)", sent={"repo": "/srv/r/x"}) == "a file path"
