@@ -31,7 +31,7 @@ __all__ = ["Recorder", "Sweep", "SweepRow"]
 class SweepRow:
     """One string parameter of the target and how it ended.
 
-    ``name`` is ``TOOL.PARAM`` (``METHOD /path.field`` for an OpenAPI operation);
+    ``name`` is ``TOOL.PARAM`` (``METHOD /path FIELD`` for an OpenAPI operation's field);
     ``card`` its contract card when it was surveyed, else ``None`` and ``skipped`` says
     why (constrained, needs ``yes``, no read-back...). ``unexpected`` holds the kinds of
     rewrite beyond ``allow``; ``failure`` the sentence of a run that broke and
