@@ -26,7 +26,7 @@ from fidelity._run.verdict import Verdict, broke, judge
 from fidelity._sweep.execute import card_name, run_card, run_warnings, survey_of
 from fidelity._sweep.rows_model import Interrupted, ParamRun, Row, Rows
 from fidelity._sweep.rows_outputs import rows_writers
-from fidelity._sweep.rows_verdict import RowsPrinter, exit_code
+from fidelity._sweep.rows_verdict import exit_code
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -137,8 +137,9 @@ def _failure(
 #: Runs one row within its share of ``--max-requests`` (``None``: no limit).
 SurveyOne = Callable[[Row, "int | None"], ParamRun]
 #: Who hears a run over many rows, given the rows found, the payloads and the noun of a
-#: row: the terminal of ``fidelity probe`` (:class:`RowsPrinter`, when none is given) or
-#: the record :func:`fidelity.sweep` returns. They are told after the writers.
+#: row: the terminal ``fidelity probe`` subscribes (the lines of
+#: :class:`~fidelity._sweep.rows_verdict.RowsPrinter`), the record :func:`fidelity.sweep`
+#: returns; nobody when none is given. They are told after the writers.
 Listen = Callable[[Rows, "Sequence[Payload]", str], "Sequence[Handler]"]
 
 
@@ -157,10 +158,9 @@ def run_rows(
     the exit code by the run's verdict rules (``noun`` names a row in the sentences).
     An interrupted run writes what it saw, marked incomplete, and is raised again."""
     surveyed = inv.surveyed
-    reporters = (
-        (RowsPrinter(plan, inv, payloads, noun),) if listen is None else listen(inv, payloads, noun)
-    )
-    dispatch = Dispatch(rows_writers(plan, inv, noun), reporters=reporters)
+    writers = rows_writers(plan, inv, noun)
+    reporters = () if listen is None else listen(inv, payloads, noun)
+    dispatch = Dispatch(writers, reporters=reporters)
     dispatch(RunStarted(name=plan.name, targets=tuple(row.name for row in surveyed)))
     runs: list[ParamRun] = []
     spent = 0
