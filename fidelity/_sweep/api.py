@@ -85,8 +85,9 @@ def sweep(
     JUnit cases. A bad option raises :class:`UsageError` and a target that cannot be
     reached :class:`TargetError` (both one sentence, in the CLI's words); a run that
     broke or measured nothing returns exit code 3 with ``message`` saying why.
-    ``config=`` (a client's configuration file, ``--config``) is not supported yet:
-    it raises :class:`UsageError`.
+    ``clients`` is checked as ``--clients`` is (with every tool swept, the CLI refuses
+    it). ``config=`` (a client's configuration file, ``--config``) is not supported
+    yet: it raises :class:`UsageError`.
     """
     given = [name for name, value in (("mcp", mcp), ("openapi", openapi)) if value]
     if config is not None:
@@ -98,11 +99,6 @@ def sweep(
         raise UsageError("give sweep() one target: mcp=[COMMAND, ...] or URL, or openapi=SPEC.")
     if base_url is not None and openapi is None:
         raise UsageError("base_url= is the base URL of an openapi= document; give openapi=.")
-    if clients:
-        raise UsageError(
-            "clients= runs one tool's plan through several clients, which a sweep of every "
-            "tool does not; probe the tool with fidelity probe --clients."
-        )
     values: dict[str, Any] = {
         "yes": yes,
         "sandbox": sandbox,
@@ -112,6 +108,7 @@ def sweep(
         "default": _pairs(defaults),
         "args_for": _pairs(args_for),
         "allow": list(allow) or None,
+        "clients": ",".join(clients) if clients else None,
         "max_requests": _text(max_requests),
         "timeout": _text(timeout),
         "header": [f"{k}: {v}" for k, v in headers.items()] if headers else None,

@@ -58,8 +58,10 @@ class SweepRow:
 class Sweep:
     """The result of :func:`fidelity.sweep`: every string parameter of the target.
 
-    ``rows`` lists the parameters surveyed (each with its card) and those not surveyed
-    (``card`` ``None``, with the reason), in the order of the ``--json`` document's;
+    ``rows`` lists the parameters run, in order (each with its card, or ``card``
+    ``None`` and the reason it measured nothing), then those left out before the run
+    (constrained, needing ``yes``, not matched by ``only_tools``...), then those the
+    run did not reach;
     ``exit_code`` is the one ``fidelity probe`` exits with for the same run (0: every
     value came back; 1: rewrites beyond ``allow``; 3: the run broke or measured
     nothing, ``message`` says why in one sentence); ``complete`` is False when the run

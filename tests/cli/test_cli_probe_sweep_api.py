@@ -115,6 +115,8 @@ def test_a_bad_option_is_the_clis_sentence(notes: list[str]) -> None:
     cli = fidelity("probe", "--mcp", "--all-tools", "--families", "no-such-family", "--", *notes)
     assert cli.returncode == 2
     assert cli.stderr == f"fidelity: {raised.value}\n"
+    with pytest.raises(api.UsageError, match=r"^--clients runs one tool's plan through "):
+        api.sweep(mcp=notes, clients=["python"])
     with pytest.raises(api.UsageError, match=r"^give sweep\(\) one target: mcp="):
         api.sweep()
     with pytest.raises(api.UsageError, match=r"^sweep\(config=\.\.\.\) is not supported yet"):
