@@ -102,13 +102,13 @@ def sweep(
     values: dict[str, Any] = {
         "yes": yes,
         "sandbox": sandbox,
-        "families": None if families is None else ",".join(families),
-        "skip_tool": list(skip_tools) or None,
-        "only_tool": list(only_tools) or None,
+        "families": None if families is None else ",".join(_items(families)),
+        "skip_tool": _items(skip_tools) or None,
+        "only_tool": _items(only_tools) or None,
         "default": _pairs(defaults),
         "args_for": _pairs(args_for),
-        "allow": list(allow) or None,
-        "clients": ",".join(clients) if clients else None,
+        "allow": _items(allow) or None,
+        "clients": ",".join(_items(clients)) if clients else None,
         "max_requests": _text(max_requests),
         "timeout": _text(timeout),
         "header": [f"{k}: {v}" for k, v in headers.items()] if headers else None,
@@ -117,8 +117,8 @@ def sweep(
         "seed": _text(seed),
         "rate": _text(rate),
         "max_reply": _text(max_reply),
-        "only_op": list(only_ops) or None,
-        "skip_op": list(skip_ops) or None,
+        "only_op": _items(only_ops) or None,
+        "skip_op": _items(skip_ops) or None,
         "quiet": True,
     }
     if openapi is not None:
@@ -134,6 +134,11 @@ def _options(values: Mapping[str, Any], **more: Any) -> argparse.Namespace:
     options.update(values)
     options.update(more)
     return argparse.Namespace(**options)
+
+
+def _items(values: Sequence[str]) -> list[str]:
+    """A list of names; one name given as a string is one item, not its letters."""
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _pairs(values: Mapping[str, Any] | None) -> list[str] | None:

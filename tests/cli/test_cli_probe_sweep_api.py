@@ -93,7 +93,7 @@ def test_the_writers_write_what_the_cli_writes(notes: list[str], tmp_path: Path)
 def test_a_card_block_is_added_to_a_document_and_the_rest_kept(
     notes: list[str], tmp_path: Path
 ) -> None:
-    swept = api.sweep(mcp=notes, families=["newlines"], only_tools=["read_*"])
+    swept = api.sweep(mcp=notes, families="newlines", only_tools="read_*")  # one name each
     assert swept.exit_code == 0
     assert [(r.name, r.card is not None, r.skipped) for r in swept.rows] == [
         ("read_note.key", True, ""),
