@@ -123,6 +123,8 @@ class ErrorContract:
     skipped: tuple[ErrorSkip, ...] = ()
     failure: str = ""
     environment: Mapping[str, str] = field(default_factory=dict)
+    #: The verdict ids the run was given to let pass (``fidelity.sweep(allow=...)``).
+    allow: tuple[str, ...] = ()
 
     @property
     def tools(self) -> tuple[str, ...]:
@@ -150,6 +152,14 @@ class ErrorContract:
             for c in self.calls
             if c.verdict is not Verdict.STRUCTURED and verdict_id(c.verdict) not in allowed
         )
+
+    def exit_code(self, allow: Iterable[str] | None = None) -> int:
+        """What ``fidelity probe --errors`` exits with: 3 when the target could not be
+        reached or none of its tools was called, 1 when a verdict is beyond ``allow``
+        (by default the contract's own ``allow``), else 0."""
+        if self.failure or not self.measured:
+            return 3
+        return 1 if self.beyond(self.allow if allow is None else allow) else 0
 
     def to_dict(self, allow: Sequence[str] = ()) -> dict[str, Any]:
         """The contract as the JSON result holds it."""

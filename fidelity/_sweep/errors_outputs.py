@@ -65,11 +65,9 @@ def check_outputs(outputs: ErrorOutputs) -> None:
 def exit_code(contracts: Sequence[ErrorContract], allow: Sequence[str]) -> ExitCode:
     """3 when a server failed or had no tool called, 1 when a verdict is beyond
     ``allow``, else 0."""
-    if not contracts or any(c.failure or not c.measured for c in contracts):
+    if not contracts:
         return ExitCode.TARGET
-    if any(c.beyond(allow) for c in contracts):
-        return ExitCode.DIFFERENT
-    return ExitCode.OK
+    return ExitCode(max(c.exit_code(allow) for c in contracts))
 
 
 def contract_json(

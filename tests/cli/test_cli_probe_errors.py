@@ -380,3 +380,22 @@ def test_config_checks_each_server_and_masks_its_secrets(tmp_path: Path) -> None
         assert "plain-secret-value-77" not in shown
         assert "supersecret99" not in shown
     assert data["calls"][1]["excerpt"].endswith("token=*** ***")
+
+
+def test_sweep_errors_true_is_the_clis_run(tmp_path: Path) -> None:
+    import fidelity as api
+
+    result, _ = _errors(
+        tmp_path, "--only-tool", "validate", "--only-tool", "anything",
+        "--allow", "error.accepted", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    contract = api.sweep(
+        mcp=SERVER, errors=True, only_tools=["validate", "anything"], allow=["error.accepted"]
+    )
+    assert isinstance(contract, api.ErrorContract)
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert [c.to_dict() for c in contract.calls] == data["calls"]
+    assert contract.exit_code() == result.returncode == 0
+    assert contract.exit_code([]) == 1
+    with pytest.raises(api.UsageError, match="families= does not apply to it"):
+        api.sweep(mcp=SERVER, errors=True, families=["quotes"])
