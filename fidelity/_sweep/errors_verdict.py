@@ -47,8 +47,8 @@ _STACK = (
     re.compile(r"stack backtrace:|thread '[^'\n]*' panicked at"),
 )
 _DUMP = (
-    re.compile(r"(?:^|: )(?:[A-Za-z_]\w*\.)*\w*[a-z0-9_](?:Error|Exception)(?::|$)", _M),
-    re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>"),
+    re.compile(r"\b(?:[A-Za-z_]\w*\.)*\w*[a-z0-9_](?:Error|Exception)(?::(?:\s|$)|\(|$)", _M),
+    re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>|<class '[\w.]+'>"),
     re.compile(r"(?i)\b(?:uncaught|unhandled) exception\b|\bException in thread\b"),
 )
 #: Where an absolute path starts to be a file path (a JSON pointer such as
@@ -109,10 +109,11 @@ def _strings(value: object) -> list[str]:
 def leak(text: str, length: int | None = None, sent: object = None) -> str:
     """Why ``text`` (``length`` characters long in full) leaks, in a few words; ``""``
     when it does not: more than 2,000 characters; a stack trace (Python, JavaScript,
-    Java, .NET, Go, Rust frames); an exception dump (a line that begins with an
-    exception's class name and a colon, such as ``KeyError:``; an object's repr with
-    its address); a file path (an absolute path under a system root such as ``/home``,
-    ``/usr``, ``/srv``, ``/tmp``, one that names a file by its extension, a Windows
+    Java, .NET, Go, Rust frames); an exception dump (an exception's class name and a
+    colon or its repr, such as ``KeyError: 'path'`` or ``KeyError('path')``; ``<class
+    '...'>``; an object's repr with its address); a file path (an absolute path under
+    a system root such as ``/home``, ``/usr``, ``/srv``, ``/tmp``, one that names a
+    file by its extension, a Windows
     drive path, a ``file://`` URL, a source file with its line number). A file path
     that is one of the strings ``sent`` (the call's arguments) is the caller's, not the
     server's: it does not count."""

@@ -102,6 +102,8 @@ def _refused(text: str, *, data: str = "", rpc: bool = False) -> RawAnswer:
         (_refused("path: " + "x" * 1995), "missing:path", Verdict.LEAKY),
         (_refused("path: " + "x" * 1994), "missing:path", Verdict.STRUCTURED),
         (_refused("KeyError: 'path'"), "missing:path", Verdict.LEAKY),
+        (_refused("failed: KeyError('path')"), "missing:path", Verdict.LEAKY),
+        (_refused("raises a KeyError when path is missing"), "missing:path", Verdict.STRUCTURED),
         (_refused("TypeError: Cannot read properties of undefined (reading 'path')"),
          "missing:path", Verdict.LEAKY),
         (_refused("Error: missing path"), "missing:path", Verdict.STRUCTURED),
