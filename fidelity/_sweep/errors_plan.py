@@ -48,8 +48,8 @@ def _refuse(args: argparse.Namespace) -> None:
             "its own malformed calls from each tool's schema (pin a tool's valid arguments "
             "with --args-for 'TOOL=JSON')."
         )
-    if args.list_tools or args.dry_run:
-        raise UsageError("--errors calls the tools; drop --list-tools and --dry-run.")
+    if args.list_tools:
+        raise UsageError("--errors calls the tools; drop --list-tools (--dry-run shows the calls).")
     if args.tool is not None and args.all_tools:
         raise UsageError("--tool checks one tool and --all-tools every tool; give one of them.")
 

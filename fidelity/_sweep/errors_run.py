@@ -28,7 +28,7 @@ from fidelity._sweep.isolation import left_out
 if TYPE_CHECKING:
     from probes import McpTool
 
-__all__ = ["ErrorsPlan", "run_errors", "run_fleet"]
+__all__ = ["ErrorsPlan", "planned_cases", "run_errors", "run_fleet"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,19 +131,36 @@ def _cases(plan: ErrorsPlan, chosen: Sequence[McpTool], names: Sequence[str]) ->
     return cases
 
 
+def _probe(plan: ErrorsPlan) -> Any:
+    from probes import mcp
+
+    options = dict(plan.probe_options)
+    if plan.max_reply is not None:
+        options["max_reply"] = plan.max_reply
+    target = list(plan.target) if not isinstance(plan.target, str) else plan.target
+    return mcp(target, timeout=plan.timeout, **options)
+
+
+def planned_cases(plan: ErrorsPlan) -> tuple[tuple[ErrorCase, ...], tuple[ErrorSkip, ...]]:
+    """The malformed calls ``plan`` would make, and the tools it would not call (the
+    server is asked for its tools; no tool is called)."""
+    probe = _probe(plan)
+    try:
+        tools = probe.list_tools()
+        chosen, skipped = _chosen(plan, tools)
+        return tuple(_cases(plan, chosen, [t.name for t in tools])), tuple(skipped)
+    finally:
+        with suppress(Exception):
+            probe.close()
+
+
 def run_errors(
     plan: ErrorsPlan, on_call: Callable[[ErrorCall], None] | None = None
 ) -> ErrorContract:
     """Make ``plan``'s malformed calls and judge each answer; ``on_call`` sees each
     judged call as it is made. A server that cannot be reached is a ``TargetError``; a
     ``--tool`` it does not offer, or that needs ``--yes``, a ``UsageError``."""
-    from probes import mcp
-
-    options = dict(plan.probe_options)
-    if plan.max_reply is not None:
-        options["max_reply"] = plan.max_reply
-    probe = mcp(list(plan.target) if not isinstance(plan.target, str) else plan.target,
-                timeout=plan.timeout, **options)  # fmt: skip
+    probe = _probe(plan)
     calls: list[ErrorCall] = []
     try:
         tools = probe.list_tools()

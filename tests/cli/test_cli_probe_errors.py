@@ -399,3 +399,20 @@ def test_sweep_errors_true_is_the_clis_run(tmp_path: Path) -> None:
     assert contract.exit_code([]) == 1
     with pytest.raises(api.UsageError, match="families= does not apply to it"):
         api.sweep(mcp=SERVER, errors=True, families=["quotes"])
+
+
+def test_dry_run_shows_the_calls_and_calls_nothing(tmp_path: Path) -> None:
+    result, calls = _errors(tmp_path, "--dry-run", "--only-tool", "note", "--only-tool", "vague")
+    assert result.returncode == 0, result.stderr
+    assert calls == []
+    assert result.stdout.splitlines()[:7] == [
+        "dry run: no tool is called (the server was asked for its tools).",
+        "fidelity-no-such-tool",
+        "   unknown-tool  {}",
+        "vague",
+        "   missing:text  {}",
+        '   type:text     {"text": 12345}',
+        '   extra         {"text": "fidelity", "fidelity_unexpected_argument": "fidelity"}',
+    ]
+    assert "not called: note: needs --yes (no annotations)" in result.stdout
+    assert result.stdout.endswith("5 malformed calls.\n")

@@ -10,6 +10,7 @@ from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._report.errors import ErrorContract
 from fidelity._run.messages import one_line
+from fidelity._sweep.errors_run import ErrorsPlan
 
 __all__ = ["run_errors_cli", "run_errors_config"]
 
@@ -24,6 +25,9 @@ def run_errors_cli(args: argparse.Namespace) -> int:
 
     allow = errors_allow(args.allow)
     plan, run, outputs = errors_plan(args)
+    if plan.dry_run:
+        with sandboxed(plan.sandbox):
+            return _dry_run(run)
     with sandboxed(plan.sandbox):
         try:
             contract = run_errors(run)
@@ -47,6 +51,34 @@ def run_errors_cli(args: argparse.Namespace) -> int:
         )
     sys.stdout.flush()
     return code
+
+
+def _dry_run(run: ErrorsPlan) -> int:
+    """Print the malformed calls the run would make; call no tool."""
+    import json
+
+    from fidelity._sweep.errors_run import planned_cases
+
+    cases, skipped = planned_cases(run)
+    out = sys.stdout
+    out.write("dry run: no tool is called (the server was asked for its tools).\n")
+    width = max((len(safe(c.case)) for c in cases), default=0)
+    tool = None
+    for case in cases:
+        if case.tool != tool:
+            tool = case.tool
+            out.write(f"{safe(tool)}\n")
+        shown = safe(json.dumps(dict(case.arguments), ensure_ascii=True))
+        out.write(f"   {safe(case.case):<{width}}  {shown[:100]}\n")
+    left = [s.tool for s in skipped if s.why.startswith("left out")]
+    for skip in skipped:
+        if not skip.why.startswith("left out"):
+            out.write(f"not called: {safe(skip.tool)}: {safe(skip.why)}\n")
+    if left:
+        out.write(f"left out by --skip-tool/--only-tool: {', '.join(safe(t) for t in left)}\n")
+    out.write(f"{len(cases)} malformed call{'s' if len(cases) != 1 else ''}.\n")
+    out.flush()
+    return ExitCode.OK
 
 
 def _shown(contract: ErrorContract, allow: tuple[str, ...]) -> None:
