@@ -195,6 +195,6 @@ def mask(text: str, secrets: Sequence[str] = ()) -> str:
 def excerpt(text: str, secrets: Sequence[str] = ()) -> str:
     """The start of ``text`` as the results keep it: secrets masked, whitespace runs as
     one space, at most 300 characters, terminal-safe."""
-    flat = " ".join(mask(text[: _EXCERPT * 4], secrets).split())
+    flat = " ".join(mask(text, secrets).split())  # masked whole: no secret cut in two
     cut = flat if len(flat) <= _EXCERPT else flat[: _EXCERPT - 3] + "..."
     return safe(cut)
