@@ -50,8 +50,8 @@ def test_each_operation_gets_its_true_verdicts(api: tuple[str, Path], tmp_path: 
         "POST /notes": dict.fromkeys(NOTE_CASES, "structured"),
         "POST /crash": dict.fromkeys(NOTE_CASES, "leaky"),
         "POST /lenient": dict.fromkeys(NOTE_CASES, "accepted"),
-        "GET /vague": {"missing:query.q": "unnamed", "type:query.n": "unnamed", "extra": "unnamed"},
-        "GET /trace": {"missing:query.n": "leaky", "type:query.n": "leaky", "extra": "leaky"},
+        "GET /vague": {"missing:query.q": "unnamed", "type:query.n": "unnamed"},
+        "GET /trace": {"missing:query.n": "leaky", "type:query.n": "leaky"},
     }
     by_case = {(c["tool"], c["case"]): c for c in data["calls"]}
     assert by_case["POST /notes", "extra"]["excerpt"] == (
@@ -59,10 +59,10 @@ def test_each_operation_gets_its_true_verdicts(api: tuple[str, Path], tmp_path: 
     )
     assert by_case["POST /notes", "extra"]["answer"] == "HTTP 422"
     assert by_case["POST /crash", "empty"]["why"] == "answered 500: a server error"
-    assert by_case["GET /trace", "extra"]["why"] == "400 with a stack trace"
+    assert by_case["GET /trace", "type:query.n"]["why"] == "400 with a stack trace"
     assert by_case["POST /lenient", "extra"]["why"] == "answered 200"
     assert "DELETE /notes/x" not in " ".join(_requests(calls))
-    assert len(_requests(calls)) == 21
+    assert len(_requests(calls)) == 19
 
 
 def test_without_yes_only_get_head_and_options_are_called(
