@@ -14,11 +14,12 @@ one value made malformed at a time:
   query parameter is not made: HTTP servers ignore them by custom);
 - ``empty``: the empty JSON object, when the body requires a property.
 
-An operation whose body is a form is not checked, nor one with nothing of these.
-Each answer's verdict: no answer in time ``timeout``, no connection ``crashed``; a status below 400 ``accepted``; 500 and
-above ``leaky``; a 4xx whose body is over 2,000 characters or holds a stack trace, a
-file path or an exception dump ``leaky``; a 4xx whose body names the field (or the
-problem in the case's words, as for MCP) ``structured``; any other 4xx ``unnamed``.
+An operation whose body is a form is not checked, nor one with nothing of these. Each
+answer's verdict: no answer in time ``timeout``, no connection ``crashed``; a status
+below 400 ``accepted``; 500 and above ``leaky``; a 4xx whose body is over 2,000
+characters or holds a stack trace, a file path or an exception dump ``leaky``; a 4xx
+whose body names the field (or the problem in the case's words, as for MCP)
+``structured``; any other 4xx ``unnamed``.
 """
 
 from __future__ import annotations
