@@ -56,8 +56,8 @@ def test_the_cases_of_a_schema_in_their_documented_order() -> None:
 
 
 def test_pins_replace_the_made_values_and_no_required_argument_means_no_empty_case() -> None:
-    cases = error_cases("t", SCHEMA, {"path": "/tmp/x"})
-    assert dict(cases[1].arguments) == {"path": "/tmp/x"}
+    cases = error_cases("t", SCHEMA, {"path": "/srv/x"})
+    assert dict(cases[1].arguments) == {"path": "/srv/x"}
     free = {"type": "object", "properties": {"q": {"type": "string"}}}
     assert [c.case for c in error_cases("f", free)] == ["type:q", "extra"]
 
