@@ -398,7 +398,7 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._sweep.plan import plan_from_args
 
     if args.config is not None:
-        from fidelity._cli.probe.servers import execute_config
+        from fidelity._sweep.servers import execute_config
 
         return execute_config(args)
     if args.server or args.jobs is not None:
