@@ -260,7 +260,7 @@ def _run_all(
 
 def execute_config(args: argparse.Namespace) -> int:
     """Run ``fidelity probe --config FILE`` as asked; return the worst exit code."""
-    from fidelity._cli.joined import servers_map, write_cards
+    from fidelity._sweep.joined import servers_map, write_cards
     from fidelity._report.results import writable
 
     _check(args)
