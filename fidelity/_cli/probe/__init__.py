@@ -398,9 +398,9 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._sweep.plan import plan_from_args
 
     if args.config is not None:
-        from fidelity._sweep.servers import execute_config
+        from fidelity._cli.probe.config_cli import run_config
 
-        return execute_config(args)
+        return run_config(args)
     if args.server or args.jobs is not None:
         from fidelity._core.errors import UsageError
 
