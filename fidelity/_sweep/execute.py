@@ -230,17 +230,10 @@ def run_card(survey: Survey, setup: Any, *, complete: bool) -> Card:
 
 
 def execute(plan: ProbePlan) -> int:
-    """Run ``fidelity probe`` as planned; return the exit code."""
-    if plan.list_tools:
-        from fidelity._sweep.listing import list_tools
-
-        return list_tools(plan)
+    """Run ``fidelity probe`` as planned (one tool, one endpoint); return the exit code.
+    (``--list-tools`` and ``--dry-run`` send nothing: the CLI prints them.)"""
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
-    if plan.dry_run:
-        from fidelity._sweep.listing import dry_run
-
-        return dry_run(plan, payloads)
     from fidelity._sweep.outputs import check_outputs
 
     check_outputs(plan)
