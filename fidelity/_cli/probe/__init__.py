@@ -431,6 +431,7 @@ def run(args: argparse.Namespace) -> int:
             from fidelity._sweep.clients import execute_clients
 
             return execute_clients(plan)
+        from fidelity._cli.probe.listeners import MapPrinter
         from fidelity._sweep.execute import execute
 
-        return execute(plan)
+        return execute(plan, reporters=(MapPrinter(plan),))
