@@ -428,9 +428,10 @@ def run(args: argparse.Namespace) -> int:
 
             return dry_run(plan)
         if plan.clients:
+            from fidelity._cli.probe.listeners import ClientsPrinter
             from fidelity._sweep.clients import execute_clients
 
-            return execute_clients(plan)
+            return execute_clients(plan, ClientsPrinter)
         from fidelity._cli.probe.listeners import MapPrinter
         from fidelity._sweep.execute import execute
 

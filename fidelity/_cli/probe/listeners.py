@@ -2,8 +2,9 @@
 run's events. Of a run over many rows (``--all-tools``, ``--openapi``), the map and the
 lines (:class:`RowsPrinter`; the library's :func:`fidelity.sweep` listens with a record
 instead and prints nothing); of a one-tool run, its map, a fix per rewrite, the summary
-line and the warnings (:class:`MapPrinter`). Both print on standard error when the JSON
-result goes to standard output."""
+line and the warnings (:class:`MapPrinter`); of one run through several MCP clients,
+their maps side by side (:class:`ClientsPrinter`). Each prints on standard error when
+the JSON result goes to standard output."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ from fidelity._sweep.terminal import Shown, summary_line
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
+    from fidelity._report.clients import ClientsSection
     from fidelity._run.events import Handler
     from fidelity._survey.result import Survey
+    from fidelity._sweep.clients import Matrix
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows import Listen
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["MapPrinter", "RowsPrinter", "terminal"]
+__all__ = ["ClientsPrinter", "MapPrinter", "RowsPrinter", "terminal"]
 
 
 class RowsPrinter:
@@ -95,3 +98,60 @@ def _print_map(
     for warning in warnings:
         stream.write(f"warning: {safe(warning)}\n")
     stream.flush()
+
+
+def _print_clients(plan: ProbePlan, matrix: Matrix, section: ClientsSection) -> None:
+    from fidelity._report.client_map import render_client_map
+    from fidelity._report.terminal import use_color
+    from fidelity._sweep.execute import survey_of
+    from fidelity._sweep.terminal import summary_line
+
+    stream = sys.stderr if plan.json == "-" else sys.stdout
+    if not plan.quiet:
+        stream.write(render_client_map(section, color=use_color(stream)))
+        # How to fix each kind, once, whichever clients saw it.
+        from fidelity._report.hints import hints
+        from fidelity._report.rewrites import from_observations
+
+        seen = [o for run in matrix.runs for o in run.observations]
+        stream.writelines(f"{hint.line()}\n" for hint in hints(from_observations(seen)))
+    for run in matrix.runs:
+        partial = survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
+        line = f"{run.client}: {summary_line(partial)}"
+        if partial.unexpected:
+            line += f"; rewrites beyond --allow: {', '.join(sorted(partial.unexpected))}"
+        if not run.complete:
+            line += f"; incomplete: {run.error.rstrip('.')}"
+        stream.write(safe(line) + ".\n")
+    from fidelity._sweep.execute import noise_warning
+
+    for run in matrix.runs:
+        # A failure is the exit's sentence (clients._exit_code); the warnings are said here.
+        noise = [noise_warning(*run.noise)] if run.noise[0] else []
+        warnings = [*run.verdict(plan).warnings, *noise]
+        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
+    beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
+    if len(matrix.runs) > 1:
+        stream.write(
+            f"the clients disagree on {beyond} payload{'' if beyond == 1 else 's'} beyond "
+            "--allow.\n"
+            if beyond
+            else "the clients agree (beyond what --allow accepts).\n"
+        )
+    stream.flush()
+
+
+class ClientsPrinter:
+    """The terminal of a run through several clients: their map side by side, a fix
+    per rewrite, a line per client, the warnings, whether they agree (a handler of
+    the run's :class:`~fidelity._run.events.RunDone`)."""
+
+    def __init__(self, plan: ProbePlan, matrix: Matrix) -> None:
+        self.plan = plan
+        self.matrix = matrix
+
+    def __call__(self, event: Event) -> None:
+        from fidelity._report.clients import ClientsSection
+
+        if isinstance(event, RunDone) and isinstance(event.outcome, ClientsSection):
+            _print_clients(self.plan, self.matrix, event.outcome)
