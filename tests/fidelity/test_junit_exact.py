@@ -68,3 +68,10 @@ def test_a_family_case_fails_only_on_its_own_rows() -> None:
     assert bom.failure is None
     assert bom.error is None
     assert [status for status, _ in bom.counts] == ["preserved"]
+
+
+def test_a_failure_shows_at_most_40_code_points_of_a_value() -> None:
+    from fidelity._report.junit import code_points
+
+    assert code_points("y" * 42) == " ".join(["U+0079"] * 40) + " ... (2 more)"
+    assert code_points("y" * 40) == " ".join(["U+0079"] * 40)
