@@ -168,3 +168,33 @@ def test_a_child_killed_by_a_signal_is_exit_3() -> None:
     assert fleet.failed == (("killer", "exit -9"),)
     assert fleet.cards == ()
     assert fleet.parts == (("killer", ""),)
+
+
+_OVERLAP = """
+import os, sys, time
+here, me, other = sys.argv[1], sys.argv[2], sys.argv[3]
+open(os.path.join(here, "ran-" + me), "w").close()
+live = os.path.join(here, "live-" + me)
+open(live, "w").close()
+deadline = time.monotonic() + 4
+while time.monotonic() < deadline:
+    if os.path.exists(os.path.join(here, "live-" + other)):
+        open(os.path.join(here, "overlap-" + me), "w").close()
+        break
+    time.sleep(0.05)
+os.remove(live)
+"""
+
+
+def test_jobs_1_runs_one_server_at_a_time(tmp_path: Path) -> None:
+    # Each server marks itself live for 4 seconds and notes whether the other one is
+    # live meanwhile; one at a time, neither ever is (run two at once, both would be).
+    script = tmp_path / "overlap.py"
+    script.write_text(_OVERLAP, encoding="utf-8")
+    servers = tuple(
+        ConfigServer(name=me, command=(sys.executable, str(script), str(tmp_path), me, other))
+        for me, other in (("a", "b"), ("b", "a"))
+    )
+    fleet = run_fleet(FleetOptions(servers=servers, jobs=1, flags=("--timeout", "20")))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["overlap.py", "ran-a", "ran-b"]
+    assert fleet.exit_code == 3  # neither speaks MCP
