@@ -61,6 +61,7 @@ def test_a_family_case_fails_only_on_its_own_rows() -> None:
     card = survey(FunctionProbe(straighten), families=["quotes", "bom"]).card(name="c")
     quotes, bom = family_cases(card)
     assert (quotes.name, bom.name) == ("quotes", "bom")
+    assert [status for status, _ in quotes.counts] == ["preserved", "transformed"]
     assert quotes.failure is not None
     assert quotes.failure[0] == "rewrites beyond --allow: quote.straighten"
     assert quotes.failure[1].splitlines()[0] == "quotes (round_trip): quote.straighten"
