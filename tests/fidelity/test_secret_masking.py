@@ -69,3 +69,61 @@ def test_mask_hides_the_longest_secret_whole_and_values_after_named_keys() -> No
     )
     # Three characters after a key are too short to be a credential.
     assert mask("token=abc") == "token=abc"
+
+
+def test_header_values_come_from_the_environment_stripped() -> None:
+    from fidelity._sweep.request_options import parse_headers
+
+    environ = {"F46_TOKEN": "tok-46"}
+    given = ["Authorization:  Bearer ${F46_TOKEN} ", "X-Api-Key:k${F46_TOKEN}k"]
+    assert parse_headers(given, environ) == (
+        ("Authorization", "Bearer tok-46"),
+        ("X-Api-Key", "ktok-46k"),
+    )
+    assert parse_headers(None, environ) == ()
+
+
+def test_a_bad_header_or_auth_is_one_sentence() -> None:
+    import pytest
+
+    from fidelity._core.errors import UsageError
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
+    with pytest.raises(UsageError) as caught:
+        parse_headers(["Authorization: ${F46_UNSET}"], {})
+    assert str(caught.value) == (
+        "--header refers to ${F46_UNSET}, which is not set in the environment; export "
+        "F46_UNSET or write the value itself."
+    )
+    with pytest.raises(UsageError) as caught:
+        parse_headers(["No Colon Here"], {})
+    assert str(caught.value) == (
+        "--header 'No Colon Here'... must be 'Name: value' with a header name such as "
+        "Authorization or X-Api-Key."
+    )
+    with pytest.raises(UsageError) as caught:
+        parse_headers(["X-A: one${NL}two"], {"NL": "\n"})
+    assert str(caught.value) == (
+        "--header X-A: the value holds a line break or NUL, which no header value may hold."
+    )
+    assert parse_auth("me:pw:with:colons") == ("me", "pw:with:colons")
+    assert parse_auth("me:") == ("me", "")
+    assert parse_auth(None) is None
+    for bad in ("nocolon", ":pw"):
+        with pytest.raises(UsageError) as caught:
+            parse_auth(bad)
+        assert str(caught.value) == (
+            "--auth must be USER:PASS, the user name and password of basic auth."
+        )
+
+
+def test_auth_becomes_basic_unless_an_authorization_header_is_given() -> None:
+    from types import SimpleNamespace
+
+    from fidelity._sweep.request_options import mcp_headers
+
+    plan = SimpleNamespace(headers=(("X-A", "1"),), auth=("me", "pw"))
+    assert mcp_headers(plan) == {"X-A": "1", "Authorization": "Basic bWU6cHc="}
+    given = SimpleNamespace(headers=(("authorization", "Bearer t"),), auth=("me", "pw"))
+    assert mcp_headers(given) == {"authorization": "Bearer t"}
+    assert mcp_headers(SimpleNamespace(headers=(), auth=None)) is None
