@@ -36,6 +36,7 @@ from fidelity._compare.finding import (
 )
 from fidelity._compare.rules import LINE_BREAKS, reread, reread_codecs
 from fidelity._compare.rules.encoding import DROPPING_CODECS
+from fidelity._compare.rules.normpath import normalization
 from fidelity._compare.shell_words import shell_words
 from fidelity._compare.tails import tail_kind
 from fidelity._compare.whole_value import dense, whole_value
@@ -60,6 +61,9 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
         detail = rendered_coercion(a, b)
         if detail is not None:
             return [whole_finding("type.coerced", detail, a, b)]
+    path = _normalized_path(a, b)
+    if path is not None:
+        return [path]
     if len(b) < len(a) and a.startswith(b):
         kind = tail_kind(a, b, len(b), len(b), escapes)
         if kind is not None and kind[0] == "truncate" and len(a) - len(b) <= 16:
@@ -109,6 +113,31 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
             if json.dumps(a, ensure_ascii=ascii_only) == b:
                 return [whole_finding("escape.json", "json.dumps, quoted", a, b)]
     return None
+
+
+def _normalized_path(a: str, b: str) -> Finding | None:
+    """The differing span as ``path.normalized`` when ``b`` is ``a`` normalised as a path.
+
+    ``os.path.normpath`` or ``pathlib`` on the whole value: a trailing ``/`` dropped is no
+    cut, ``x//y/./z`` -> ``x/y/z`` is one normalisation, not three edits.
+    """
+    detail = normalization(a, b)
+    if detail is None:
+        return None
+    head = 0
+    while head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return Finding(
+        kinds=(("path.normalized", detail),),
+        sent_start=head,
+        sent_end=len(a) - tail,
+        received_start=head,
+        received_end=len(b) - tail,
+        explained=True,
+    )
 
 
 #: One line break dropped at the start of the value, as an HTML parser drops the line

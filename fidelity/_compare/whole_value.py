@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.finding import Finding, whole_finding
-from fidelity._compare.hunk_replay import INVERSES, adds_foreign
+from fidelity._compare.hunk_replay import INVERSES, adds_foreign, erases
 from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
@@ -73,6 +73,8 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
                 continue
             if second.kind == "encoding.dropped" and adds_foreign(a, mid, b):
                 continue  # an encoder that drops what the first rewrite wrote
+            if erases(a, mid, b):
+                continue  # a second rewrite that erases all the first one wrote
             for out, detail2 in second.apply(mid, ctx):
                 if out == b:
                     f = whole_finding(kind, detail, a, b)
@@ -88,8 +90,8 @@ def _then_stripped(a: str, b: str, rewrite: tuple[str, str], out: str) -> list[F
     """
     if not b or b[0].isspace() or b[-1].isspace() or out == b:
         return None
-    if out.strip() != b:
-        return None
+    if out.strip() != b or erases(a, out, b):
+        return None  # not stripped, or stripped of all the rewrite wrote
     stripped = ("whitespace.strip", "")
     if out.startswith(b) and out[len(b) :] in LINE_BREAKS:
         stripped = ("newline.final_removed", "")  # as a strip of that alone is named
