@@ -34,7 +34,13 @@ from fidelity._compare.finding import (
     unexplained,
     whole_finding,
 )
-from fidelity._compare.rules import LINE_BREAKS, reread, reread_codecs
+from fidelity._compare.rules import (
+    LINE_BREAKS,
+    RULES_BY_KIND,
+    Context,
+    reread,
+    reread_codecs,
+)
 from fidelity._compare.rules.encoding import DROPPING_CODECS
 from fidelity._compare.rules.normpath import normalization
 from fidelity._compare.shell_words import shell_words
@@ -168,7 +174,7 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     split = _classify(a, b, escapes, bom, reread=False)
     if all(f.explained for f in split):
         if "\ufeff" not in (a if bom.received_end else b):
-            return split
+            return _bom_as_invisible(a, b, split)
         # A U+FEFF on both sides may be the same character, moved by a rewrite around
         # it (a leading NBSP stripped): the reading with fewer kinds wins.
         whole = _classify(a, b, escapes, None, reread=False)
@@ -188,6 +194,29 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     # put before a leading BOM leaves the BOM where it was: only the insertion is
     # unknown), the BOM's own reading on a tie.
     return whole if unexplained(whole) < unexplained(split) else split
+
+
+def _bom_as_invisible(a: str, b: str, findings: list[Finding]) -> list[Finding]:
+    """A leading U+FEFF removed by what removed characters elsewhere in the value too.
+
+    A sanitiser that deletes format characters (category Cf), or an encoder that drops
+    what it cannot carry, deletes a leading U+FEFF with the rest: when a kind found
+    elsewhere in the value replays its removal, ``bom.removed`` is one kind too many
+    (the fewest kinds that replay win).
+    """
+    first = findings[0]
+    if first.kinds != (("bom.removed", ""),):
+        return findings
+    ctx = Context(sent=a, value=b, start=0)
+    for kind, detail in dict.fromkeys(k for f in findings[1:] for k in f.kinds):
+        rule = RULES_BY_KIND.get(kind)
+        if (
+            rule is not None
+            and rule.gate("\ufeff", "")
+            and rule.match("\ufeff", "", ctx) is not None
+        ):
+            return [replace(first, kinds=((kind, detail),)), *findings[1:]]
+    return findings
 
 
 def _classify(

@@ -85,14 +85,19 @@ def adds_foreign(sent: str, mid: str, received: str) -> bool:
 
 def erases(sent: str, mid: str, received: str) -> bool:
     """True when a second rewrite (``mid`` -> ``received``) erased the whole product of a
-    first one (``sent`` -> ``mid``): every character the first wrote is gone again.
+    first one (``sent`` -> ``mid``): it only deleted, and every character the first
+    wrote is gone again.
 
     Such a pair names a kind whose work nobody can see (a tab "wrapped" into a line
     break that is then deleted, a CR "turned into a space" that a line strip removes):
     the kinds specification never reports it.
     """
     new = set(mid).difference(sent)
-    return bool(new) and new.isdisjoint(received)
+    if not new or not new.isdisjoint(received):
+        return False
+    # Deleted, not rewritten again (``É`` folded to ``E`` and lower-cased is still seen).
+    rest = iter(mid)
+    return all(c in rest for c in received)
 
 
 _VARIANTS_MAX = 8  # longest segment whose token-by-token rewrites are all tried first
