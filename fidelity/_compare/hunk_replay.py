@@ -68,6 +68,9 @@ _OPPOSITES = (
     # a conversion and a deletion of breaks that the deletion of the CRs alone, with a
     # CRLF become LF, says as it happened.
     ("newline.cr_to_lf", "newline.removed"),
+    # Likewise a separator (U+2028, NEL) that became LF next to a deleted LF: the
+    # separator itself vanished.
+    ("newline.separator_to_lf", "newline.removed"),
 )
 
 

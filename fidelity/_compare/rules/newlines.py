@@ -109,16 +109,25 @@ def _followed_by_lf(s: str, i: int, r: str, ctx: Context) -> bool:
 
 
 def _removed_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
-    """A line break deleted: LF, CRLF, or a CR that no LF follows (a CR deleted before
-    an LF that stays turned a CRLF into LF: ``newline.crlf_to_lf``)."""
+    """A line break deleted inside the value: LF, CRLF, or a CR that no LF follows (a CR
+    deleted before an LF that stays turned a CRLF into LF: ``newline.crlf_to_lf``)."""
     c = s[i]
+    if c not in "\r\n" or _at_an_end(r, j, ctx):
+        return ()
     if c == "\n":
         return ((1, ""),)
-    if c != "\r":
-        return ()
     if s.startswith("\r\n", i):
         return ((2, ""),)
     return () if _followed_by_lf(s, i, r, ctx) else ((1, ""),)
+
+
+def _at_an_end(r: str, j: int, ctx: Context) -> bool:
+    """True when received position ``j`` of segment ``r`` is an end of the value: a line
+    break deleted there was stripped (``whitespace.strip``, ``newline.final_removed``)."""
+    if ctx.value is None:
+        return j in (0, len(r))
+    at = ctx.start + j
+    return at in (0, len(ctx.value))
 
 
 _BREAK = re.compile("\r\n|\r|\n")
@@ -127,8 +136,17 @@ _LONE_CR = re.compile("\r(?!\n)")
 
 def _removed_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     """Every line break deleted; every CR deleted that no LF follows (a sanitiser that
-    deletes control characters but keeps LF and tab)."""
-    return [(_BREAK.sub("", s), ""), (_LONE_CR.sub("", s), "")]
+    deletes control characters but keeps LF and tab). Breaks at an end of the value
+    stay: deleting them is a strip."""
+    head = len(s) - len(s.lstrip("\r\n")) if ctx.value is None or ctx.start == 0 else 0
+    tail = len(s) - len(s.rstrip("\r\n")) if ctx.value is None else 0
+    if head + tail >= len(s):
+        return []
+    inner = s[head : len(s) - tail]
+    return [
+        (s[:head] + _BREAK.sub("", inner) + s[len(s) - tail :], ""),
+        (s[:head] + _LONE_CR.sub("", inner) + s[len(s) - tail :], ""),
+    ]
 
 
 #: ``newline.removed``: a line break (LF, CR or CRLF) deleted with nothing in its
