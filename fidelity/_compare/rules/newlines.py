@@ -112,13 +112,21 @@ def _removed_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tupl
     """A line break deleted inside the value: LF, CRLF, or a CR that no LF follows (a CR
     deleted before an LF that stays turned a CRLF into LF: ``newline.crlf_to_lf``)."""
     c = s[i]
-    if c not in "\r\n" or _at_an_end(r, j, ctx):
+    if c not in "\r\n" or _at_an_end(r, j, ctx) or (not r and _ends_sent(s, i, ctx)):
         return ()
     if c == "\n":
         return ((1, ""),)
     if s.startswith("\r\n", i):
         return ((2, ""),)
     return () if _followed_by_lf(s, i, r, ctx) else ((1, ""),)
+
+
+def _ends_sent(s: str, i: int, ctx: Context) -> bool:
+    """True when the break at ``s[i]`` is in a run of breaks at an end of the sent value
+    (a first step of a composition, with no received text to place it by)."""
+    head = ctx.start == 0 and not s[:i].strip("\r\n")
+    tail = not s[i:].strip("\r\n") and (ctx.sent is None or ctx.sent.endswith(s))
+    return head or tail
 
 
 def _at_an_end(r: str, j: int, ctx: Context) -> bool:
@@ -139,7 +147,8 @@ def _removed_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     deletes control characters but keeps LF and tab). Breaks at an end of the value
     stay: deleting them is a strip."""
     head = len(s) - len(s.lstrip("\r\n")) if ctx.value is None or ctx.start == 0 else 0
-    tail = len(s) - len(s.rstrip("\r\n")) if ctx.value is None else 0
+    ends = ctx.value is None or (ctx.sent is not None and ctx.sent.endswith(s))
+    tail = len(s) - len(s.rstrip("\r\n")) if ends else 0
     if head + tail >= len(s):
         return []
     inner = s[head : len(s) - tail]
