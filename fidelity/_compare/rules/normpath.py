@@ -137,6 +137,9 @@ def _match(s: str, r: str, ctx: Context) -> str | None:
         start = end = True
     else:
         start, end = ctx.start == 0, ctx.start + len(r) == len(ctx.value)
+    value = r if ctx.value is None else ctx.value
+    if end and value.endswith(("/", "\\")):
+        return None  # a normalised path ends with no separator: a run was shortened
     out = _local(s, start, end)
     if out == s or out != r or (start and end and not r):
         return None
