@@ -1,0 +1,54 @@
+"""The plugin in a project pinned to the MCP SDK 1.x (run by .ci/run in a venv with
+``mcp<2``; not collected by the main suite): the SDK stays 1.x, and the fixture finds
+the notes server's rewrite by module (with its setup hook and the test's environment)
+and by command (in a sandbox)."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+import probes
+from fidelity import FidelityError
+
+PLAN = {
+    "tool": "save_note",
+    "param": "body",
+    "args": {"key": "k{n}"},
+    "read_tool": "read_note",
+    "read_args": {"key": "k{n}"},
+    "allow_destructive": True,
+}
+REWRITE = r"rewrote payloads: newline\.crlf_to_lf \(not allowed\)"
+
+
+def test_the_project_keeps_its_sdk() -> None:
+    assert version("mcp").split(".")[0] == "1"
+    with pytest.raises(ImportError):
+        from mcp import Client  # noqa: F401 (2.x only)
+
+
+def test_by_module_with_setup_and_the_tests_environment(
+    fidelity: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "kb.db"
+    monkeypatch.setenv("DB_PATH", str(db))
+    server = probes.mcp_module("notes_v1:app", setup="notes_v1:init_db", **PLAN)
+    with server, pytest.raises(FidelityError, match=REWRITE):
+        fidelity.survey(server, families=["newlines"])  # type: ignore[attr-defined]
+    assert server.environment["library"] == f"mcp {version('mcp')}"
+    with sqlite3.connect(db) as kept:
+        assert kept.execute("SELECT count(*) FROM notes").fetchone()[0] == 12
+
+
+def test_by_command_in_a_sandbox(fidelity: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DB_PATH", raising=False)
+    here = str(Path(__file__).resolve().parent / "notes_v1.py")
+    server = probes.mcp([sys.executable, here], sandbox=True, **PLAN)
+    with pytest.raises(FidelityError, match=REWRITE):
+        fidelity.survey(server, families=["newlines"])  # type: ignore[attr-defined]
+    assert not Path("notes.db").exists()
