@@ -11,7 +11,9 @@ nothing more is called. A session that is let go has its server killed at once.
 
 from __future__ import annotations
 
+import atexit
 import os
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -104,6 +106,7 @@ class Sessions:
             directory = new_sandbox()
             make_sandbox(directory)
             self.sandbox = directory
+            _close_at_exit(self)
 
     def spawn_env(self) -> dict[str, str] | None:
         """The environment the stdio server is started with: the caller's ``os.environ``
@@ -360,6 +363,25 @@ class Sessions:
             encoding_error_handler="replace",
         )
         return stdio_client(params, errlog=self._stderr.file)
+
+
+#: The probes' sessions that hold a sandbox and are not closed yet: closed (their servers
+#: stopped, their sandboxes removed) when the interpreter exits, for a probe that was
+#: used without ``with`` or ``close()``.
+_OPEN_SANDBOXES: weakref.WeakSet[Sessions] = weakref.WeakSet()
+
+
+def _close_at_exit(sessions: Sessions) -> None:
+    if not _OPEN_SANDBOXES:
+        atexit.unregister(_close_sandboxed)
+        atexit.register(_close_sandboxed)
+    _OPEN_SANDBOXES.add(sessions)
+
+
+def _close_sandboxed() -> None:
+    for sessions in list(_OPEN_SANDBOXES):
+        if not sessions.closed:
+            sessions.close()
 
 
 def _library_of(session: Session) -> str:

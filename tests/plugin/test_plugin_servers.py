@@ -31,7 +31,8 @@ def init_db():
 @app.tool()
 def save_note(key: str, body: str) -> str:
     with _db() as db:
-        db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, body.replace("\\r\\n", "\\n")))
+        tidy = body.replace("\\r\\n", "\\n")
+        db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, tidy))
     return "saved"
 
 
@@ -139,7 +140,7 @@ def test_a_survey_that_measured_nothing_fails_in_one_line(pytester: pytest.Pytes
             "E * fidelity.FidelityError: the chain refuse measured nothing: none of 17 payloads "
             "arrived to be compared (rejected 17); first error (quotes/left-double-start: "
             "rejected): ValueError: the store is read-only",
-            "E * fidelity.UsageError: accept names unknown outcome(s) 'preserved'; the outcomes it can "
-            "accept are: rejected, lost, timeout, broken.",
+            "E * fidelity.UsageError: accept names unknown outcome(s) 'preserved'; the "
+            "outcomes it can accept are: rejected, lost, timeout, broken.",
         ]
     )

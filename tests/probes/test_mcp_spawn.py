@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,8 @@ pytestmark = [
 NOTES = """
 import json
 import os
+import subprocess
+import sys
 import sqlite3
 import tempfile
 
@@ -51,7 +55,8 @@ def broken_setup():
 @app.tool()
 def save_note(key: str, body: str) -> str:
     with _db() as db:
-        db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, body.replace("\\r\\n", "\\n")))
+        tidy = body.replace("\\r\\n", "\\n")
+        db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, tidy))
     return "saved"
 
 
@@ -216,3 +221,25 @@ def test_a_sandbox_is_for_a_stdio_server_only() -> None:
         probes.mcp(["server"], sandbox=True, cwd=".")
     with pytest.raises(UsageError, match="env= must map variable names to string values"):
         probes.mcp(["server"], env={"N": 1})  # type: ignore[dict-item]
+
+
+def test_a_sandbox_left_open_is_removed_when_the_process_exits(notes_dir: Path) -> None:
+    script = (
+        "import probes\n"
+        "probe = probes.mcp_module('notes_app:app', tool='where', param='name', read='text',"
+        " allow_destructive=True, sandbox=True, setup='notes_app:init_db')\n"
+        "probe.observe('HOME')\n"
+        "print(probe.sandbox)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=notes_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    work = done.stdout.strip()
+    assert work.endswith("/work")
+    assert not os.path.exists(os.path.dirname(work))

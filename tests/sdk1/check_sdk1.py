@@ -49,6 +49,9 @@ def test_by_command_in_a_sandbox(fidelity: object, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("DB_PATH", raising=False)
     here = str(Path(__file__).resolve().parent / "notes_v1.py")
     server = probes.mcp([sys.executable, here], sandbox=True, **PLAN)
-    with pytest.raises(FidelityError, match=REWRITE):
+    with server, pytest.raises(FidelityError, match=REWRITE):
         fidelity.survey(server, families=["newlines"])  # type: ignore[attr-defined]
+    sandbox = server.sandbox
+    assert sandbox is not None
+    assert not Path(sandbox).exists()  # main() made notes.db there; it went with the probe
     assert not Path("notes.db").exists()
