@@ -5,8 +5,9 @@ keeps its SDK: the probe then speaks through 1.x's ``ClientSession`` instead of 
 ``mcp.Client``. :class:`LegacyClient` gives that session the surface the probe uses of
 ``mcp.Client`` (``protocol_version``, ``server_info``, ``list_tools``, ``call_tool``,
 ``get_prompt``, ``read_resource``, ``list_prompts``, ``list_resource_templates``) and
-hands back every result as the ``mcp_types`` model of the same message, validated from
-what the 1.x model holds under its wire names, so the rest of the probe reads one shape.
+hands back every result seen through :class:`V1View`, which answers 2.x's attribute
+names, so the rest of the probe reads one shape and nothing more is installed beside
+1.x (2.x's ``mcp_types`` would need a newer ``pydantic`` than older 1.x releases run on).
 Nothing else changes: the same stdio transport (bounded, guarded), the same
 serialization of each request by the SDK the project runs.
 
@@ -28,7 +29,15 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 
-__all__ = ["LegacyClient", "check_mode", "error_types", "rpc_error", "sdk_major", "sdk_version"]
+__all__ = [
+    "LegacyClient",
+    "V1View",
+    "check_mode",
+    "error_types",
+    "rpc_error",
+    "sdk_major",
+    "sdk_version",
+]
 
 
 @functools.cache
@@ -82,13 +91,53 @@ def rpc_error(exc: BaseException) -> tuple[int, str]:
     return int(getattr(source, "code", 0)), str(getattr(source, "message", exc))
 
 
-def _as_v2(result: Any, model: str) -> Any:
-    """The ``mcp_types`` model ``model`` of the 1.x ``result``: the same message, by its
-    wire names (strings are handed over as they are, never re-encoded)."""
-    import mcp_types
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
-    cls = getattr(mcp_types, model)
-    return cls.model_validate(result.model_dump(by_alias=True, exclude_unset=True))
+
+class V1View:
+    """A 1.x result (a pydantic model) read by 2.x's attribute names.
+
+    SDK 2.x names the fields of a message in snake case (``is_error``,
+    ``structured_content``, ``input_schema``), 1.x by their wire names (``isError``,
+    ``structuredContent``, ``inputSchema``). The view answers either, and views the
+    models and lists inside it the same way; every value is the 1.x model's own (a
+    string is handed over as it is, never re-encoded or re-validated).
+    """
+
+    __slots__ = ("_model",)
+
+    def __init__(self, model: Any) -> None:
+        object.__setattr__(self, "_model", model)
+
+    def __getattr__(self, name: str) -> Any:
+        model = object.__getattribute__(self, "_model")
+        try:
+            value = getattr(model, name)
+        except AttributeError:
+            value = getattr(model, _camel(name))
+        return _view(value)
+
+    def model_dump(self, **options: Any) -> Any:
+        """The 1.x model's ``model_dump``."""
+        return object.__getattribute__(self, "_model").model_dump(**options)
+
+    def __repr__(self) -> str:
+        return f"V1View({object.__getattribute__(self, '_model')!r})"
+
+
+def _view(value: Any) -> Any:
+    """``value`` with its pydantic models (in lists too) seen through :class:`V1View`."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return V1View(value)
+    if isinstance(value, list):
+        return [_view(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_view(v) for v in value)
+    return value
 
 
 class LegacyClient:
@@ -137,7 +186,7 @@ class LegacyClient:
             raise
         self._session = session
         self.protocol_version = str(initialized.protocolVersion)
-        self.server_info = _as_v2(initialized.serverInfo, "Implementation")
+        self.server_info = _view(initialized.serverInfo)
         return self
 
     async def __aexit__(
@@ -148,39 +197,41 @@ class LegacyClient:
     ) -> bool | None:
         return bool(await self._stack.__aexit__(exc_type, exc_val, exc_tb))
 
-    async def _page(self, method: str, model: str, cursor: str | None) -> Any:
+    async def _page(self, method: str, cursor: str | None) -> Any:
         lister = getattr(self._session, method)
         if cursor is None:
-            return _as_v2(await lister(), model)
+            return _view(await lister())
         types: Any = importlib.import_module("mcp.types")
-        return _as_v2(await lister(params=types.PaginatedRequestParams(cursor=cursor)), model)
+        if hasattr(types, "PaginatedRequestParams"):
+            return _view(await lister(params=types.PaginatedRequestParams(cursor=cursor)))
+        return _view(await lister(cursor))  # before 1.21
 
     async def list_tools(self, cursor: str | None = None) -> Any:
-        """``tools/list`` (one page), as ``mcp_types.ListToolsResult``."""
-        return await self._page("list_tools", "ListToolsResult", cursor)
+        """``tools/list`` (one page)."""
+        return await self._page("list_tools", cursor)
 
     async def list_prompts(self, cursor: str | None = None) -> Any:
-        """``prompts/list`` (one page), as ``mcp_types.ListPromptsResult``."""
-        return await self._page("list_prompts", "ListPromptsResult", cursor)
+        """``prompts/list`` (one page)."""
+        return await self._page("list_prompts", cursor)
 
     async def list_resource_templates(self, cursor: str | None = None) -> Any:
-        """``resources/templates/list`` (one page), as ``mcp_types.ListResourceTemplatesResult``."""
-        return await self._page("list_resource_templates", "ListResourceTemplatesResult", cursor)
+        """``resources/templates/list`` (one page)."""
+        return await self._page("list_resource_templates", cursor)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], read_timeout_seconds: float | None = None
     ) -> Any:
-        """``tools/call``, as ``mcp_types.CallToolResult``."""
+        """``tools/call``."""
         timeout = timedelta(seconds=read_timeout_seconds) if read_timeout_seconds else None
         result = await self._session.call_tool(name, arguments, read_timeout_seconds=timeout)
-        return _as_v2(result, "CallToolResult")
+        return _view(result)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
-        """``prompts/get``, as ``mcp_types.GetPromptResult``."""
-        return _as_v2(await self._session.get_prompt(name, arguments), "GetPromptResult")
+        """``prompts/get``."""
+        return _view(await self._session.get_prompt(name, arguments))
 
     async def read_resource(self, uri: str) -> Any:
-        """``resources/read``, as ``mcp_types.ReadResourceResult``."""
+        """``resources/read``."""
         from pydantic import AnyUrl
 
-        return _as_v2(await self._session.read_resource(AnyUrl(uri)), "ReadResourceResult")
+        return _view(await self._session.read_resource(AnyUrl(uri)))
