@@ -611,6 +611,13 @@ mcp = factory(
     a stdio line, an HTTP body or server-sent event); a longer one is not read
     further, its call is ``broken`` and the server is let go. ``headers`` (Streamable
     HTTP, the Python clients) go with every request: credentials, API keys.
+    A stdio server starts with the caller's ``os.environ`` as it is when the probe
+    opens, ``env`` (a mapping of strings) added on top; ``inherit_env=False`` gives it
+    ``env`` alone on the SDK's minimal environment (``HOME``, ``PATH``... as
+    ``fidelity probe`` does), and ``cwd`` its working directory. ``sandbox=True`` runs
+    it with its own ``HOME``, ``TMPDIR`` and working directory in a temporary directory
+    (``sandbox`` names the working directory while the probe is open), removed when
+    the probe closes, or when the process exits at the latest.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.
