@@ -9,12 +9,14 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 #: A tool author's notes server on SQLite: the file is DB_PATH (``notes.db`` in its
 #: working directory by default), the table is made by ``init_db``, which ``main()``
-#: calls before serving; ``save_note`` "tidies" line endings.
+#: calls before serving; ``save_note`` "tidies" line endings; ``read_note`` is annotated
+#: read-only, so a sweep pairs it with the writer.
 NOTES_SERVER = """
 import os
 import sqlite3
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 app = MCPServer("notes")
 
@@ -36,7 +38,7 @@ def save_note(key: str, body: str) -> str:
     return "saved"
 
 
-@app.tool()
+@app.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def read_note(key: str) -> str:
     with _db() as db:
         return db.execute("SELECT body FROM notes WHERE key = ?", (key,)).fetchone()[0]
@@ -54,6 +56,7 @@ import sqlite3
 import pytest
 
 import probes
+from fidelity import FidelityError
 
 
 def notes(**options):
@@ -88,6 +91,18 @@ def test_sandboxed(fidelity, monkeypatch):
     assert not os.path.exists(server.sandbox)
 
 
+@pytest.mark.fidelity(allow=["newline.crlf_to_lf"])
+def test_swept_where_the_test_says(fidelity, tmp_path, monkeypatch):
+    db = tmp_path / "swept.db"
+    monkeypatch.setenv("DB_PATH", str(db))
+    server = probes.mcp_module("notes_server:app", setup="notes_server:init_db")
+    # (the keys are measured by the sweep's own rules: nothing comes back for them)
+    with pytest.raises(FidelityError, match="measured nothing .save_note.key, read_note.key."):
+        fidelity.sweep(server, yes=True, families=["newlines"])
+    with sqlite3.connect(db) as kept:
+        assert kept.execute("SELECT count(*) FROM notes").fetchone()[0] > 0
+
+
 def test_no_setup(fidelity, tmp_path, monkeypatch):
     monkeypatch.setenv("DB_PATH", str(tmp_path / "kb.db"))
     fidelity.survey(notes(), families=["newlines"])
@@ -102,7 +117,7 @@ def test_no_setup_expected(fidelity, tmp_path, monkeypatch):
 def test_servers_get_the_tests_environment_setup_and_sandbox(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(notes_server=NOTES_SERVER, test_notes=NOTES_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", timeout=300)
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines(
         [
             "E * fidelity.FidelityError: the chain mcp stdio notes_server:app save_note.body "

@@ -19,11 +19,12 @@ arguments every tool shares, and a sandbox for a stdio server.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import fnmatch
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fidelity._core.errors import UsageError
@@ -157,12 +158,26 @@ def left_out(name: str, skip: Sequence[str], only: Sequence[str]) -> str:
     return ""
 
 
+#: Set by the pytest plugin around ``fidelity.sweep`` (the variables the test's probe
+#: adds): a server swept from a test gets the test's environment, as a probe's does.
+TEST_ENV: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "fidelity_sweep_test_env", default=None
+)
+
+
 def spawn_options(root: str | None) -> dict[str, Any]:
-    """The environment of the server as ``probes.mcp`` takes it: the SDK's minimal
-    environment, not the caller's (``inherit_env=False``: a server run from the command
-    line is often a third-party package, and the shell's variables, tokens included,
-    are not its business; the same server gets the same variables from any shell),
-    and in a sandbox its ``env`` and ``cwd`` there."""
+    """The environment of the server as ``probes.mcp`` takes it: from the command line,
+    the SDK's minimal environment, not the caller's (``inherit_env=False``: such a
+    server is often a third-party package, and the shell's variables, tokens included,
+    are not its business; the same server gets the same variables from any shell); in
+    a test (``TEST_ENV``), the test's environment with the probe's ``env`` on top. In a
+    sandbox, its ``env`` and ``cwd`` there."""
+    extra = TEST_ENV.get()
+    if extra is None:
+        if root is None:
+            return {"inherit_env": False}
+        return {"inherit_env": False, "env": sandbox_env(root), "cwd": work_dir(root)}
     if root is None:
-        return {"inherit_env": False}
-    return {"inherit_env": False, "env": sandbox_env(root), "cwd": work_dir(root)}
+        return {"env": dict(extra)} if extra else {}
+    env = {**sandbox_env(root, inherit=True), **extra}
+    return {"inherit_env": False, "env": env, "cwd": work_dir(root)}
