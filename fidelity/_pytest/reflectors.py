@@ -84,7 +84,7 @@ def mcp_reflector_probe() -> Iterator[Probe]:
     """A ``probes.mcp`` probe (tool ``echo``, param ``text``) through the MCP reflector."""
     _require(("mcp",), "mcp")
     probes = _probes()
-    from probes._mcp.sdk import sdk_major, sdk_version  # after load(): ours, not a local one
+    from probes.frontend import sdk_major, sdk_version  # after load(): ours, not a local one
 
     if sdk_major() < 2:
         pytest.skip(

@@ -29,7 +29,7 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
-from probes._mcp.sandbox import new_sandbox, sandbox_env, sandboxed, work_dir
+from probes.frontend import new_sandbox, sandbox_env, sandboxed, work_dir
 
 __all__ = [
     "SANDBOX",

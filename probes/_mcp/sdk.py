@@ -129,9 +129,7 @@ class V1View:
 
 def _view(value: Any) -> Any:
     """``value`` with its pydantic models (in lists too) seen through :class:`V1View`."""
-    from pydantic import BaseModel
-
-    if isinstance(value, BaseModel):
+    if hasattr(type(value), "model_fields") and hasattr(value, "model_dump"):  # pydantic
         return V1View(value)
     if isinstance(value, list):
         return [_view(v) for v in value]
@@ -232,6 +230,5 @@ class LegacyClient:
 
     async def read_resource(self, uri: str) -> Any:
         """``resources/read``."""
-        from pydantic import AnyUrl
-
-        return _view(await self._session.read_resource(AnyUrl(uri)))
+        types: Any = importlib.import_module("mcp.types")  # 1.x takes the URI as AnyUrl
+        return _view(await self._session.read_resource(types.AnyUrl(uri)))

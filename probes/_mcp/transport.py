@@ -65,23 +65,25 @@ async def _streamable_http_v1(
     from probes._mcp.reply_limit import bounded_http_client
 
     v1: Any = importlib.import_module("mcp.client.streamable_http")
+    utils: Any = importlib.import_module("mcp.shared._httpx_utils")
     limit = REPLY_LIMIT.get()
-    async with contextlib.AsyncExitStack() as stack:
-        if limit is None:
-            from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = await stack.enter_async_context(create_mcp_http_client(dict(headers or {})))
-        else:
-            client = await stack.enter_async_context(
-                bounded_http_client(limit, headers, http="httpx")
-            )
+    def client_for(given: Mapping[str, str] | None = None, *_: Any, **__: Any) -> Any:
+        """A new HTTP client (not yet opened), bounded by the reply limit if there is one."""
+        merged = {**dict(headers or {}), **dict(given or {})}
+        if limit is None:
+            return utils.create_mcp_http_client(merged)
+        return bounded_http_client(limit, merged, http="httpx")
+
+    async with contextlib.AsyncExitStack() as stack:
         opened = getattr(v1, "streamable_http_client", None)
-        if opened is None:  # before 1.24: the older transport, its client made by a factory
-            transport: Any = v1.streamablehttp_client(
-                url, headers=dict(headers or {}), httpx_client_factory=lambda **_: client
+        if opened is not None:
+            client = await stack.enter_async_context(client_for())
+            transport: Any = opened(url, http_client=client)
+        else:  # before 1.24: the older transport opens the client its factory makes
+            transport = v1.streamablehttp_client(
+                url, headers=dict(headers or {}), httpx_client_factory=client_for
             )
-        else:
-            transport = opened(url, http_client=client)
         read, write, _ = await stack.enter_async_context(transport)
         yield read, write
 

@@ -1,12 +1,16 @@
 """The plugin in a project pinned to the MCP SDK 1.x (run by .ci/run in a venv with
 ``mcp<2``; not collected by the main suite): the SDK stays 1.x, and the fixture finds
 the notes server's rewrite by module (with its setup hook and the test's environment)
-and by command (in a sandbox)."""
+by command (in a sandbox) and over Streamable HTTP."""
 
 from __future__ import annotations
 
+import os
+import socket
 import sqlite3
+import subprocess
 import sys
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -55,3 +59,42 @@ def test_by_command_in_a_sandbox(fidelity: object, monkeypatch: pytest.MonkeyPat
     assert sandbox is not None
     assert not Path(sandbox).exists()  # main() made notes.db there; it went with the probe
     assert not Path("notes.db").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_over_streamable_http(fidelity: object, tmp_path: Path) -> None:
+    port = _free_port()
+    serve = (
+        "import notes_v1 as n; n.init_db(); n.app.settings.host = '127.0.0.1'; "
+        f"n.app.settings.port = {port}; n.app.run('streamable-http')"
+    )
+    env = {**os.environ, "DB_PATH": str(tmp_path / "http.db")}
+    here = Path(__file__).resolve().parent
+    server = subprocess.Popen(
+        [sys.executable, "-c", serve],
+        cwd=here,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server did not start within 30 s"
+            assert server.poll() is None, "the HTTP server exited"
+            time.sleep(0.1)
+        probe = probes.mcp(f"http://127.0.0.1:{port}/mcp", **PLAN)
+        with probe, pytest.raises(FidelityError, match=REWRITE):
+            fidelity.survey(probe, families=["newlines"])  # type: ignore[attr-defined]
+    finally:
+        server.terminate()
+        server.wait(10)
