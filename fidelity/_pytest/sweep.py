@@ -69,7 +69,7 @@ def sweep_server(
     # The servers swept get the test's environment (and the probe's env=), as a probe's.
     token = TEST_ENV.set(dict(getattr(server, "env", None) or {}))
     try:
-        result = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
+        result: Sweep = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
     finally:
         TEST_ENV.reset(token)
     for row in result.rows:

@@ -84,11 +84,13 @@ def error_types() -> tuple[type[BaseException], ...]:
     return (exceptions.McpError,)
 
 
-def rpc_error(exc: BaseException) -> tuple[int, str]:
-    """The code and message of an SDK's JSON-RPC error (either version)."""
+def rpc_error(exc: BaseException) -> tuple[int, str, object]:
+    """The code, message and data (``None`` when it had none) of an SDK's JSON-RPC
+    error (either version)."""
     error = getattr(exc, "error", None)  # 1.x: the ErrorData rides on the exception
     source = error if error is not None and hasattr(error, "code") else exc
-    return int(getattr(source, "code", 0)), str(getattr(source, "message", exc))
+    code, message = int(getattr(source, "code", 0)), str(getattr(source, "message", exc))
+    return code, message, getattr(source, "data", None)
 
 
 def _camel(name: str) -> str:
