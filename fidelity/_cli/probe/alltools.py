@@ -314,8 +314,12 @@ def execute_all(plan: ProbePlan) -> int:
     if plan.dry_run:
         return _dry_run(plan, inv, payloads, pinned)
     # A tool left out is never called, as a read-back either.
+    from fidelity._cli.probe.pairing import is_reader
+
     readers = [
-        t for t in tools if t.read_only and not left_out(t.name, plan.skip_tools, plan.only_tools)
+        t
+        for t in tools
+        if is_reader(t, consent=plan.yes) and not left_out(t.name, plan.skip_tools, plan.only_tools)
     ]
 
     def survey_one(param: Any, share: int | None) -> ParamRun:
