@@ -225,7 +225,7 @@ def test_server_everything_with_yes_calls_the_others_under_the_same_rules(
     # Called once each to locate the read-back, and listed with what they answered.
     assert skipped["gzip-file-as-resource.name"] == (
         "no read-back: the calibration value did not come back; the tool answered: no text "
-        "content, only resource_link; no read tool paired (no read-only tool takes "
+        "content, only resource_link; no read tool paired (no read tool takes "
         "gzip-file-as-resource's arguments (data))"
     )
     assert skipped["simulate-research-query.topic"].startswith(

@@ -32,6 +32,8 @@ __all__ = ["ReadPair", "is_reader", "read_paired", "read_pairs"]
 #: What one attempt costs at least, in payload-sized steps: its calibration calls and one
 #: payload (each step as many calls as the attempt's plan makes per payload).
 _LEAST = CALIBRATION_CALLS + 1
+#: How many read tools a parameter tries at most (each attempt costs its calibration).
+_TRIED = 3
 
 
 #: Words of a tool's name (or of its description's first words) that say it reads.
@@ -121,6 +123,8 @@ def read_pairs(
     return [], f"no read tool takes {safe(write.name)}'s arguments ({shown})"
 
 
+#: Words of a reader without arguments that lists what was stored (``read_graph``).
+_LISTING = frozenset({"list", "read", "dump", "export", "all", "graph", "browse", "index"})
 #: Arguments a search reader takes its query in.
 _QUERY = frozenset({"query", "q", "search", "searchquery", "term", "keyword", "keywords", "text"})
 
@@ -136,7 +140,7 @@ def _pair(tool: McpTool, args: Mapping[str, Any], shared: set[str]) -> ReadPair 
     names = [n for n in required if n in shared] or sorted(props & shared)
     if names and all(r in shared for r in required):
         return ReadPair(tool=tool.name, args={n: args[n] for n in names}, unannotated=unannotated)
-    if not required and not props:
+    if not required and not props and _LISTING & set(_words(tool.name)):
         return ReadPair(tool=tool.name, args={}, unannotated=unannotated)
     query = [r for r in required if r.lower().replace("_", "") in _QUERY]
     value = next((args[k] for k in sorted(shared) if isinstance(args[k], str) and args[k]), None)
@@ -163,7 +167,7 @@ def read_paired(
     pairs, why = read_pairs(param.tool, top, args, readers)
     tried: list[str] = []
     spent = run.requests
-    for pair in pairs:
+    for pair in pairs[:_TRIED]:
         left = None if share is None else share - spent
         paired = dataclasses.replace(
             sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
