@@ -144,30 +144,40 @@ def _survey_param(
     share: int | None,
     *,
     readers: Sequence[McpTool] = (),
+    tools: Sequence[McpTool] = (),
 ) -> ParamRun:
     """Run one parameter as the single-tool form would; never raises for the
     parameter's own failures (they are its ``ParamRun``). A parameter that does not
-    come back is read back with a paired read-only tool among ``readers``, if one
-    proves itself (:mod:`fidelity._sweep.pairing`)."""
+    come back is read back with a paired read tool among ``readers``, if one proves
+    itself (:mod:`fidelity._sweep.pairing`); a content that replaces what must exist
+    first, after a seed written by one of ``tools`` (:mod:`fidelity._sweep.seeded`)."""
     try:
         args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
     sub = _subplan(plan, param, args, share)
     run = _survey_sub(sub, param, payloads)
-    if not run.skipped.startswith(_NO_ECHO):
-        return run
-    from fidelity._sweep.pairing import read_paired
+    if run.skipped.startswith(_NO_ECHO):
+        from fidelity._sweep.pairing import read_paired
 
-    return read_paired(
-        run,
-        sub,
-        param,
-        args=args,
-        readers=readers,
-        share=share,
-        survey=lambda paired: _survey_sub(paired, param, payloads),
-    )
+        run = read_paired(
+            run,
+            sub,
+            param,
+            args=args,
+            readers=readers,
+            share=share,
+            survey=lambda paired: _survey_sub(paired, param, payloads),
+        )
+    if run.card is not None or not run.skipped.startswith("no read-back"):
+        return run
+    from fidelity._sweep.seeded import survey_seeded
+
+    return survey_seeded(
+        run, sub, param, args=args, tools=tools, readers=readers, arguments=_arguments,
+        defaults=dict(plan.defaults), share=share, least=_LEAST,
+        survey=lambda seeded: _survey_sub(seeded, param, payloads),
+    )  # fmt: skip
 
 
 def _survey_edit(
@@ -322,11 +332,15 @@ def execute_all(plan: ProbePlan) -> int:
         if is_reader(t, consent=plan.yes) and not left_out(t.name, plan.skip_tools, plan.only_tools)
     ]
 
+    callable_tools = [t for t in tools if not left_out(t.name, plan.skip_tools, plan.only_tools)]
+
     def survey_one(param: Any, share: int | None) -> ParamRun:
         if isinstance(param, EditRow):
             return _survey_edit(plan, param, pinned, payloads, share, tools=tools, readers=readers)
         pins = pinned.get(param.tool.name)
-        return _survey_param(plan, param, pins, payloads, share, readers=readers)
+        return _survey_param(
+            plan, param, pins, payloads, share, readers=readers, tools=callable_tools
+        )
 
     return run_rows(plan, inv, survey_one, payloads, noun="tool parameter")
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["RowsPrinter", "exit_code", "findings", "never_applied"]
+__all__ = ["RowsPrinter", "exit_code", "findings", "never_applied", "problem"]
 
 
 class RowsPrinter:
@@ -171,12 +171,12 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
     parameters measured nothing or the server broke; else 3 when something could not be
     measured; else 0. The sentence of what could not be measured is said either way."""
     surveyed = [r for r in runs if r.card is not None]
-    problem = _problem(inv, runs, surveyed, noun)
-    code = exit_rule(findings=bool(findings(surveyed)), unmeasured=bool(problem))
+    problem_said = problem(inv, runs, surveyed, noun)
+    code = exit_rule(findings=bool(findings(surveyed)), unmeasured=bool(problem_said))
     if code == ExitCode.TARGET:
-        raise TargetError(problem)
-    if problem:
-        sys.stderr.write(f"fidelity: {safe(problem)}\n")
+        raise TargetError(problem_said)
+    if problem_said:
+        sys.stderr.write(f"fidelity: {safe(problem_said)}\n")
         sys.stderr.flush()
     return ExitCode(code)
 
@@ -210,7 +210,9 @@ def never_applied(run: ParamRun) -> list[Observation]:
     return [o for o in run.observations if o.status is Status.REJECTED and not o.client_side]
 
 
-def _problem(inv: Rows, runs: Sequence[ParamRun], surveyed: Sequence[ParamRun], noun: str) -> str:
+def problem(
+    inv: Rows, runs: Sequence[ParamRun], surveyed: Sequence[ParamRun], noun: str = "tool parameter"
+) -> str:
     """The sentence of what the run could not measure (``""`` when it measured all): the
     server unreachable, no row measuring anything, rows that broke or measured nothing."""
     fatal = next((r for r in runs if r.fatal), None)
