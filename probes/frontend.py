@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from probes._mcp.prompts import PROMPT, Route, route_of
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
-    from probes._mcp.schema import string_params
+    from probes._mcp.schema import schema_at, string_params
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tools import consent_reason
     from probes._payload.calibration import CalibrationFailed
@@ -59,6 +59,7 @@ __all__ = [
     "parse_http_send",
     "parse_mcp_read",
     "route_of",
+    "schema_at",
     "serve_http_reflector",
     "serve_mcp_reflector",
     "string_params",
@@ -77,7 +78,7 @@ _MODULES = {
     "probes._payload.locate": ("CALIBRATION_CALLS",),
     "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
-    "probes._mcp.schema": ("string_params",),
+    "probes._mcp.schema": ("schema_at", "string_params"),
     "probes._mcp.template": ("ArgumentTemplate",),
     "probes._mcp.tools": ("consent_reason",),
     "probes._payload.expect": ("Expectation",),

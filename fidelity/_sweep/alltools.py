@@ -82,22 +82,47 @@ _CONSTRAINTS = ("enum", "const", "format", "pattern", "contentEncoding", "conten
 
 def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
     """``made`` with each top-level free-form string (a name, a key, a path) replaced by
-    one unique to the parameter's run and payload."""
+    one unique to the parameter's run and payload, and different between fields
+    (``source`` and ``destination`` never name the same thing); an empty string made
+    deeper down (an entity's name) is given one too."""
     props = param.tool.input_schema.get("properties")
     if not isinstance(props, Mapping):
         return made
     top = param.path.segments[0] if param.path.segments else None
     out = dict(made)
+    fields = 0
     for key, value in made.items():
         schema = props.get(key)
         if key == top or not isinstance(value, str) or not isinstance(schema, Mapping):
+            if isinstance(value, (dict, list)):
+                out[key] = _filled(param, (key,), value)
             continue
         if schema.get("type") != "string" or any(c in schema for c in _CONSTRAINTS):
             continue
         limit = schema.get("maxLength", 64)
-        if isinstance(limit, int) and limit >= len("fidelity-00000000-000"):
-            out[key] = _UNIQUE
+        name = _UNIQUE if not fields else f"{_UNIQUE}-{fields + 1}"
+        if isinstance(limit, int) and limit >= len(name.format(run="00000000", n="000")):
+            out[key] = name
+            fields += 1
     return out
+
+
+def _filled(param: ToolParam, at: tuple[str | int, ...], value: Any) -> Any:
+    """``value`` (made at ``at``, below the top level) with each empty free-form string
+    replaced by a name unique to the run and payload (``fidelity-{run}-{n}-name``)."""
+    from probes.frontend import ParamPath, schema_at
+
+    if isinstance(value, dict):
+        return {k: _filled(param, (*at, k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(param, (*at, i), v) for i, v in enumerate(value)]
+    if value != "" or at == tuple(param.path.segments):
+        return value
+    schemas = schema_at(param.tool.input_schema, ParamPath(at)) or []
+    if not schemas or any(c in schemas[0] for c in (*_CONSTRAINTS, "maxLength")):
+        return value
+    last = next((str(s) for s in reversed(at) if isinstance(s, str)), "value")
+    return f"{_UNIQUE}-{literal_braces(last)}"
 
 
 def _subplan(
@@ -151,10 +176,33 @@ def _survey_param(
     come back is read back with a paired read tool among ``readers``, if one proves
     itself (:mod:`fidelity._sweep.pairing`); a content that replaces what must exist
     first, after a seed written by one of ``tools`` (:mod:`fidelity._sweep.seeded`)."""
+    from fidelity._sweep.contract import outside_line, within_schema
+
     try:
         args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
+    payloads, outside, why = within_schema(param, payloads)
+    if outside and not payloads:
+        return ParamRun(param=param, skipped=f"not surveyed: every {outside_line(outside, why)}")
+    run = _each_way(plan, param, args, payloads, share, readers=readers, tools=tools)
+    if outside and run.card is not None:
+        card = run.card.with_warnings((*run.card.facts.warnings, outside_line(outside, why)))
+        return dataclasses.replace(run, card=card)
+    return run
+
+
+def _each_way(
+    plan: ProbePlan,
+    param: ToolParam,
+    args: dict[str, Any],
+    payloads: Sequence[Payload],
+    share: int | None,
+    *,
+    readers: Sequence[McpTool],
+    tools: Sequence[McpTool],
+) -> ParamRun:
+    """``param``'s run: its own reply, else a paired read, else a seed and a read."""
     sub = _subplan(plan, param, args, share)
     run = _survey_sub(sub, param, payloads)
     if run.skipped.startswith(_NO_ECHO):
