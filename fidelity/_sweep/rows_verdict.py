@@ -87,8 +87,8 @@ def _edit_lines(surveyed: Sequence[ParamRun]) -> list[str]:
     lines = []
     for run in surveyed:
         never = never_applied(run)
-        if not never:
-            continue
+        if all(o.silent for o in never):
+            continue  # none, or each told by the silent note already
         with_cr = sum(1 for o in never if "\r" in o.sent)
         parts = []
         if with_cr:

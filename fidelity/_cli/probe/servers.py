@@ -295,4 +295,8 @@ def execute_config(args: argparse.Namespace) -> int:
 
         error(unmatched)
         codes.append(ExitCode.USAGE)
-    return int(max(codes, default=ExitCode.OK))
+    worst = max(codes, default=ExitCode.OK)
+    # A finding outranks what could not be measured (the one exit rule of a run).
+    if worst == ExitCode.TARGET and ExitCode.DIFFERENT in codes:
+        return int(ExitCode.DIFFERENT)
+    return int(worst)
