@@ -390,7 +390,47 @@ def execute_all(plan: ProbePlan) -> int:
             plan, param, pins, payloads, share, readers=readers, tools=callable_tools
         )
 
-    return run_rows(plan, inv, survey_one, payloads, noun="tool parameter")
+    try:
+        return run_rows(plan, inv, survey_one, payloads, noun="tool parameter")
+    finally:
+        hint = default_hint(plan, inv)
+        if hint and not plan.quiet:
+            sys.stdout.write(hint + "\n")
+            sys.stdout.flush()
+
+
+#: Words of an argument that names where everything lives, which the sweep cannot make
+#: (lower case, without ``_``/``-``; also any of them followed by ``id``).
+_CONTEXT = frozenset(
+    {"vault", "workspace", "project", "space", "account", "team", "org", "organization",
+     "repo", "repository", "database", "db", "collection", "namespace", "tenant", "bucket",
+     "board", "site", "store", "notebook", "environment", "env"}
+)  # fmt: skip
+
+
+def default_hint(plan: ProbePlan, inv: Inventory) -> str:
+    """One line when every tool surveyed (two at least) requires the same argument that
+    names where everything lives (``vault``, ``workspace``, ``project``...): a value
+    made from the schema names none that exists, so the line shows the ``--default``
+    that gives it; ``""`` otherwise (or when ``--default`` gives it already)."""
+    tools = list({p.tool.name: p.tool for p in inv.surveyed}.values())
+    if len(tools) < 2:
+        return ""
+    given = {name for name, _ in plan.defaults}
+    shared = None
+    for tool in tools:
+        required = tool.input_schema.get("required")
+        names = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+        shared = names if shared is None else shared & names
+    for name in sorted(shared or ()):
+        norm = name.lower().replace("_", "").replace("-", "")
+        if name not in given and (norm in _CONTEXT or norm.removesuffix("id") in _CONTEXT):
+            return (
+                f"hint: every tool requires {safe(name)!r}, which names where everything "
+                f"lives and cannot be made from a schema; give it once for every tool: "
+                f"--default '{safe(name)}=\"NAME\"'"
+            )
+    return ""
 
 
 # -- looking first ------------------------------------------------------------------

@@ -164,3 +164,27 @@ def test_rows_never_see_each_others_notes(tmp_path: Path) -> None:
     notes = {f.name: f.read_bytes() for f in root.iterdir() if f.name.startswith("fidelity-")}
     sent = {_sent(o).encode("utf-8", "surrogatepass") for o in content["observations"]}
     assert sent <= set(notes.values())
+
+
+def test_a_common_argument_no_schema_can_make_suggests_default(tmp_path: Path) -> None:
+    # Every tool of the note store run with --workspace requires the workspace: nothing
+    # made from the schema names it, and the run says once which --default gives it.
+    store = [sys.executable, str(SERVERS / "mcp_note_store.py"), "--workspace", "W1"]
+    result = fidelity_here(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes",
+        "--skip-tool", "wipe", "--", *store, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 3
+    hint = (
+        "hint: every tool requires 'workspace', which names where everything lives and "
+        "cannot be made from a schema; give it once for every tool: "
+        "--default 'workspace=\"NAME\"'\n"
+    )
+    assert result.stdout.endswith(hint)
+    given = fidelity_here(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "quotes",
+        "--skip-tool", "wipe", "--default", 'workspace="W1"', "--", *store,
+        cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert "hint: every tool requires" not in given.stdout
+    assert given.returncode == 1  # the stored quotes are straightened: found
