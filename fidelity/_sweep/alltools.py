@@ -100,11 +100,21 @@ def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
         if schema.get("type") != "string" or any(c in schema for c in _CONSTRAINTS):
             continue
         limit = schema.get("maxLength", 64)
-        name = _UNIQUE if not fields else f"{_UNIQUE}-{fields + 1}"
+        name = _padded(_UNIQUE if not fields else f"{_UNIQUE}-{fields + 1}", schema)
         if isinstance(limit, int) and limit >= len(name.format(run="00000000", n="000")):
             out[key] = name
             fields += 1
     return out
+
+
+def _padded(name: str, schema: Mapping[str, Any]) -> str:
+    """``name`` made as long as the schema's ``minLength`` asks (``-xxxx`` after it, the
+    placeholders counted at their shortest: ``{run}`` 8 characters, ``{n}`` one)."""
+    least = schema.get("minLength")
+    shortest = len(name.format(run="00000000", n="0"))
+    if not isinstance(least, int) or least <= shortest:
+        return name
+    return name + "-" + "x" * max(0, least - shortest - 1)
 
 
 def _filled(param: ToolParam, at: tuple[str | int, ...], value: Any) -> Any:
@@ -122,7 +132,7 @@ def _filled(param: ToolParam, at: tuple[str | int, ...], value: Any) -> Any:
     if not schemas or any(c in schemas[0] for c in (*_CONSTRAINTS, "maxLength")):
         return value
     last = next((str(s) for s in reversed(at) if isinstance(s, str)), "value")
-    return f"{_UNIQUE}-{literal_braces(last)}"
+    return _padded(f"{_UNIQUE}-{literal_braces(last)}", schemas[0])
 
 
 def _subplan(
@@ -184,7 +194,7 @@ def _survey_param(
         return ParamRun(param=param, skipped=_cannot(exc))
     payloads, outside, why = within_schema(param, payloads)
     if outside and not payloads:
-        return ParamRun(param=param, skipped=f"not surveyed: every {outside_line(outside, why)}")
+        return ParamRun(param=param, skipped=f"not surveyed: all {outside_line(outside, why)}")
     run = _each_way(plan, param, args, payloads, share, readers=readers, tools=tools)
     if outside and run.card is not None:
         card = run.card.with_warnings((*run.card.facts.warnings, outside_line(outside, why)))

@@ -54,6 +54,10 @@ _ERROR_LIKE = re.compile(
 )
 
 
+#: How much of a reply's beginning says whether it is an error.
+_HEAD = 200
+
+
 def error_like(texts: Sequence[str], markers: Sequence[str]) -> str:
     """The words of ``texts[i]`` (a calibration reply, ``markers[i]`` taken out of it)
     that say it is an error (a thing not found, that does not exist, a call that
@@ -62,7 +66,9 @@ def error_like(texts: Sequence[str], markers: Sequence[str]) -> str:
     never a read-back."""
     for text, marker in zip(texts, markers, strict=False):
         rest = text.replace(marker, " ") if marker else text
-        found = _ERROR_LIKE.search(rest)
+        # How a reply begins says whether it is an error: a long text (a document, a
+        # prompt) that speaks of invalid input further down is not one.
+        found = _ERROR_LIKE.search(rest[:_HEAD])
         if found is not None:
             return found.group(0)
     return ""
