@@ -48,7 +48,9 @@ class CalibrationFailed(UsageError):
 _ERROR_LIKE = re.compile(
     r"\b(?:not\s+found|does\s*n[o']t\s+exist|doesn't\s+exist|no\s+such|not\s+exist"
     r"|failed|invalid|cannot|can't|could\s+not|unable\s+to"
-    r"|no\s+\w+(?:\s+\w+)?\s+(?:found|matching|matches))\b"
+    r"|no\s+\w+(?:\s+\w+)?\s+(?:found|matching|matches)"
+    r"|no\s+(?:results?|match(?:es)?|entries|items|notes|records|documents|files|tasks)"
+    r"|nothing\s+(?:found|matched)|0\s+results?)\b"
     r"|\A\W*(?:error|exception)\b|\btoo_small\b|\btoo_big\b",
     re.IGNORECASE,
 )
