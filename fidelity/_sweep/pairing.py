@@ -80,6 +80,9 @@ class ReadPair:
     tool: str
     args: dict[str, Any]
     unannotated: bool = False
+    #: The write's arguments renamed for a search: ``{name: value}``, the value ending
+    #: so that no other entry's name holds it (``-1`` is in ``-10``; ``-1~`` is not).
+    renamed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def describe(self, param: str) -> str:
         """``save_note.text read back with read_note(name)``."""
@@ -143,10 +146,19 @@ def _pair(tool: McpTool, args: Mapping[str, Any], shared: set[str]) -> ReadPair 
     if not required and not props and _LISTING & set(_words(tool.name)):
         return ReadPair(tool=tool.name, args={}, unannotated=unannotated)
     query = [r for r in required if r.lower().replace("_", "") in _QUERY]
-    value = next((args[k] for k in sorted(shared) if isinstance(args[k], str) and args[k]), None)
-    if len(required) == 1 and query and value is not None:
-        return ReadPair(tool=tool.name, args={query[0]: value}, unannotated=unannotated)
+    key = next((k for k in sorted(shared) if isinstance(args[k], str) and args[k]), None)
+    if len(required) == 1 and query and key is not None:
+        # The search finds this payload's entry alone: its name ends where no other
+        # entry's name goes on.
+        value = f"{args[key]}{_END}"
+        return ReadPair(
+            tool=tool.name, args={query[0]: value}, unannotated=unannotated, renamed={key: value}
+        )
     return None
+
+
+#: What a name searched for ends with (no made name goes on after it).
+_END = "-q"
 
 
 def read_paired(
@@ -170,7 +182,11 @@ def read_paired(
     for pair in pairs[:_TRIED]:
         left = None if share is None else share - spent
         paired = dataclasses.replace(
-            sub, read_tool=pair.tool, read_args=pair.args, max_requests=left
+            sub,
+            read_tool=pair.tool,
+            read_args=pair.args,
+            max_requests=left,
+            args={**(sub.args or {}), **pair.renamed} if pair.renamed else sub.args,
         )
         # Each calibration call and payload costs a write and a read here.
         if left is not None and left < _LEAST * paired.calls_per_payload:

@@ -188,3 +188,26 @@ def test_a_common_argument_no_schema_can_make_suggests_default(tmp_path: Path) -
     )  # fmt: skip
     assert "hint: every tool requires" not in given.stdout
     assert given.returncode == 1  # the stored quotes are straightened: found
+
+
+def test_a_search_reader_finds_this_payloads_entry_alone(tmp_path: Path) -> None:
+    # Without read_note, the notes are read back through search_notes(query), which
+    # answers every note whose name holds the query, newest first: searched for
+    # "fidelity-RUN-1", it also answers notes -10 to -17. The name searched for ends so
+    # that no other name goes on after it: each payload reads its own entry.
+    root = tmp_path / "root"
+    root.mkdir()
+    out = tmp_path / "r.json"
+    result = fidelity_here(
+        "probe", "--mcp", "--all-tools", "--yes", "--families", "newlines,quotes",
+        "--only-tool", "write_note", "--only-tool", "search_notes",
+        "--json", str(out), "--", *VAULT, str(root), cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert "paired: write_note.content read back with search_notes(query)" in result.stdout
+    document = json.loads(out.read_text())
+    card = {c["name"]: c for c in document["cards"]}["write_note.content"]
+    assert card["facts"]["setup"]["read_args"] == {"query": "fidelity-{run}-{n}-q"}
+    kinds = {k for o in card["observations"] for k in o.get("kinds", [])}
+    assert kinds == {"newline.cr_to_lf", "newline.crlf_to_lf"}
+    for obs in card["observations"]:
+        assert obs["status"] == ("transformed" if "\r" in _sent(obs) else "preserved")
