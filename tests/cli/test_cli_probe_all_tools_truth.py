@@ -211,3 +211,21 @@ def test_a_search_reader_finds_this_payloads_entry_alone(tmp_path: Path) -> None
     assert kinds == {"newline.cr_to_lf", "newline.crlf_to_lf"}
     for obs in card["observations"]:
         assert obs["status"] == ("transformed" if "\r" in _sent(obs) else "preserved")
+
+
+def test_param_with_a_template_keeps_the_template(tmp_path: Path) -> None:
+    # --param content with "{payload}{mark}" at content: the payload goes into the
+    # template, so each note holds the payload and its mark (before, the bare payload
+    # was sent, the mark never was, and every payload was called not applied).
+    root = tmp_path / "root"
+    root.mkdir()
+    result = fidelity_here(
+        "probe", "--mcp", "--yes", "--tool", "write_note", "--param", "content",
+        "--args", '{"path": "n{n}", "content": "{payload}{mark}"}',
+        "--read-tool", "read_note", "--read-args", '{"path": "n{n}"}',
+        "--expect", "{payload}{mark}", "--families", "quotes",
+        "--", *VAULT, str(root), cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("17 payloads: 17 preserved.\n")
+    assert re.fullmatch(r"\u201c betamk[0-9a-f]{8}x1k", (root / "n1").read_text("utf-8"))
