@@ -74,6 +74,12 @@ def _print_lines(
     lines.append(_summary(plan, runs, payloads, noun))
     stream.write("\n".join(lines) + "\n")
     stream.flush()
+    # What could not be measured, said even when a finding makes the run exit 1 (exit 3
+    # says it as its error).
+    said = problem(inv, runs, surveyed, noun)
+    if said and findings(surveyed):
+        sys.stderr.write(f"fidelity: {safe(said)}\n")
+        sys.stderr.flush()
 
 
 #: The kinds that say a read path turns line breaks into LF, and how a sentence says it.
@@ -169,15 +175,13 @@ def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter")
     :func:`~fidelity._run.verdict.exit_rule`: 1 when any finding beyond ``--allow``
     exists (a rewrite, a payload lost, an edit that never applied), even if other
     parameters measured nothing or the server broke; else 3 when something could not be
-    measured; else 0. The sentence of what could not be measured is said either way."""
+    measured (its sentence raised); else 0. The terminal says what could not be measured
+    either way (:class:`RowsPrinter`)."""
     surveyed = [r for r in runs if r.card is not None]
     problem_said = problem(inv, runs, surveyed, noun)
     code = exit_rule(findings=bool(findings(surveyed)), unmeasured=bool(problem_said))
     if code == ExitCode.TARGET:
         raise TargetError(problem_said)
-    if problem_said:
-        sys.stderr.write(f"fidelity: {safe(problem_said)}\n")
-        sys.stderr.flush()
     return ExitCode(code)
 
 
