@@ -272,10 +272,13 @@ def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: b
             f"every value came back {what}: {option} reads the value alone (or leave --read "
             "out to locate the read-back automatically)."
         )
+    # A pattern over the raw text would not read a field of a document (a JSON value, a
+    # structured field): no --read is suggested that was not tried on these replies.
     where = "the located read-back" if read_found else f"--read {safe(read or '')}"
     return (
-        f"every value came back {what}, at {where}: name where the value alone comes back "
-        f"with --read (such as {option} over the same text), or leave --read out to locate it."
+        f"every value came back {what}, at {where}: the target adds it to every value "
+        "(counted as a rewrite); name a --read that gives the value alone, if the target "
+        "has one, or leave --read out to locate it."
     )
 
 
