@@ -207,6 +207,6 @@ def test_a_write_tool_is_read_back_through_its_paired_read_tool(
     # save_note.name: search(query) finds the note by its text, but answers a count.
     assert re.search(
         r"; no read tool paired \(search: the calibration value did not come back; read tool "
-        r"'search' answered: searched the note names for fidelity-[0-9a-f]{8}-0: 0\)\Z",
+        r"'search' answered: searched the note names for fidelity-[0-9a-f]{8}-0-q: 0\)\Z",
         reasons["save_note.name"],
     )
