@@ -5,6 +5,7 @@ values written by hand. (Whole fleets of real servers: test_cli_probe_config.py.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -198,3 +199,12 @@ def test_jobs_1_runs_one_server_at_a_time(tmp_path: Path) -> None:
     fleet = run_fleet(FleetOptions(servers=servers, jobs=1, flags=("--timeout", "20")))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["overlap.py", "ran-a", "ran-b"]
     assert fleet.exit_code == 3  # neither speaks MCP
+
+
+def test_jsonc_trailing_commas_before_spaces_and_escaped_quotes() -> None:
+    from fidelity._sweep.config import strip_jsonc
+
+    text = '{"a": [1, 2 ,  \n ], "b": "q\\"//not a comment", /* c */ }'
+    assert json.loads(strip_jsonc(text)) == {"a": [1, 2], "b": 'q"//not a comment'}
+    with pytest.raises(ValueError, match=r"^a /\* comment is not closed$"):
+        strip_jsonc('{"a": 1 /* open')
