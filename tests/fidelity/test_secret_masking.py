@@ -102,6 +102,12 @@ def test_a_bad_header_or_auth_is_one_sentence() -> None:
         "Authorization or X-Api-Key."
     )
     with pytest.raises(UsageError) as caught:
+        parse_headers(["N" * 45], {})
+    assert str(caught.value) == (
+        "--header '" + "N" * 40 + "'... must be 'Name: value' with a header name such as "
+        "Authorization or X-Api-Key."
+    )
+    with pytest.raises(UsageError) as caught:
         parse_headers(["X-A: one${NL}two"], {"NL": "\n"})
     assert str(caught.value) == (
         "--header X-A: the value holds a line break or NUL, which no header value may hold."
@@ -127,3 +133,6 @@ def test_auth_becomes_basic_unless_an_authorization_header_is_given() -> None:
     given = SimpleNamespace(headers=(("authorization", "Bearer t"),), auth=("me", "pw"))
     assert mcp_headers(given) == {"authorization": "Bearer t"}
     assert mcp_headers(SimpleNamespace(headers=(), auth=None)) is None
+    # A header whose name sorts before "authorization" is no Authorization header.
+    accept = SimpleNamespace(headers=(("Accept", "text/plain"),), auth=("me", "pw"))
+    assert mcp_headers(accept) == {"Accept": "text/plain", "Authorization": "Basic bWU6cHc="}
