@@ -255,12 +255,13 @@ def test_whitespace_that_shifts_next_to_a_line_strip_keeps_the_line_break(sent: 
     assert strip.received == "\n"
 
 
-# -- the compiled diff ----------------------------------------------------------------------
+# -- the compiled alignment -----------------------------------------------------------------
 
 
-def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
-    # fast_diff_match_patch reports ('+', 0) and ('-', 0) between these windows; an
-    # empty hunk used to be named unicode.nfc (normalizing "" gives "").
+def test_an_empty_operation_of_the_compiled_alignment_is_no_hunk() -> None:
+    # The diff this project used before (fast_diff_match_patch) reported ('+', 0) and
+    # ('-', 0) between these windows; an empty hunk used to be named unicode.nfc
+    # (normalizing "" gives "").
     from fidelity._compare.diff import _compiled
 
     middle = (
@@ -269,7 +270,7 @@ def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
     sent = "new our had does" + middle
     received = middle + "s had through mo"
     found: list[tuple[int, int, int, int]] = []
-    _compiled(sent, received, (0, len(sent), 0, len(received)), found, 0.0)
+    _compiled(sent, received, (0, len(sent), 0, len(received)), found)
     assert found
     assert all(i < ie or j < je for i, ie, j, je in found)
 
