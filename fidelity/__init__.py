@@ -2,7 +2,9 @@
 
 ``compare(sent, received)`` names every rewrite in the vocabulary of ``KINDS``;
 ``survey(target)`` pushes the payload catalogue through a chain and returns the
-transformation map and its contract card; ``surveys_to_html`` draws the map of several
+transformation map and its contract card; ``sweep(mcp=...)`` surveys every string
+parameter of a whole MCP server (or OpenAPI document) as ``fidelity probe --all-tools``
+does and returns a ``Sweep``; ``surveys_to_html`` draws the map of several
 chains as one page. Importing this package stays light: the survey, card, Hypothesis,
 httpx and MCP machinery load only when used.
 """
@@ -24,11 +26,14 @@ if TYPE_CHECKING:
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Direction, Hop, Observation
     from fidelity._report.card import Card
+    from fidelity._report.errors import ErrorCall, ErrorContract
     from fidelity._report.hints import Hint
     from fidelity._report.outcomes import FamilyOutcome
     from fidelity._survey.page import surveys_to_html
     from fidelity._survey.result import Survey
     from fidelity._survey.run import survey
+    from fidelity._sweep.api import sweep
+    from fidelity._sweep.result import Sweep, SweepRow
 
 
 __all__ = [
@@ -37,6 +42,8 @@ __all__ = [
     "Card",
     "Comparison",
     "Direction",
+    "ErrorCall",
+    "ErrorContract",
     "ExitCode",
     "FamilyOutcome",
     "FidelityError",
@@ -48,6 +55,8 @@ __all__ = [
     "Probe",
     "Status",
     "Survey",
+    "Sweep",
+    "SweepRow",
     "TargetError",
     "Transformation",
     "UsageError",
@@ -57,6 +66,7 @@ __all__ = [
     "safe",
     "survey",
     "surveys_to_html",
+    "sweep",
 ]
 
 # Every name but the exceptions loads its module on first use: the pytest plugin lives
@@ -75,6 +85,9 @@ _MODULES = {
     "fidelity._survey.result": ("Survey",),
     "fidelity._survey.run": ("survey",),
     "fidelity._survey.page": ("surveys_to_html",),
+    "fidelity._report.errors": ("ErrorCall", "ErrorContract"),
+    "fidelity._sweep.api": ("sweep",),
+    "fidelity._sweep.result": ("Sweep", "SweepRow"),
 }
 
 
