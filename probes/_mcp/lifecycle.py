@@ -20,6 +20,7 @@ from fidelity._core.extras import install_hint
 from fidelity._core.kinds import Status
 from fidelity._probe.observation import Direction, Observation
 from probes._mcp.options import McpOptions
+from probes._mcp.transport import FirstAnswer
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -69,6 +70,11 @@ class Sessions:
         self._restart_failures = 0
         self._gave_up = ""
         self._gave_up_type = "TargetError"
+        #: True once the sessions go over the legacy HTTP+SSE transport: asked for
+        #: (``transport='sse'``), or fallen back to when the URL refused the Streamable
+        #: HTTP handshake with a 4xx, as the MCP spec's backwards compatibility says.
+        self.sse = options.transport == "sse"
+        self._first: FirstAnswer | None = None
 
     def connect(self) -> Session:
         """The session that is up, or a new one (the client library set up first)."""
@@ -124,7 +130,7 @@ class Sessions:
                 max_reply=self.options.max_reply,
             )
         try:
-            session.start()
+            session = self._handshake(session)
         except TargetError as exc:
             raise TargetError(self.with_stderr(str(exc).rstrip("."))) from None
         self._started += 1
@@ -138,6 +144,37 @@ class Sessions:
         self.server_info = str(getattr(session, "server_info", "") or "")
         if not self.library:
             self.library = _library_of(session)
+        return session
+
+    def _handshake(self, session: Session) -> Session:
+        """Start ``session``; over HTTP, when the first session's handshake POST got a 4xx
+        that says the URL does not speak Streamable HTTP (404, 405, 400...), start a
+        session over the legacy SSE transport instead, and keep to it."""
+        try:
+            session.start()
+        except TargetError as exc:
+            first = self._first
+            if self._started or first is None or not first.wants_sse:
+                raise
+            from probes._mcp.session import McpSession
+
+            self.sse = True
+            assert self._loop is not None
+            session = McpSession(
+                self._loop,
+                self._make_client,
+                timeout=float(self.options.timeout),
+                on_noise=self._noise,
+                max_reply=self.options.max_reply,
+            )
+            try:
+                session.start()
+            except TargetError as sse_exc:
+                self.sse = False
+                raise TargetError(
+                    f"{str(exc).rstrip('.')}; the handshake POST got HTTP {first.status} and "
+                    f"the legacy SSE transport failed too ({str(sse_exc).rstrip('.')})."
+                ) from None
         return session
 
     def current(self, text: str, direction: Direction) -> Session | Observation:
@@ -258,7 +295,8 @@ class Sessions:
         from mcp_types import Implementation
 
         from fidelity._core.version import __version__
-        from probes._mcp.session import guard_transport, streamable_http
+        from probes._mcp.session import guard_transport
+        from probes._mcp.transport import legacy_sse, streamable_http
 
         info = Implementation(name="param-fidelity", version=__version__)
         timeout, mode, where = (
@@ -267,8 +305,14 @@ class Sessions:
             self.options.where,
         )
         if isinstance(where, str):
+            headers = self.options.headers
+            if self.sse:
+                transport: Any = legacy_sse(where, headers)
+            else:
+                self._first = FirstAnswer() if self._started == 0 else None
+                transport = streamable_http(where, headers, self._first)
             return Client(
-                guard_transport(streamable_http(where, self.options.headers), close_within),
+                guard_transport(transport, close_within),
                 read_timeout_seconds=timeout,
                 mode=mode,
                 cache=None,

@@ -130,6 +130,13 @@ def register(sub: Any) -> None:
     target.add_argument(
         "--mcp", action="store_true", help="the target is an MCP server (stdio command or URL)"
     )
+    target.add_argument(
+        "--transport",
+        choices=("http", "sse"),
+        help="MCP over a URL: http (Streamable HTTP, falling back to the legacy SSE "
+        "transport when the URL answers its handshake with a 4xx; the default) or sse "
+        "(the legacy HTTP+SSE transport only)",
+    )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
     target.add_argument(
         "--prompt",

@@ -106,6 +106,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         max_reply=plan.max_reply,
         **spawn_options(plan.sandbox),
         headers=mcp_headers(plan),
+        transport=plan.transport,  # type: ignore[arg-type]
         expect=plan.expect,
         prompt=plan.prompt,
         resource=plan.resource,

@@ -135,6 +135,8 @@ class ProbePlan:
     prompt: str | None = None
     resource: str | None = None
     junit: str | None = None
+    #: MCP over a URL: ``"sse"`` for the legacy HTTP+SSE transport only (``--transport``).
+    transport: str | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -532,4 +534,21 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         given_name=args.name,
         prompt=prompt,
         resource=resource,
+        transport=_mcp_transport(args, kind),
     )
+
+
+def _mcp_transport(args: argparse.Namespace, kind: TargetKind) -> str | None:
+    """``--transport http|sse``: MCP over a URL only."""
+    transport: str | None = getattr(args, "transport", None)
+    if transport is not None and kind is not TargetKind.MCP_HTTP:
+        raise UsageError(
+            f"--transport {transport} chooses how an MCP server at a URL is reached; give "
+            "--mcp and an http(s) URL (or an mcp+http(s) URL)."
+        )
+    if transport == "sse" and "typescript" in (args.clients or ""):
+        raise UsageError(
+            "--transport sse goes through the Python MCP clients; leave typescript out of "
+            "--clients."
+        )
+    return transport
