@@ -46,6 +46,7 @@ from probes._http.places import (
 )
 from probes._http.readback import read_observation
 from probes._http.request import RequestPlan, build_request
+from probes._http.templated import fill_headers
 from probes._http.url import shown_url
 from probes._payload.expect import Expectation
 from probes._payload.locate import CALIBRATION_CALLS
@@ -390,7 +391,7 @@ class HttpProbe(Probe):
             return self._rejected(text, reply, wire=wire)
         if self.read_url is not None:
             try:
-                reply = self._read_back(reply, n)
+                reply = self._read_back(reply, n, text)
             except ExchangeFailure as failure:
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
@@ -400,9 +401,10 @@ class HttpProbe(Probe):
             text, reply, wire=wire, expected=self.options.expected, values=values
         )
 
-    def _read_back(self, reply: Reply, n: int) -> Reply:
+    def _read_back(self, reply: Reply, n: int, text: str = "") -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
-        from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled."""
+        from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled, and
+        ``{payload}`` as ``text`` percent-encoded as one path segment."""
         assert self._read_url is not None
         assert self._client is not None
         ident: str | None = None
@@ -415,9 +417,10 @@ class HttpProbe(Probe):
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
             ident = self._location_path(reply, ident) if self._by_location else path_segment(ident)
-        values = Filled(payload="", n=n, run=self.run_id, id=ident)
+        values = Filled(payload=path_segment(text), n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)
-        return self._exchange(self._client.build_request(self.read_method, url))
+        headers = fill_headers(self.headers, values)
+        return self._exchange(self._client.build_request(self.read_method, url, headers=headers))
 
     @property
     def _by_location(self) -> bool:

@@ -318,10 +318,14 @@ def _check_places(
         raise UsageError(as_options(str(exc))) from None
     if kind is TargetKind.HTTP and send in ("path", "url"):
         assert isinstance(target, str)
-        if target.count("{value}") != 1:
+        count = target.count("{value}")
+        if send == "path" and not count and target.count("{payload}") == 1:
+            count = 1  # {payload} in the path is the send place of --send path
+        if count != 1:
             raise UsageError(
                 f"--send {send} needs the URL to hold {{value}} exactly once, where the "
-                "payload goes, such as http://127.0.0.1:8000/items/{value}."
+                "payload goes, such as http://127.0.0.1:8000/items/{value}"
+                f"{' (or {payload}, as one path segment)' if send == 'path' else ''}."
             )
 
 
@@ -423,7 +427,7 @@ def _budget(args: argparse.Namespace, kind: TargetKind) -> dict[str, Any]:
 
 
 def _check_target_options(
-    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...]
+    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...], send: str | None
 ) -> None:
     """The options that fit one kind of target only, against the kind given."""
     if kind is not TargetKind.HTTP and args.send is not None:
@@ -431,7 +435,7 @@ def _check_target_options(
             f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "
             "name the argument with --param NAME (and the others with --args JSON)."
         )
-    _check_places(kind, target, args.send, args.read)
+    _check_places(kind, target, send, args.read)
     if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
         raise UsageError(
             "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
@@ -444,10 +448,14 @@ def _check_target_options(
         )
 
 
-def _request(args: argparse.Namespace) -> dict[str, Any]:
-    """The HTTP request's shape: ``--body``, where the payload is sent, the methods."""
+def _request(args: argparse.Namespace, target: str | tuple[str, ...]) -> dict[str, Any]:
+    """The HTTP request's shape: ``--body``, where the payload is sent, the methods.
+    A URL that holds ``{payload}`` is the send place (``--send path``) unless
+    ``--send`` or a ``"{payload}"`` in ``--body`` says another."""
     body = parse_json_object("--body", args.body)
     send = body_send(body, args.send, getattr(args, "expect", None))
+    if send is None and isinstance(target, str) and "{payload}" in target:
+        send = "path"
     method = parse_method("--method", args.method) or default_method(send, body)
     read_method = parse_method("--read-method", args.read_method) or "GET"
     if args.read_method is not None and args.read_url is None:
@@ -492,8 +500,8 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
     budget = _budget(args, kind)
     _check_stdout(args)
-    _check_target_options(args, kind, target)
-    request = _request(args)
+    request = _request(args, target) if kind is TargetKind.HTTP else _request(args, ())
+    _check_target_options(args, kind, target, request["send"])
     control = check_control(args, kind)
     templates = _templates(args, kind, target, work_dir(control.sandbox))
     prompt, resource = _read_only_target(args)
