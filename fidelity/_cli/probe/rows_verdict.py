@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._probe.observation import Observation
 
-__all__ = ["RowsPrinter", "exit_code"]
+__all__ = ["RowsPrinter", "exit_code", "none_surveyed"]
 
 
 class RowsPrinter:
@@ -154,7 +154,7 @@ def _check_measured(
             f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
+        raise TargetError(f"nothing was measured: {none_surveyed(inv, noun)}")
 
 
 def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
@@ -163,7 +163,8 @@ def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
     return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
-def _none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
+def none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
+    """Why no row was surveyed, in one sentence (the end of "nothing was measured: ")."""
     tools = len({p.tool.name for p in inv.params})
     params = len(inv.params)
     group, _, thing = noun.partition(" ")  # tool parameter, operation field
