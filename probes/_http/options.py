@@ -59,6 +59,8 @@ class HttpOptions:
     read_method: str = "GET"
     auth: tuple[str, str] | None = None
     expect: str | None = None
+    retries: int = 2
+    retry_writes: bool = False
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -90,6 +92,9 @@ class HttpOptions:
         _positive("timeout", self.timeout)
         _positive("concurrency", self.concurrency, integer=True)
         _positive("max_body", self.max_body, integer=True)
+        retries = self.retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
+            raise UsageError(f"retries={retries!r} must be a whole number from 0 to 10.")
         if self.rate is not None:
             _positive("rate", self.rate)
         _check_encoding(self.default_encoding)

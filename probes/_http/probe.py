@@ -4,8 +4,9 @@ One synchronous ``httpx.Client`` (one connection pool) serves every payload of a
 survey; ``observe_many`` runs up to ``concurrency`` observations at once in worker
 threads (in the caller's thread when ``concurrency`` is 1) and yields results in input
 order. Every exchange is bounded as a whole, not only per read (see
-:mod:`probes._http.exchange` and :mod:`probes._http.deadline`), and never retried;
-``requests`` counts the requests sent.
+:mod:`probes._http.exchange` and :mod:`probes._http.deadline`); a "not now" answer
+(429, 503) or a connection reset before the answer began is sent again only as
+:mod:`probes._http.retry` allows; ``requests`` counts the requests sent.
 
 Against the reference reflector (``reflector=True``, or detected from its answers) the
 probe measures each direction on its own: the request path from the reflector's
@@ -46,6 +47,7 @@ from probes._http.places import (
 )
 from probes._http.readback import read_observation
 from probes._http.request import RequestPlan, build_request
+from probes._http.retry import RetryPolicy
 from probes._http.templated import fill_headers
 from probes._http.url import shown_url
 from probes._payload.expect import Expectation
@@ -87,13 +89,16 @@ class HttpProbe(Probe):
         read_method: str = "GET",
         auth: tuple[str, str] | None = None,
         expect: str | None = None,
+        retries: int = 2,
+        retry_writes: bool = False,
+        request_limit: int | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
             emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
-            expect=expect,
+            expect=expect, retries=retries, retry_writes=retry_writes,
         )  # fmt: skip
         self.options = options
         # Requests go to the URL without its credentials (they are a header); names
@@ -145,6 +150,11 @@ class HttpProbe(Probe):
         self._starting = threading.Lock()
         self._counting = threading.Lock()
         self._requests = 0
+        self._retry = RetryPolicy(retries, retry_writes, self.timeout)
+        #: No retry is sent once this many requests went out (``--max-requests``).
+        self.request_limit = request_limit
+        #: How many requests were sent again (a "not now" answer, a reset connection).
+        self.retried = 0
 
     # --- set-up ---------------------------------------------------------------------
 
@@ -218,9 +228,11 @@ class HttpProbe(Probe):
     # --- the synchronous face -------------------------------------------------------
 
     def _budget(self) -> float:
-        """An upper bound for one observation: up to four exchanges plus pacing."""
-        pacing = 4.0 * 2 * self.concurrency / self.rate if self.rate else 0.0
-        return 4 * (self.timeout + 1.0) + pacing + 5.0
+        """An upper bound for one observation: up to four exchanges, each sent up to
+        ``retries`` more times after a wait of at most the timeout, plus pacing."""
+        sends = 4 * (self._retry.retries + 1)
+        pacing = sends * 2.0 * self.concurrency / self.rate if self.rate else 0.0
+        return sends * (2 * self.timeout + 1.0) + pacing + 5.0
 
     def _wait(self, text: str, future: concurrent.futures.Future[Observation]) -> Observation:
         try:
@@ -299,6 +311,24 @@ class HttpProbe(Probe):
     # --- observing ------------------------------------------------------------------
 
     def _exchange(self, request: httpx.Request) -> Reply:
+        """Send ``request`` and read its answer, sending it again as the retry policy
+        allows (see :mod:`probes._http.retry`)."""
+        return self._retry.send(
+            request.method,
+            lambda: self._exchange_once(request),
+            self._may_send_again,
+            self._count_retry,
+        )
+
+    def _count_retry(self) -> None:
+        with self._counting:
+            self.retried += 1
+
+    def _may_send_again(self) -> bool:
+        limit = self.request_limit
+        return limit is None or self._requests < limit
+
+    def _exchange_once(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
         reply = exchange(
             self._transport,
@@ -336,11 +366,12 @@ class HttpProbe(Probe):
     @staticmethod
     def _rejected(text: str, reply: Reply, **fields: Any) -> Observation:
         reason = reply.response.reason_phrase
+        note = f" ({reply.note})" if reply.note else ""
         return Observation(
             sent=text,
             status=Status.REJECTED,
             error_type=f"HTTP {reply.status}",
-            error=f"HTTP {reply.status} {reason}: {reply.excerpt()}",
+            error=f"HTTP {reply.status} {reason}{note}: {reply.excerpt()}",
             **fields,
         )
 
@@ -655,6 +686,11 @@ http = factory(
     (``True``) or disables (``False``) the per-direction measurement against the
     reference reflector, which is otherwise detected;
     ``emit_charset`` is the charset the reflector declares when it emits a text body
-    (``None``: no charset parameter). Bad arguments raise ``UsageError``.
+    (``None``: no charset parameter). A ``429`` or ``503`` answer, or a connection
+    reset before the answer began, is sent again up to ``retries`` times (default 2)
+    for GET, HEAD, PUT, DELETE and OPTIONS, honouring ``Retry-After`` up to
+    ``timeout`` seconds; a POST or PATCH only with ``retry_writes=True`` (otherwise its
+    answer stands, saying the server refused it for now); no retry goes out once
+    ``request_limit`` requests were sent. Bad arguments raise ``UsageError``.
     """,
 )

@@ -189,6 +189,9 @@ def register(sub: Any) -> None:
         help="HTTP and MCP over HTTP: basic auth (credentials in the URL work too); the "
         "password is shown as *** everywhere",
     )
+    from fidelity._cli.probe.http_flags import register as register_http_flags
+
+    register_http_flags(target)
     target.add_argument(
         "--method",
         metavar="METHOD",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from fidelity._cli.probe.http_flags import plan_fields
 from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
 from fidelity._cli.probe.request_options import (
     body_send,
@@ -137,6 +138,9 @@ class ProbePlan:
     junit: str | None = None
     #: MCP over a URL: ``"sse"`` for the legacy HTTP+SSE transport only (``--transport``).
     transport: str | None = None
+    #: HTTP: how often a "not now" answer is sent again, and whether a write is too.
+    retries: int = 2
+    retry_writes: bool = False
 
     @property
     def is_mcp(self) -> bool:
@@ -543,6 +547,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         prompt=prompt,
         resource=resource,
         transport=_mcp_transport(args, kind),
+        **plan_fields(args, kind is TargetKind.HTTP),
     )
 
 

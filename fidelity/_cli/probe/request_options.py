@@ -38,6 +38,10 @@ class _Planned(Protocol):
     def max_requests(self) -> int | None: ...
     @property
     def concurrency(self) -> int: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def retry_writes(self) -> bool: ...
 
 
 __all__ = [
@@ -198,6 +202,9 @@ def request_options(plan: _Planned) -> dict[str, Any]:
         "method": plan.method,
         "read_method": plan.read_method,
         "body": plan.body,
+        "retries": plan.retries,
+        "retry_writes": plan.retry_writes,
+        "request_limit": plan.max_requests,
     }
     calibration = 0 if plan.read is not None else 1
     budget = plan.max_requests
