@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         return _join(args, named)
     if args.junit is not None:
         from fidelity._cli.joined import FAILED_CASE, read_parts, read_unmeasured
-        from fidelity._cli.junit import write_junit
+        from fidelity._sweep.junit import write_junit
 
         texts = _texts(args)
         failed = [(s, FAILED_CASE, e) for s, e in read_parts(texts)] + read_unmeasured(texts)

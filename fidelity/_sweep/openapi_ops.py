@@ -21,16 +21,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from fidelity._cli.probe.openapi_made import (
+from fidelity._core.render import safe
+from fidelity._sweep.openapi_made import (
     made_value,
     template_text,
     unique_fields,
     unique_text,
     with_path,
 )
-from fidelity._cli.probe.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
-from fidelity._cli.probe.openapi_read import read_back
-from fidelity._core.render import safe
+from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
+from fidelity._sweep.openapi_read import read_back
 
 __all__ = ["SAFE_METHODS", "describe", "fields", "operations"]
 

@@ -9,14 +9,14 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._report.card_render import card_dict
 from fidelity._run.events import Event, RunDone, TargetDone
+from fidelity._sweep.rows_model import ParamRun
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._cli.probe.rows_model import Rows
     from fidelity._run.events import Handler
+    from fidelity._sweep.plan import ProbePlan
+    from fidelity._sweep.rows_model import Rows
 
 __all__ = [
     "RowsJson",
@@ -36,7 +36,7 @@ def unmeasured_cases(
     row surveyed that ended without a card (it broke, its read-back or arguments could
     not be made, the run stopped before it), and, when no row got a card and none of
     those was, the run itself: it measured nothing."""
-    from fidelity._cli.probe.rows_verdict import none_surveyed
+    from fidelity._sweep.rows_verdict import none_surveyed
 
     target = plan.shown_target
     cases = [
@@ -197,7 +197,7 @@ class RowsJunit:
     def __call__(self, event: Event) -> None:
         if self.plan.junit is None or not isinstance(event, RunDone) or event.failed:
             return
-        from fidelity._cli.junit import write_junit
+        from fidelity._sweep.junit import write_junit
 
         failed = unmeasured_cases(self.plan, self.inv, _runs(event), self.noun)
         write_junit(self.plan.junit, list(event.cards), failed)
@@ -207,7 +207,7 @@ def rows_writers(plan: ProbePlan, inv: Rows, noun: str) -> tuple[Handler, ...]:
     """The handlers that write a run over many rows, in order: the JSON collection, a
     --card block per row (a card of a run that did not complete never replaces a
     complete block), the --html page, the --junit cases."""
-    from fidelity._cli.probe.outputs import CardBlocks
+    from fidelity._sweep.outputs import CardBlocks
 
     return (
         RowsJson(plan, inv, noun),
