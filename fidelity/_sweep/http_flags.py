@@ -1,5 +1,7 @@
 """The HTTP options of ``fidelity probe`` that read like curl and httpie: retries of
-answers that mean "not now".
+answers that mean "not now", form bodies (``--form``, ``--multipart``) and a login
+step whose session the run keeps (``--login``, ``--login-form``, ``--login-body``,
+``--csrf-from``, ``--csrf-to``).
 
 :func:`register` adds them to the parser's target group; :func:`plan_fields` checks
 them against the kind of target and gives the :class:`ProbePlan` fields they set.
@@ -8,11 +10,17 @@ them against the kind of target and gives the :class:`ProbePlan` fields they set
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
 from typing import Any
 
 from fidelity._core.errors import UsageError
 
-__all__ = ["plan_fields", "register"]
+__all__ = ["form_send", "plan_fields", "register"]
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_LOGIN = ("login", "login_form", "login_body", "csrf_from", "csrf_to")
 
 #: ``--retries`` when not given, and the most it takes.
 DEFAULT_RETRIES = 2
@@ -34,6 +42,48 @@ def register(group: Any) -> None:
         help="HTTP: retry a POST or PATCH too (it may then take effect twice); without it, "
         "its answer stands and says the server refused it for now",
     )
+    group.add_argument(
+        "--form",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="HTTP: a field of a form body (repeat for several; application/x-www-form-"
+        "urlencoded); FIELD={payload} is where the payload goes, {n} and {run} are filled",
+    )
+    group.add_argument(
+        "--multipart",
+        action="store_true",
+        help="HTTP: send the --form fields as multipart/form-data",
+    )
+    group.add_argument(
+        "--login",
+        metavar="URL",
+        help="HTTP: log in first with a POST of URL (--login-form or --login-body); the "
+        "cookies it sets go with every request of the run, shown as *** everywhere",
+    )
+    group.add_argument(
+        "--login-form",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="HTTP: a field of the --login form (repeat; ${VAR} is taken from the "
+        "environment); its value is shown as *** everywhere",
+    )
+    group.add_argument(
+        "--login-body",
+        metavar="JSON",
+        help="HTTP: the --login request's JSON body instead of a form (${VAR} expanded)",
+    )
+    group.add_argument(
+        "--csrf-from",
+        metavar="WHERE",
+        help="HTTP: where the CSRF token comes from: cookie:NAME (set by the login) or "
+        "field:NAME (a form field or meta tag of the --login page, read with a GET first)",
+    )
+    group.add_argument(
+        "--csrf-to",
+        metavar="WHERE",
+        help="HTTP: where the CSRF token goes back: header:NAME (every request) or "
+        "form:NAME (the login form and every --form)",
+    )
 
 
 def _count(option: str, value: str | None, default: int, most: int) -> int:
@@ -48,20 +98,117 @@ def _count(option: str, value: str | None, default: int, most: int) -> int:
     return number
 
 
+def _expanded(option: str, value: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise UsageError(
+                f"{option} refers to ${{{name}}}, which is not set in the environment; "
+                f"export {name} or write the value itself."
+            )
+        return os.environ[name]
+
+    return _VAR.sub(one, value)
+
+
+def _fields(option: str, values: list[str] | None, *, expand: bool) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for value in values or ():
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(
+                f"{option} {value[:40]!r} must be FIELD=VALUE, such as {option} title={{payload}}."
+            )
+        fields[name.strip()] = _expanded(option, text) if expand else text
+    return fields
+
+
+def form_send(args: argparse.Namespace) -> str | None:
+    """The send place ``--form`` gives: the field that is ``{payload}`` (``None``
+    without ``--form``, or when no field is)."""
+    fields = _fields("--form", getattr(args, "form", None), expand=False)
+    named = [name for name, value in fields.items() if value == "{payload}"]
+    if len(named) > 1:
+        raise UsageError(f"--form puts {{payload}} in {len(named)} fields; give it to one.")
+    if not named:
+        return None
+    return f"{'multipart' if getattr(args, 'multipart', False) else 'form'}:{named[0]}"
+
+
+def _login(args: argparse.Namespace) -> dict[str, Any] | None:
+    url = getattr(args, "login", None)
+    form = _fields("--login-form", getattr(args, "login_form", None), expand=True)
+    body_text = getattr(args, "login_body", None)
+    csrf_from, csrf_to = getattr(args, "csrf_from", None), getattr(args, "csrf_to", None)
+    if url is None:
+        given = [f"--{o.replace('_', '-')}" for o in _LOGIN[1:] if getattr(args, o, None)]
+        if given:
+            raise UsageError(f"{', '.join(given)} shape the login step; give --login URL.")
+        return None
+    if form and body_text is not None:
+        raise UsageError("the login step sends --login-form fields or --login-body, not both.")
+    body = None
+    if body_text is not None:
+        try:
+            body = json.loads(_expanded("--login-body", body_text))
+        except ValueError as exc:
+            raise UsageError(f"--login-body is not valid JSON ({exc.args[0]}).") from None
+        if not isinstance(body, dict):
+            raise UsageError("--login-body must be a JSON object.")
+    if not form and body is None:
+        raise UsageError(
+            "--login needs what to send: --login-form FIELD=VALUE (repeat) or --login-body JSON."
+        )
+    login: dict[str, Any] = {"url": url, "form": form or None, "body": body}
+    if csrf_from is not None or csrf_to is not None:
+        login.update(csrf_from=csrf_from, csrf_to=csrf_to)
+    for option, value, kinds in (
+        ("--csrf-from", csrf_from, ("cookie", "field")),
+        ("--csrf-to", csrf_to, ("header", "form")),
+    ):
+        kind, sep, name = (value or "").partition(":")
+        if value is None or (sep and kind in kinds and name):
+            continue
+        raise UsageError(f"{option} {value!r} must be {kinds[0]}:NAME or {kinds[1]}:NAME.")
+    if (csrf_from is None) != (csrf_to is None):
+        raise UsageError(
+            "a CSRF token needs --csrf-from (cookie:NAME or field:NAME) and --csrf-to "
+            "(header:NAME or form:NAME)."
+        )
+    return login
+
+
 def plan_fields(args: argparse.Namespace, http: bool) -> dict[str, Any]:
     """The plan's fields these options set; for an MCP target (``http`` false) any of
     them given is a usage error."""
     retries = getattr(args, "retries", None)
     retry_writes = bool(getattr(args, "retry_writes", False))
+    form = _fields("--form", getattr(args, "form", None), expand=False)
+    multipart = bool(getattr(args, "multipart", False))
     if not http:
-        given = [o for o, v in (("--retries", retries), ("--retry-writes", retry_writes)) if v]
+        given = [
+            o
+            for o, v in (
+                ("--retries", retries), ("--retry-writes", retry_writes), ("--form", form),
+                ("--multipart", multipart), ("--login", getattr(args, "login", None)),
+            )
+            if v
+        ]  # fmt: skip
         if given:
             raise UsageError(
                 f"{' and '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to HTTP "
-                "targets; an MCP call that timed out or failed is never sent again."
+                "targets; an MCP tool's arguments are --args JSON, and an MCP call that "
+                "timed out or failed is never sent again."
             )
         return {}
+    if form and getattr(args, "body", None) is not None:
+        raise UsageError("--form and --body are both a request body; give one of them.")
+    if multipart and not form:
+        raise UsageError("--multipart encodes the --form fields; give --form FIELD=VALUE.")
     return {
         "retries": _count("--retries", retries, DEFAULT_RETRIES, _MAX_RETRIES),
         "retry_writes": retry_writes,
+        "form": tuple(form.items()),
+        "multipart": multipart,
+        "login": _login(args),
     }

@@ -20,7 +20,7 @@ from typing import Any
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 from fidelity._core.render import safe
-from fidelity._sweep.http_flags import plan_fields
+from fidelity._sweep.http_flags import form_send, plan_fields
 from fidelity._sweep.isolation import check_control, with_sandbox, work_dir
 from fidelity._sweep.request_options import (
     body_send,
@@ -141,6 +141,11 @@ class ProbePlan:
     #: HTTP: how often a "not now" answer is sent again, and whether a write is too.
     retries: int = 2
     retry_writes: bool = False
+    #: HTTP: the ``--form`` fields (a template), sent as multipart with ``--multipart``,
+    #: and the login step (``--login``...), as ``probes.http``'s ``login=`` takes it.
+    form: tuple[tuple[str, str], ...] = ()
+    multipart: bool = False
+    login: dict[str, Any] | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -458,6 +463,8 @@ def _request(args: argparse.Namespace, target: str | tuple[str, ...]) -> dict[st
     ``--send`` or a ``"{payload}"`` in ``--body`` says another."""
     body = parse_json_object("--body", args.body)
     send = body_send(body, args.send, getattr(args, "expect", None))
+    if send is None:
+        send = form_send(args)
     if send is None and isinstance(target, str) and "{payload}" in target:
         send = "path"
     method = parse_method("--method", args.method) or default_method(send, body)

@@ -20,6 +20,7 @@ from fidelity._core.errors import UsageError
 from probes._http.body import body_template
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._http.session import Login
 from probes._http.templated import sample_url
 from probes._http.url import check_url, shown_url
 from probes._mcp.template import ArgumentTemplate
@@ -61,6 +62,9 @@ class HttpOptions:
     expect: str | None = None
     retries: int = 2
     retry_writes: bool = False
+    form: Mapping[str, str] | None = None
+    multipart: bool = False
+    login: Mapping[str, Any] | None = None
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -83,6 +87,8 @@ class HttpOptions:
     #: the URL's credentials.
     request_headers: dict[str, str] = dataclasses.field(init=False)
     expected: Expectation = dataclasses.field(init=False)
+    #: The login step (``login``) checked, or ``None``.
+    login_step: Login | None = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         _check_url("url", self.url)
@@ -118,6 +124,8 @@ class HttpOptions:
                 f"body is a JSON body template; send={self.send!r} fills the body with a form."
             )
         self._resolve("body_template", body_template(self.body))
+        self._check_form()
+        self._resolve("login_step", Login.of(self.login) if self.login is not None else None)
         if self.body_template is not None and self.expect is None:
             self.body_template.refuse_embedded()
         self._resolve_credentials()
@@ -138,6 +146,23 @@ class HttpOptions:
         self._resolve("request_url", url)
         self._resolve("shown_url", shown)
         self._resolve("request_headers", headers)
+
+    def _check_form(self) -> None:
+        form = self.form
+        if form is None:
+            if self.multipart and self.send_spec.where not in ("multipart", "filename"):
+                raise UsageError("multipart=True encodes the form; give form= (its fields).")
+            return
+        if not isinstance(form, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in form.items()
+        ):
+            raise UsageError("form must map field names to text (with {payload}, {n}, {run}).")
+        if self.body is not None or self.send_spec.where in ("json", "body"):
+            raise UsageError(
+                f"form is the request body; send={self.send!r} and body= fill it with JSON or "
+                "text: give send='form:NAME' (or 'multipart:NAME'), query:NAME, header:NAME or "
+                "path."
+            )
 
     def _resolve(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)

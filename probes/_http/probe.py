@@ -43,11 +43,11 @@ from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
 from probes._http.places import (
     ReadSpec,
     SendSpec,
-    get_path,
 )
-from probes._http.readback import read_observation
+from probes._http.readback import ident_of, location_path, read_observation
 from probes._http.request import RequestPlan, build_request
 from probes._http.retry import RetryPolicy
+from probes._http.session import Login, Session, log_in, with_etag
 from probes._http.templated import fill_headers
 from probes._http.url import shown_url
 from probes._payload.expect import Expectation
@@ -63,6 +63,7 @@ from probes._payload.placeholders import (
 __all__ = ["HttpProbe", "http"]
 
 _REFLECTOR_HEADER = "x-fidelity-reflector"
+_FORMS = ("form", "multipart")
 
 
 class HttpProbe(Probe):
@@ -92,13 +93,17 @@ class HttpProbe(Probe):
         retries: int = 2,
         retry_writes: bool = False,
         request_limit: int | None = None,
+        form: Mapping[str, str] | None = None,
+        multipart: bool = False,
+        login: Mapping[str, Any] | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
             emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
-            expect=expect, retries=retries, retry_writes=retry_writes,
+            expect=expect, retries=retries, retry_writes=retry_writes, form=form,
+            multipart=multipart, login=login,
         )  # fmt: skip
         self.options = options
         # Requests go to the URL without its credentials (they are a header); names
@@ -155,6 +160,9 @@ class HttpProbe(Probe):
         self.request_limit = request_limit
         #: How many requests were sent again (a "not now" answer, a reset connection).
         self.retried = 0
+        self._form: dict[str, str] | None = dict(form) if form is not None else None
+        #: The session the login step opened (``login=``), once the probe started.
+        self.session: Session | None = None
 
     # --- set-up ---------------------------------------------------------------------
 
@@ -177,7 +185,20 @@ class HttpProbe(Probe):
                     follow_redirects=False,
                     default_encoding=self.default_encoding,
                 )
+                if self.options.login_step is not None:
+                    self._log_in(self.options.login_step, self._client)
             return self._client
+
+    def _log_in(self, step: Login, client: httpx.Client) -> None:
+        """Run the login step; every request after it carries the session's cookies
+        and CSRF token, and their values are secrets."""
+        session = self.session = log_in(step, client, self._exchange)
+        self.headers.update(session.headers())
+        if session.form() and (self._form is not None or self.send.where in _FORMS):
+            self._form = {**(self._form or {}), **session.form()}
+        given = [*(step.form or {}).values(), *session.secrets]
+        found = {*self._secrets, *(s for s in given if len(s) >= 4)}
+        self._secrets = tuple(sorted(found, key=len, reverse=True))
 
     def close(self) -> None:
         """Stop the worker threads and close the client's connections."""
@@ -294,8 +315,9 @@ class HttpProbe(Probe):
         try:
             assert self._client is not None
             plan = RequestPlan(
-                self.method, self.url, self.headers, self.send, self.read, self.place, self.body
-            )
+                self.method, self.url, self.headers, self.send, self.read, self.place, self.body,
+                self._form, self.options.multipart,
+            )  # fmt: skip
             values = Filled(payload=text, n=n, run=self.run_id)
             request = build_request(self._client, plan, text, echo=echo, values=values)
             request.read()
@@ -312,17 +334,21 @@ class HttpProbe(Probe):
 
     def _exchange(self, request: httpx.Request) -> Reply:
         """Send ``request`` and read its answer, sending it again as the retry policy
-        allows (see :mod:`probes._http.retry`)."""
-        return self._retry.send(
-            request.method,
-            lambda: self._exchange_once(request),
-            self._may_send_again,
-            self._count_retry,
-        )
+        allows (:mod:`probes._http.retry`); a write refused for want of ``If-Match``
+        (428) or a stale one (412) goes again once with the ``ETag`` of its URL."""
+        reply = self._sent(request)
+        refused = reply.status in (412, 428) and request.method not in ("GET", "HEAD")
+        if refused and self._client is not None and self._may_send_again():
+            return with_etag(request, reply, self._client, self._sent, self.headers)
+        return reply
 
-    def _count_retry(self) -> None:
-        with self._counting:
-            self.retried += 1
+    def _sent(self, request: httpx.Request) -> Reply:
+        def retried() -> None:
+            with self._counting:
+                self.retried += 1
+
+        once = lambda: self._exchange_once(request)  # noqa: E731
+        return self._retry.send(request.method, once, self._may_send_again, retried)
 
     def _may_send_again(self) -> bool:
         limit = self.request_limit
@@ -440,14 +466,14 @@ class HttpProbe(Probe):
         assert self._client is not None
         ident: str | None = None
         if self._id_spec is not None:
-            ident = self._ident(reply, self._id_spec)
+            ident = ident_of(reply, self._id_spec)
             if ident is None:
                 raise ExchangeFailure(
                     Status.LOST,
                     "NoId",
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
-            ident = self._location_path(reply, ident) if self._by_location else path_segment(ident)
+            ident = location_path(reply, ident) if self._by_location else path_segment(ident)
         values = Filled(payload=path_segment(text), n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)
         headers = fill_headers(self.headers, values)
@@ -458,36 +484,6 @@ class HttpProbe(Probe):
         """Whether the id is a ``Location`` header: a URL, not one path segment."""
         spec = self._id_spec
         return spec is not None and spec.where == "header" and spec.name.lower() == "location"
-
-    @staticmethod
-    def _location_path(reply: Reply, location: str) -> str:
-        """The path and query of ``location`` resolved against the write's URL (RFC 9110:
-        a URI reference); its host is not followed (``read_url`` names it)."""
-        try:
-            target = reply.response.request.url.join(location)
-        except (httpx.InvalidURL, ValueError):
-            raise ExchangeFailure(
-                Status.LOST, "NoId", "the write response's Location header is not a URL."
-            ) from None
-        return target.raw_path.decode("ascii")
-
-    @staticmethod
-    def _ident(reply: Reply, spec: ReadSpec) -> str | None:
-        """The id the write response holds at ``spec`` (``None`` when it holds none)."""
-        if spec.where == "header":
-            header: str | None = reply.response.headers.get(spec.name)
-            return header
-        if spec.where == "regex":
-            match = spec.pattern.search(reply.response.text)
-            return str(match.group(1)) if match is not None else None
-        found, ident = False, None
-        with contextlib.suppress(ValueError):
-            found, ident = get_path(reply.json(), spec.name)
-        if not found or ident is None or isinstance(ident, (dict, list)):
-            return None
-        if isinstance(ident, bool):
-            return "true" if ident else "false"
-        return str(ident)
 
     # --- locating the read-back -----------------------------------------------------
 

@@ -16,6 +16,7 @@ import httpx
 from probes._http.body import json_body
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec
+from probes._http.session import form_fields
 from probes._http.templated import fill_headers, fill_url, url_names
 from probes._mcp.template import ArgumentTemplate
 from probes._payload.placeholders import Filled, path_segment
@@ -42,6 +43,10 @@ class RequestPlan:
     read: ReadSpec
     place: SendSpec
     body: ArgumentTemplate | None = None
+    #: The form's other fields (a template, see :func:`probes._http.session.form_fields`),
+    #: sent urlencoded, or as multipart with ``multipart``.
+    form: Mapping[str, str] | None = None
+    multipart: bool = False
 
 
 def build_request(
@@ -67,7 +72,15 @@ def build_request(
         # JSON written here, so a lone surrogate goes out as its \udXXX escape.
         kwargs["content"] = json_body(plan.body, name if where == "json" else None, text, filled)
         headers["content-type"] = "application/json"
-    if where == "json":
+    if plan.form is not None:
+        fields = form_fields(plan.form, filled)
+        if where in ("form", "multipart"):
+            fields[name] = text
+        if plan.multipart or where == "multipart":
+            kwargs["files"] = {k: (None, v) for k, v in fields.items()}
+        else:
+            kwargs["data"] = fields
+    if where == "json" or (plan.form is not None and where in ("form", "multipart")):
         pass
     elif where == "form":
         kwargs["data"] = {name: text}
