@@ -44,7 +44,7 @@ from probes._http.places import (
     ReadSpec,
     SendSpec,
 )
-from probes._http.readback import ident_of, location_path, read_observation
+from probes._http.readback import ident_of, location_path, payload_segment, read_observation
 from probes._http.request import RequestPlan, build_request
 from probes._http.retry import RetryPolicy
 from probes._http.session import Login, Session, log_in, with_etag
@@ -474,7 +474,8 @@ class HttpProbe(Probe):
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
             ident = location_path(reply, ident) if self._by_location else path_segment(ident)
-        values = Filled(payload=path_segment(text), n=n, run=self.run_id, id=ident)
+        segment = payload_segment(text) if "payload" in self._read_url.names else ""
+        values = Filled(payload=segment, n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)
         headers = fill_headers(self.headers, values)
         return self._exchange(self._client.build_request(self.read_method, url, headers=headers))

@@ -22,7 +22,7 @@ from probes._payload.expect import Expectation
 from probes._payload.locate import STALE_READ, is_marker
 from probes._payload.placeholders import Filled
 
-__all__ = ["ident_of", "location_path", "read_observation"]
+__all__ = ["ident_of", "location_path", "payload_segment", "read_observation"]
 
 #: What a lost observation quotes of the response, in code points.
 _EXCERPT = 160
@@ -100,3 +100,19 @@ def ident_of(reply: Reply, spec: ReadSpec) -> str | None:
     if isinstance(ident, bool):
         return "true" if ident else "false"
     return str(ident)
+
+
+def payload_segment(text: str) -> str:
+    """``text`` as the one path segment ``{payload}`` stands for in ``read_url``; a value
+    with no UTF-8 form (a lone surrogate) is the client's refusal."""
+    from probes._payload.placeholders import path_segment
+
+    try:
+        return path_segment(text)
+    except UnicodeError as exc:
+        raise ExchangeFailure(
+            Status.REJECTED,
+            type(exc).__name__,
+            f"the HTTP client refused to encode the value in read_url ({exc}).",
+            client_side=True,
+        ) from None
