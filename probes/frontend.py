@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from probes._builtin import builtin_targets
     from probes._http.openapi import load_openapi, openapi_base_url
     from probes._http.places import ReadSpec, SendSpec
+    from probes._http.restart import read_after_restart
     from probes._mcp.calls import other_arguments
     from probes._mcp.clients import check_clients
     from probes._mcp.inventory import Inventory, ToolParam, inventory
@@ -58,6 +59,7 @@ __all__ = [
     "parse_http_read",
     "parse_http_send",
     "parse_mcp_read",
+    "read_after_restart",
     "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
@@ -68,6 +70,7 @@ __all__ = [
 _MODULES = {
     "probes._builtin": ("builtin_targets",),
     "probes._http.openapi": ("load_openapi", "openapi_base_url"),
+    "probes._http.restart": ("read_after_restart",),
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),

@@ -79,6 +79,14 @@ def register(group: Any) -> None:
         "field:NAME (a form field or meta tag of the --login page, read with a GET first)",
     )
     group.add_argument(
+        "--restart",
+        metavar="CMD",
+        help="HTTP with --read-url: after the run, run CMD (a shell command that restarts "
+        "the service, on the same port), wait for the service, and read every value back "
+        "once more: a value that reads differently only then is reported as read after "
+        "the restart, both reads as its hops",
+    )
+    group.add_argument(
         "--csrf-to",
         metavar="WHERE",
         help="HTTP: where the CSRF token goes back: header:NAME (every request) or "
@@ -191,6 +199,7 @@ def plan_fields(args: argparse.Namespace, http: bool) -> dict[str, Any]:
             for o, v in (
                 ("--retries", retries), ("--retry-writes", retry_writes), ("--form", form),
                 ("--multipart", multipart), ("--login", getattr(args, "login", None)),
+                ("--restart", getattr(args, "restart", None)),
             )
             if v
         ]  # fmt: skip
@@ -205,10 +214,17 @@ def plan_fields(args: argparse.Namespace, http: bool) -> dict[str, Any]:
         raise UsageError("--form and --body are both a request body; give one of them.")
     if multipart and not form:
         raise UsageError("--multipart encodes the --form fields; give --form FIELD=VALUE.")
+    restart = getattr(args, "restart", None)
+    if restart is not None and (not restart.strip() or getattr(args, "read_url", None) is None):
+        raise UsageError(
+            "--restart CMD reads every value back again after CMD restarted the service: "
+            "give the command, and --read-url, the request that reads a value back."
+        )
     return {
         "retries": _count("--retries", retries, DEFAULT_RETRIES, _MAX_RETRIES),
         "retry_writes": retry_writes,
         "form": tuple(form.items()),
         "multipart": multipart,
         "login": _login(args),
+        "restart": restart,
     }

@@ -146,6 +146,8 @@ class ProbePlan:
     form: tuple[tuple[str, str], ...] = ()
     multipart: bool = False
     login: dict[str, Any] | None = None
+    #: HTTP: the command that restarts the service before a last read of every value.
+    restart: str | None = None
 
     @property
     def is_mcp(self) -> bool:

@@ -163,6 +163,8 @@ class HttpProbe(Probe):
         self._form: dict[str, str] | None = dict(form) if form is not None else None
         #: The session the login step opened (``login=``), once the probe started.
         self.session: Session | None = None
+        #: Each value read back with ``read_url``: its ``{n}`` and ``{id}``.
+        self.reads: dict[str, tuple[int, str | None]] = {}
 
     # --- set-up ---------------------------------------------------------------------
 
@@ -190,8 +192,7 @@ class HttpProbe(Probe):
             return self._client
 
     def _log_in(self, step: Login, client: httpx.Client) -> None:
-        """Run the login step; every request after it carries the session's cookies
-        and CSRF token, and their values are secrets."""
+        """Log in: the session's cookies and token go with every request, as secrets."""
         session = self.session = log_in(step, client, self._exchange)
         self.headers.update(session.headers())
         if session.form() and (self._form is not None or self.send.where in _FORMS):
@@ -462,8 +463,6 @@ class HttpProbe(Probe):
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
         from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled, and
         ``{payload}`` as ``text`` percent-encoded as one path segment."""
-        assert self._read_url is not None
-        assert self._client is not None
         ident: str | None = None
         if self._id_spec is not None:
             ident = ident_of(reply, self._id_spec)
@@ -474,6 +473,13 @@ class HttpProbe(Probe):
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
             ident = location_path(reply, ident) if self._by_location else path_segment(ident)
+        self.reads[text] = (n, ident)
+        return self.read_back_again(n, ident, text)
+
+    def read_back_again(self, n: int, ident: str | None, text: str) -> Reply:
+        """The read-back of payload ``n`` (its ``{id}`` ``ident``), sent (again)."""
+        assert self._read_url is not None
+        assert self._client is not None
         segment = payload_segment(text) if "payload" in self._read_url.names else ""
         values = Filled(payload=segment, n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)

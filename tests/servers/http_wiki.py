@@ -16,7 +16,8 @@ prints ``listening on http://127.0.0.1:PORT/`` (flushed) and serves until killed
   wiki does when it reloads from disk, a lone surrogate in a text becomes U+FFFD: a
   rewrite that only a read after a restart shows.
 - ``GET /_writes``: how many PUTs were answered 428 and 412, how many changed a page,
-  and the ``X-Request-Id`` header of every request that had one, in order.
+  and the ``X-Request-Id`` header of every request that had one, in order; ``GET
+  /_pid``: the server's process id (for a test's restart command).
 """
 
 from __future__ import annotations
@@ -103,12 +104,16 @@ def _app(path: str) -> Any:
     async def writes(request: Request) -> Response:
         return answer(counts)
 
+    async def pid(request: Request) -> Response:
+        return answer(os.getpid())
+
     load()
     signal.signal(signal.SIGHUP, lambda *_: load())
     return Starlette(
         routes=[
             Route("/pages/{rest:path}", page, methods=["GET", "PUT"]),
             Route("/_writes", writes, methods=["GET"]),
+            Route("/_pid", pid, methods=["GET"]),
         ]
     )
 
