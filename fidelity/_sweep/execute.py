@@ -338,7 +338,7 @@ def _probe(
         dispatch(RunDone(complete=False, cards=(card,), outcome=shown if swept.answered else None))
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
-    if plan.restart is not None:
+    if plan.restart is not None or plan.read_after_restart:
         from probes.frontend import read_after_restart
 
         again = read_after_restart(probe, plan.restart, result.observations)
@@ -359,12 +359,12 @@ def _probe(
 
 def _restarted(plan: ProbePlan, observations: Sequence[Observation]) -> str:
     """The note of ``--restart``: how many values read back differently only then."""
-    if plan.restart is None:
+    if plan.restart is None and not plan.read_after_restart:
         return ""
     changed = sum(1 for o in observations if o.blame == "the restart")
     lost = sum(1 for o in observations if o.error_type == "AfterRestart")
     return (
-        f"read again after --restart: {changed} value{'s' if changed != 1 else ''} changed only "
+        f"read again after a restart: {changed} value{'s' if changed != 1 else ''} changed only "
         f"then, {lost} could no longer be read back"
     )
 

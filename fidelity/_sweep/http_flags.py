@@ -87,6 +87,14 @@ def register(group: Any) -> None:
         "the restart, both reads as its hops",
     )
     group.add_argument(
+        "--read-after-restart",
+        action="store_true",
+        help="MCP stdio with --read-tool: after the run, restart the server (its session "
+        "closed, the server started again) and call the read tool once more for every "
+        "value: a value that reads differently only then is reported as read after the "
+        "restart",
+    )
+    group.add_argument(
         "--csrf-to",
         metavar="WHERE",
         help="HTTP: where the CSRF token goes back: header:NAME (every request) or "
@@ -193,6 +201,12 @@ def plan_fields(args: argparse.Namespace, http: bool) -> dict[str, Any]:
     retry_writes = bool(getattr(args, "retry_writes", False))
     form = _fields("--form", getattr(args, "form", None), expand=False)
     multipart = bool(getattr(args, "multipart", False))
+    again = bool(getattr(args, "read_after_restart", False))
+    if again and (http or getattr(args, "read_tool", None) is None):
+        raise UsageError(
+            "--read-after-restart restarts a stdio MCP server and calls its --read-tool again; "
+            "give --mcp, --read-tool and the server command (for HTTP: --restart CMD)."
+        )
     if not http:
         given = [
             o
@@ -209,7 +223,7 @@ def plan_fields(args: argparse.Namespace, http: bool) -> dict[str, Any]:
                 "targets; an MCP tool's arguments are --args JSON, and an MCP call that "
                 "timed out or failed is never sent again."
             )
-        return {}
+        return {"read_after_restart": again}
     if form and getattr(args, "body", None) is not None:
         raise UsageError("--form and --body are both a request body; give one of them.")
     if multipart and not form:

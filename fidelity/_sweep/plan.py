@@ -148,6 +148,8 @@ class ProbePlan:
     login: dict[str, Any] | None = None
     #: HTTP: the command that restarts the service before a last read of every value.
     restart: str | None = None
+    #: MCP stdio: read every value back again after the server restarted.
+    read_after_restart: bool = False
 
     @property
     def is_mcp(self) -> bool:
@@ -563,6 +565,11 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
 def _mcp_transport(args: argparse.Namespace, kind: TargetKind) -> str | None:
     """``--transport http|sse``: MCP over a URL only."""
     transport: str | None = getattr(args, "transport", None)
+    if getattr(args, "read_after_restart", False) and kind is TargetKind.MCP_HTTP:
+        raise UsageError(
+            "--read-after-restart restarts a stdio server the run started; a server at a URL "
+            "is restarted by its own means."
+        )
     if transport is not None and kind is not TargetKind.MCP_HTTP:
         raise UsageError(
             f"--transport {transport} chooses how an MCP server at a URL is reached; give "

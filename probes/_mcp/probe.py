@@ -133,6 +133,8 @@ class McpProbe(Probe):
         self.read_template = options.read_template
         self.expected = options.expected
         self.max_reply = max_reply
+        #: The ``{n}`` each payload was sent with (a read after a restart repeats it).
+        self.numbers: dict[str, int] = {}
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -531,6 +533,7 @@ class McpProbe(Probe):
         return dataclasses.replace(main, parts=(request, response))
 
     def _values(self, payload: str, n: int) -> Filled:
+        self.numbers[payload] = n
         return Filled(payload=payload, n=n, run=self.run_id)
 
     def _chain(self, text: str, values: Filled) -> Any:

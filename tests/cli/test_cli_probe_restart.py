@@ -56,7 +56,7 @@ def test_a_rewrite_only_a_restart_shows(wiki: tuple[str, int, Path], tmp_path: P
     assert all(o["blame"] == "the restart" for o in changed)
     names = [[h["name"] for h in o["hops"]] for o in changed]  # type: ignore[attr-defined]
     assert names == [["read back before the restart", "read back after the restart"]] * 7
-    assert "read again after --restart: 7 values changed only then, 0 could no longer" in output
+    assert "read again after a restart: 7 values changed only then, 0 could no longer" in output
 
 
 def test_without_the_restart_the_same_run_sees_nothing(
@@ -107,3 +107,54 @@ def test_restart_needs_a_command_and_a_read_url(args: list[str]) -> None:
     assert "--restart CMD reads every value back again after CMD restarted the service" in (
         result.stderr
     )
+
+
+def _mcp_run(tmp_path: Path, *options: str) -> tuple[int, list[dict[str, object]], str]:
+    from _needs import need_module
+    from _support.servers import PYTHON, SERVERS
+
+    need_module("mcp")
+    out = tmp_path / "r.json"
+    result = fidelity(
+        "probe", "--mcp", "--yes", "--tool", "put", "--param", "text",
+        "--args", '{"key": "k{n}"}', "--read-tool", "get", "--read-args", '{"key": "k{n}"}',
+        "--read", "text", "--families", "normalization,quotes", "--json", str(out), *options,
+        "--", PYTHON, str(SERVERS / "mcp_reload_store.py"), str(tmp_path / "store.json"),
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    observations = json.loads(out.read_text())["observations"] if out.exists() else []
+    return result.returncode, observations, result.stdout + result.stderr
+
+
+def test_a_stdio_server_read_again_after_it_restarted(tmp_path: Path) -> None:
+    """``tests/servers/mcp_reload_store.py`` NFC-normalizes what it loads from disk: the
+    11 payloads NFC changes read back as sent, and as NFC once the server started again."""
+    code, observations, output = _mcp_run(tmp_path, "--read-after-restart")
+    assert code == 1, output
+    assert _statuses(observations) == {"preserved": 19, "transformed": 11}
+    changed = [o for o in observations if o["status"] == "transformed"]
+    assert all(o["kinds"] == ["unicode.nfc"] and o["blame"] == "the restart" for o in changed)
+    assert "read again after a restart: 11 values changed only then" in output
+
+
+def test_the_same_stdio_run_without_a_restart_sees_nothing(tmp_path: Path) -> None:
+    code, observations, output = _mcp_run(tmp_path)
+    assert code == 0, output
+    assert _statuses(observations) == {"preserved": 30}
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--mcp", "--read-after-restart", "--", "true"], "give --mcp, --read-tool"),
+        (["http://127.0.0.1:9/x", "--read-after-restart"], "for HTTP: --restart CMD"),
+        (
+            ["--mcp", "--read-after-restart", "--read-tool", "get", "http://127.0.0.1:9/mcp"],
+            "a server at a URL is restarted by its own means",
+        ),
+    ],
+)
+def test_read_after_restart_misused_is_one_sentence(args: list[str], words: str) -> None:
+    result = fidelity("probe", *args)
+    assert result.returncode == 2
+    assert words in result.stderr
