@@ -14,9 +14,11 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url, --expect, --body):
+placeholders (in --args, --read-args, --before, --read-url, --expect, --body, --form,
+--default, header values and the target URL):
   "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
-               inside a longer string only with --expect, which says what to read back)
+               inside a longer string only with --expect, which says what to read back);
+               in the URL's path and --read-url, the payload as one path segment
   {n}          a number unique to the payload: 1, 2, 3... (0, 1000001, 1000002 for the
                calibration calls when the read-back is located)
   {run}        an id unique to the run;  {{ and }} are literal braces
