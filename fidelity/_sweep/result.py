@@ -95,7 +95,9 @@ class Sweep:
         parameter)."""
         from fidelity._sweep.rows_outputs import collection
 
-        return collection(self._inv, self._runs, complete=self.complete)
+        return collection(
+            self._inv, self._runs, complete=self.complete, plan=self._plan, noun=self._noun
+        )
 
     def write_json(self, path: str) -> None:
         """Write :meth:`to_json` to ``path`` (atomically, as ``--json FILE`` does)."""
@@ -118,10 +120,13 @@ class Sweep:
         RowsPage(dataclasses.replace(self._plan, html=path), self._inv, self._noun)(self._done())
 
     def write_junit(self, path: str) -> None:
-        """Write the cards' JUnit XML cases, as ``--junit FILE`` does."""
+        """Write the JUnit XML cases, as ``--junit FILE`` does: a case per card, and an
+        ``<error>`` case per row surveyed that measured nothing."""
         from fidelity._sweep.junit import write_junit
+        from fidelity._sweep.rows_outputs import unmeasured_cases
 
-        write_junit(path, list(self.cards))
+        failed = unmeasured_cases(self._plan, self._inv, self._runs, self._noun)
+        write_junit(path, list(self.cards), failed)
 
     def _done(self) -> RunDone:
         return RunDone(complete=self.complete, cards=self.cards, outcome=self._runs)

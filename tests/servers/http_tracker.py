@@ -8,8 +8,9 @@ http://127.0.0.1:PORT/`` (flushed) and serves until killed (Starlette under uvic
 - ``GET /login``: an HTML login form with a hidden ``csrf_token`` field; the same token
   is set as the ``csrftoken`` cookie (a new one each time).
 - ``POST /login`` (a form: ``username``, ``password``, and ``csrf_token`` or the
-  ``X-CSRFToken`` header): the token must match the ``csrftoken`` cookie (403 otherwise), the credentials USER:PASSWORD (401
-  otherwise); sets the ``session`` cookie and answers ``303`` to ``/issues``.
+  ``X-CSRFToken`` header): the token must match the ``csrftoken`` cookie (403
+  otherwise), the credentials USER:PASSWORD (401 otherwise); sets the ``session``
+  cookie and answers ``303`` to ``/issues``.
 - ``POST /issues`` (a form, urlencoded or multipart: ``title``, ``body``, and the
   session's token as the ``csrf_token`` field or the ``X-CSRFToken`` header): 401
   without a session; 403 without the right token, the page quoting the cookies it got,
