@@ -17,7 +17,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, quote_plus
 
@@ -32,7 +34,15 @@ from fidelity._sweep.openapi_made import (
 from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
 from fidelity._sweep.openapi_read import read_back
 
-__all__ = ["SAFE_METHODS", "describe", "fields", "operations"]
+__all__ = [
+    "SAFE_METHODS",
+    "ValidRequest",
+    "consent",
+    "describe",
+    "fields",
+    "operations",
+    "valid_request",
+]
 
 #: The methods called without ``--yes``: those HTTP defines as safe.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -285,3 +295,63 @@ def describe(op_field: OpField) -> str:
     if request is None:
         return safe(op_field.skipped)
     return safe(f"{request.method} {request.url} send {request.send}; read: {request.read_how}")
+
+
+@dataclass(frozen=True, slots=True)
+class ValidRequest:
+    """A request of an operation whose values are all made valid: its URL (path and
+    required query parameters), headers, body media type and schema, and JSON body."""
+
+    url: str
+    headers: Mapping[str, str]
+    media: str | None
+    schema: Mapping[str, Any]
+    body: Any
+
+
+def valid_request(op: Operation, fill: Fill) -> ValidRequest:
+    """The request of ``op`` with every required value made from the schema (or
+    ``--default``): what the error contract makes one value of malformed."""
+    import secrets
+
+    rng = fill.rng(op)
+    body = _body(op)
+    media, schema = body if body is not None else (None, {})
+    made = _body_template(fill, schema, rng, ()) if media == "application/json" else None
+    run = secrets.token_hex(4)  # the templates' {run}; {n} is 0
+    return ValidRequest(
+        url=_concrete(_url(fill, op, rng, None), run, literal=False),
+        headers={
+            k: _concrete(v, run, literal=False) for k, v in _headers(fill, op, rng, None).items()
+        },
+        media=media,
+        schema=schema,
+        body=_concrete(made, run),
+    )
+
+
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{(n|run)\}")
+_PLACEHOLDER = re.compile(r"\{(n|run)\}")
+
+
+def _concrete(value: Any, run: str, *, literal: bool = True) -> Any:
+    """A template (a URL, a header value, a JSON body) as one request sends it: ``{run}``
+    and ``{n}`` (0) filled, and, in a body, ``{{`` and ``}}`` as the braces they are."""
+    if isinstance(value, dict):
+        return {k: _concrete(v, run, literal=literal) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_concrete(v, run, literal=literal) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return match.group(0)[0] if name is None else (run if name == "run" else "0")
+
+    return (_TEMPLATE if literal else _PLACEHOLDER).sub(one, value)
+
+
+def consent(op: Operation, fill: Fill) -> str:
+    """Why ``op`` is not called (``""`` when it may be): a method other than GET, HEAD
+    and OPTIONS without ``--yes``."""
+    return _guard(op, fill)
