@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.sandbox import new_sandbox, sandbox_env, sandboxed, work_dir
-    from probes._mcp.schema import string_params
+    from probes._mcp.schema import schema_at, string_params
     from probes._mcp.sdk import sdk_major, sdk_version
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tools import consent_reason
@@ -75,6 +75,7 @@ __all__ = [
     "route_of",
     "sandbox_env",
     "sandboxed",
+    "schema_at",
     "sdk_major",
     "sdk_version",
     "serve_http_reflector",
@@ -99,7 +100,7 @@ _MODULES = {
     "probes._mcp.raw_call": ("RawAnswer", "RawOutcome", "raw_call"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
     "probes._mcp.sandbox": ("new_sandbox", "sandbox_env", "sandboxed", "work_dir"),
-    "probes._mcp.schema": ("string_params",),
+    "probes._mcp.schema": ("schema_at", "string_params"),
     "probes._mcp.sdk": ("sdk_major", "sdk_version"),
     "probes._mcp.template": ("ArgumentTemplate",),
     "probes._mcp.tools": ("consent_reason",),

@@ -123,14 +123,14 @@ def read_parts(texts: Sequence[bytes]) -> list[tuple[str, str]]:
 
 def read_unmeasured(texts: Sequence[bytes]) -> list[tuple[str, str, str]]:
     """The rows a part records as measuring nothing ((target, case, sentence), in
-    order): the ``unmeasured`` list of a collection an ``--all-tools`` or ``--openapi``
+    order): the ``unmeasured_rows`` list of a collection an ``--all-tools`` or ``--openapi``
     run wrote, each an ``<error>`` case of the JUnit file, as in the run's own."""
     from fidelity._report.json_doc import load
 
     found: list[tuple[str, str, str]] = []
     for text in texts:
         raw = load(text)
-        items = raw.get("unmeasured", []) if isinstance(raw, dict) else []
+        items = raw.get("unmeasured_rows", []) if isinstance(raw, dict) else []
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 target, case, error = item.get("target"), item.get("case"), item.get("error")

@@ -25,6 +25,7 @@ __all__ = [
     "collection",
     "rows_writers",
     "unmeasured_cases",
+    "verdict",
     "write_progress",
 ]
 
@@ -68,7 +69,7 @@ def collection(
     plan: ProbePlan | None = None,
     noun: str = "tool parameter",
 ) -> str:
-    """The JSON collection of a run over many rows; with ``plan``, its ``unmeasured``
+    """The JSON collection of a run over many rows; with ``plan``, its ``unmeasured_rows``
     cases too (what ``fidelity card --junit`` makes ``<error>`` cases of)."""
     from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
 
@@ -90,13 +91,28 @@ def collection(
         "paired": [r.paired for r in runs if r.paired],
         "tools_without_string_parameters": [t.name for t in inv.without_strings],
         "complete": complete,
+        "verdict": verdict(inv, runs),
     }
     if plan is not None:
-        document["unmeasured"] = [
+        document["unmeasured_rows"] = [
             {"target": target, "case": case, "error": error}
             for target, case, error in unmeasured_cases(plan, inv, runs, noun)
         ]
     return dump(document)
+
+
+def verdict(inv: Rows, runs: Sequence[ParamRun]) -> dict[str, object]:
+    """The run's verdict as the JSON result holds it, by the exit rule the terminal
+    follows: ``exit_code``, the ``findings`` beyond ``--allow`` (rewrite kinds, ``N
+    lost``, ``N not applied``) and the sentence of what was ``unmeasured``."""
+    from fidelity._run.verdict import exit_rule
+    from fidelity._sweep.rows_verdict import findings, problem
+
+    surveyed = [r for r in runs if r.card is not None]
+    found = findings(surveyed)
+    unmeasured = problem(inv, runs, surveyed)
+    code = exit_rule(findings=bool(found), unmeasured=bool(unmeasured))
+    return {"exit_code": code, "findings": found, "unmeasured": unmeasured}
 
 
 def write_progress(
