@@ -35,9 +35,14 @@ OPTION_NAMES = (
     "only_tool", "config_tools", "sandbox", "openapi", "only_op", "skip_op", "default", "errors",
     "clients", "yes", "config", "server", "jobs", "families", "examples", "max_requests",
     "rate", "concurrency", "timeout", "seed", "max_reply", "allow", "card", "check", "json",
-    "html", "junit", "quiet", "list_tools", "dry_run",
+    "html", "junit", "quiet", "list_tools", "dry_run", "transport", "retries", "retry_writes",
+    "form", "multipart", "login", "login_form", "login_body", "csrf_from", "csrf_to",
+    "restart", "read_after_restart",
 )  # fmt: skip
-_FLAGS = {"mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run", "errors"}
+_FLAGS = {
+    "mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run", "errors",
+    "retry_writes", "multipart", "read_after_restart",
+}  # fmt: skip
 
 
 @overload

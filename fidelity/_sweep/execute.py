@@ -112,6 +112,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         max_reply=plan.max_reply,
         **spawn_options(plan.sandbox),
         headers=mcp_headers(plan),
+        transport=plan.transport,  # type: ignore[arg-type]
         expect=plan.expect,
         prompt=plan.prompt,
         resource=plan.resource,
@@ -346,6 +347,11 @@ def _probe(
         dispatch(RunDone(complete=False, cards=(card,), outcome=shown if swept.answered else None))
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
+    if plan.restart is not None or plan.read_after_restart:
+        from probes.frontend import read_after_restart
+
+        again = read_after_restart(probe, plan.restart, result.observations)
+        result = survey_of(plan, probe.name, again, examples, name=name, target=probe.environment)
     # The verdict, once: its warnings go into the card, its failure into the exit.
     verdict = judge(result.observations, read=plan.read, read_found=probe.read_found)
     warnings = run_warnings(probe, verdict)
@@ -353,10 +359,23 @@ def _probe(
     notes = (
         examples_note(examples, drawn, plan.seed),
         _unsent(plan, planned, len(result.observations)),
+        _restarted(plan, result.observations),
     )
     shown = Shown(survey=result, note="; ".join(n for n in notes if n), warnings=warnings)
     dispatch(RunDone(complete=True, cards=(card,), outcome=shown))
     return _exit_code(plan, result, verdict, card, checked)
+
+
+def _restarted(plan: ProbePlan, observations: Sequence[Observation]) -> str:
+    """The note of ``--restart``: how many values read back differently only then."""
+    if plan.restart is None and not plan.read_after_restart:
+        return ""
+    changed = sum(1 for o in observations if o.blame == "the restart")
+    lost = sum(1 for o in observations if o.error_type == "AfterRestart")
+    return (
+        f"read again after a restart: {changed} value{'s' if changed != 1 else ''} changed only "
+        f"then, {lost} could no longer be read back"
+    )
 
 
 def _handlers(

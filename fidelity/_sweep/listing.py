@@ -32,6 +32,7 @@ def tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
             max_reply=plan.max_reply,
             client=client,
             headers=mcp_headers(plan),
+            transport=plan.transport,  # type: ignore[arg-type]
             **spawn_options(plan.sandbox),
         )
     except UsageError as exc:

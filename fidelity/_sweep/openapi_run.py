@@ -83,6 +83,8 @@ def _request_probe(plan: ProbePlan, field: OpField) -> Any:
         "max_body": plan.max_reply,
         "read_url": request.read_url,
         "id_from": request.id_from,
+        "retries": plan.retries,
+        "retry_writes": plan.retry_writes,
     }
     if request.body is not None:
         kwargs["body"] = dict(request.body)

@@ -38,6 +38,16 @@ class _Planned(Protocol):
     def max_requests(self) -> int | None: ...
     @property
     def concurrency(self) -> int: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def retry_writes(self) -> bool: ...
+    @property
+    def form(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def multipart(self) -> bool: ...
+    @property
+    def login(self) -> dict[str, Any] | None: ...
 
 
 __all__ = [
@@ -198,7 +208,14 @@ def request_options(plan: _Planned) -> dict[str, Any]:
         "method": plan.method,
         "read_method": plan.read_method,
         "body": plan.body,
+        "retries": plan.retries,
+        "retry_writes": plan.retry_writes,
+        "request_limit": plan.max_requests,
     }
+    if plan.form:
+        options.update(form=dict(plan.form), multipart=plan.multipart)
+    if plan.login is not None:
+        options["login"] = plan.login
     calibration = 0 if plan.read is not None else 1
     budget = plan.max_requests
     if budget is not None and budget - calibration < _REFLECTOR_COST * plan.concurrency:

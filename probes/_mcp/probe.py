@@ -99,7 +99,7 @@ class McpProbe(Probe):
         read: str | None = "text",
         read_tool: str | None = None,
         read_args: Mapping[str, Any] | None = None,
-        transport: Literal["stdio", "http"] | None = None,
+        transport: Literal["stdio", "http", "sse"] | None = None,
         timeout: float = 10.0,
         allow_destructive: bool = False,
         env: Mapping[str, str] | None = None,
@@ -135,6 +135,8 @@ class McpProbe(Probe):
         self.read_template = options.read_template
         self.expected = options.expected
         self.max_reply = max_reply
+        #: The ``{n}`` each payload was sent with (a read after a restart repeats it).
+        self.numbers: dict[str, int] = {}
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -472,7 +474,7 @@ class McpProbe(Probe):
         plan = self.plan
         target = self.target if isinstance(self.target, str) else shlex.join(self.target)
         return ProbeSetup(
-            transport=f"mcp {self.transport}",
+            transport=f"mcp {'sse' if self._sessions.sse else self.transport}",
             target=target,
             tool=self.tool,
             param=str(plan.param) if plan.param is not None else "",
@@ -541,6 +543,7 @@ class McpProbe(Probe):
         return dataclasses.replace(main, parts=(request, response))
 
     def _values(self, payload: str, n: int) -> Filled:
+        self.numbers[payload] = n
         return Filled(payload=payload, n=n, run=self.run_id)
 
     def _chain(self, text: str, values: Filled) -> Any:
@@ -568,7 +571,9 @@ mcp = factory(
     doc="""A probe that sends each payload into the arguments of an MCP ``tool`` and reads it back.
 
     ``target``: an argv list (a stdio server the SDK spawns; its stderr is kept in a
-    bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP).
+    bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP; when its
+    handshake POST gets a 4xx such as 404 or 405, the legacy HTTP+SSE transport, as the
+    MCP spec's backwards compatibility says; ``transport="sse"`` goes straight to it).
     ``param``: where the payload goes, a path into the arguments (``message``,
     ``edits[0].oldText``, ``entities[0].observations[0]``); by default the tool's only
     free-form string parameter (several, or none, is a ``UsageError`` listing them).
