@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.schema import string_params
     from probes._mcp.template import ArgumentTemplate
+    from probes._mcp.tool_cap import MAX_TOOLS
     from probes._mcp.tools import consent_reason
     from probes._payload.calibration import CalibrationFailed
     from probes._payload.expect import Expectation
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CALIBRATION_CALLS",
     "DEFAULT_MAX_REPLY",
+    "MAX_TOOLS",
     "MIN_MAX_REPLY",
     "PROMPT",
     "ArgumentTemplate",
@@ -71,6 +73,7 @@ _MODULES = {
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
+    "probes._mcp.tool_cap": ("MAX_TOOLS",),
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
     "probes._payload.paths": ("ParamPath",),
     "probes._payload.calibration": ("CalibrationFailed",),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from probes._mcp.reply_limit import ReplyLimit
+from probes._mcp.tool_cap import ToolCap
 
 __all__ = ["REPLY_LIMIT", "SPAWNED", "EventLoopThread", "Spawned"]
 
@@ -48,7 +49,7 @@ class _RecordingLoop(asyncio.SelectorEventLoop):
     async def subprocess_exec(self, protocol_factory: Any, *args: Any, **kwargs: Any) -> Any:
         limit = REPLY_LIMIT.get()
         if limit is not None:
-            protocol_factory = _bounded_stdout(protocol_factory, limit.lines())
+            protocol_factory = _bounded_stdout(protocol_factory, limit.lines(), limit.tool_cap)
         transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
         sink = SPAWNED.get()
         if sink is not None:
@@ -57,22 +58,32 @@ class _RecordingLoop(asyncio.SelectorEventLoop):
 
 
 def _bounded_stdout(
-    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes]
+    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes], cap: ToolCap
 ) -> Callable[[], Any]:
-    """``protocol_factory``, its protocols passing the child's stdout through ``admit``."""
+    """``protocol_factory``, its protocols passing the child's stdout through ``admit``,
+    then whole lines only through ``cap`` (a last line without a break when it closes)."""
 
     def make() -> Any:
         protocol = protocol_factory()
         received = protocol.pipe_data_received
+        lost = protocol.pipe_connection_lost
 
         def pipe_data_received(fd: int, data: bytes) -> None:
             if fd == 1:
-                data = admit(data)
+                data = cap.feed(admit(data))
                 if not data:
                     return
             received(fd, data)
 
+        def pipe_connection_lost(fd: int, exc: BaseException | None) -> None:
+            if fd == 1:
+                rest = cap.flush()
+                if rest:
+                    received(fd, rest)
+            lost(fd, exc)
+
         protocol.pipe_data_received = pipe_data_received
+        protocol.pipe_connection_lost = pipe_connection_lost
         return protocol
 
     return make

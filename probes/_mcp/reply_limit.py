@@ -21,6 +21,8 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from probes._mcp.tool_cap import ToolCap
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -74,6 +76,8 @@ class ReplyLimit:
         #: Why the message was not read, when not for its length (a refused coding).
         self.reason = ""
         self._on_exceeded = on_exceeded
+        #: The tool cap of the session's stdio server (one ``tools/list`` page cut).
+        self.tool_cap = ToolCap()
 
     def exceeded(self, reason: str = "") -> None:
         """Note that a message went past the limit (or was refused for ``reason``);

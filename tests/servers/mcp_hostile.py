@@ -21,6 +21,8 @@ The tools it lists:
 - ``--tools JSON``: this ``tools/list`` answer instead, verbatim (names may repeat,
   annotations may be missing or odd); a call answers all its arguments as the
   structured content too, and a tool named ``reject`` answers ``isError`` (``refused``);
+- ``--tiny-tools N``: N more tools (``t00000``...) of a few bytes each, all of them in
+  the one ``tools/list`` page (60,000 fit in 4 MiB);
 - ``--many-tools N``: N more tools (``tool00000``...), each with a long name, many
   arguments and a long description.
 
@@ -239,6 +241,8 @@ def main(argv: list[str]) -> int:
         listed = _echo_annotations(argv)
         tools = _tools(listed)[1:] if listed == "absent" else _tools(listed)
     tools += _many_tools(int(option(argv, "--many-tools") or 0))
+    tiny = int(option(argv, "--tiny-tools") or 0)
+    tools += [{"name": f"t{i:05d}", "inputSchema": {"type": "object"}} for i in range(tiny)]
     big = int(option(argv, "--big-reply") or -1)
     deep = int(option(argv, "--deep-reply") or 0)
     delay = float(option(argv, "--delay") or 0)

@@ -402,6 +402,11 @@ def run_warnings(probe: Probe, verdict: Verdict | None) -> tuple[str, ...]:
     lines, first = probe.stdout_noise
     if lines:
         warnings.append(noise_warning(lines, first))
+    cut = getattr(probe, "tools_cut", 0)
+    if cut:
+        from fidelity._cli.probe.listing import tools_cut_warning
+
+        warnings.append(tools_cut_warning(cut))
     return tuple(warnings)
 
 

@@ -24,7 +24,7 @@ from probes.frontend import CALIBRATION_CALLS
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
 
-__all__ = ["dry_run", "list_tools"]
+__all__ = ["dry_run", "list_tools", "tools_cut_warning"]
 
 _TEXT_CHARS = 48
 _LOCATED = "located by three calibration calls before the first payload"
@@ -36,9 +36,12 @@ _MAX_ARGS = 12
 _ARGS_CHARS = 200
 
 
-def _tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
+def _tools_of(
+    plan: ProbePlan, *, reads: bool = False, cut: list[int] | None = None
+) -> tuple[Any, ...]:
     """The server's tools; with ``reads``, its prompts and resource templates after them
-    (as ``prompt:NAME`` and ``resource:TEMPLATE`` records)."""
+    (as ``prompt:NAME`` and ``resource:TEMPLATE`` records). ``cut`` gets how many tools
+    the server listed past the cap (see ``McpProbe.tools_cut``)."""
     from fidelity._cli.probe.isolation import spawn_options
     from fidelity._cli.probe.request_options import mcp_headers
     from probes import mcp
@@ -59,6 +62,8 @@ def _tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
         raise UsageError(one_line(as_options(str(exc)))) from None
     try:
         tools: tuple[Any, ...] = probe.list_tools()
+        if cut is not None:
+            cut.append(probe.tools_cut)
         return (*tools, *probe.list_reads()) if reads else tools
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None
@@ -110,9 +115,13 @@ def list_tools(plan: ProbePlan) -> int:
     """Print the MCP server's tools; return exit code 0."""
     from probes.frontend import consent_reason
 
-    tools = _tools_of(plan)
+    found: list[int] = []
+    tools = _tools_of(plan, cut=found)
+    cut = found[0] if found else 0
     out = sys.stdout
     out.write(f"{len(tools)} tool{'s' if len(tools) != 1 else ''} on {safe(plan.shown_target)}:\n")
+    if cut:
+        out.write(f"  {tools_cut_warning(cut)}\n")
     for tool in tools[:_MAX_TOOLS]:
         schema = dict(tool.input_schema)
         raw = schema.get("properties")
@@ -211,3 +220,13 @@ def dry_run(plan: ProbePlan, payloads: Sequence[Payload]) -> int:
         out.write(f"  {safe(payload.id).ljust(width)}  {utf8_len(text):>6} B  {shown}\n")
     out.flush()
     return ExitCode.OK
+
+
+def tools_cut_warning(listed: int) -> str:
+    """The warning for a server that lists more tools than a run reads."""
+    from probes.frontend import MAX_TOOLS
+
+    return (
+        f"the server lists {listed if listed > MAX_TOOLS + 1 else 'more than ' + str(MAX_TOOLS)} "
+        f"tools, more than the {MAX_TOOLS} a run reads: only the first {MAX_TOOLS} were read."
+    )

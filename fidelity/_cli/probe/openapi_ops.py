@@ -150,12 +150,12 @@ def _body_template(
 ) -> dict[str, Any]:
     """The JSON body: the required fields made (``--default`` over them), the
     containers on the way to ``parts`` made too (a list gets one item to replace)."""
-    made = made_value(schema, rng)
+    made = made_value(schema, rng, budget=fill.budget)
     body: dict[str, Any] = made if isinstance(made, dict) else {}
     for name, value in fill.defaults.items():
         if isinstance(schema.get("properties"), Mapping) and name in schema["properties"]:
             body[name] = value
-    return with_path(body, schema, parts, rng)
+    return with_path(body, schema, parts, rng, fill.budget)
 
 
 def _guard(op: Operation, fill: Fill) -> str:
