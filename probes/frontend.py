@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from probes._payload.locate import CALIBRATION_CALLS
     from probes._payload.paths import ParamPath
     from probes._payload.placeholders import TextTemplate
+    from probes._process import contained
 
 __all__ = [
     "CALIBRATION_CALLS",
@@ -52,6 +53,7 @@ __all__ = [
     "builtin_targets",
     "check_clients",
     "consent_reason",
+    "contained",
     "install_needed",
     "inventory",
     "load_openapi",
@@ -74,6 +76,7 @@ _MODULES = {
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
     "probes._mcp.tool_cap": ("MAX_TOOLS",),
+    "probes._process": ("contained",),
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
     "probes._payload.paths": ("ParamPath",),
     "probes._payload.calibration": ("CalibrationFailed",),

@@ -11,7 +11,10 @@ code, never a traceback:
 SIGTERM and SIGHUP (what CI sends when it cancels a job, what a closed terminal sends)
 end a command the way Ctrl-C does: the servers it started are stopped, the results
 gathered so far are kept, and the exit code is 128 + the signal number. A signal that
-was ignored when the command started (``nohup``) stays ignored.
+was ignored when the command started (``nohup``) stays ignored. On Linux the command is
+a child subreaper while it runs (``probes._process.contained``): a process a server
+started that detached itself (a double-forked ``setsid`` daemon) is ended with the
+command, by signal or not.
 """
 
 from __future__ import annotations
@@ -106,8 +109,10 @@ def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Nam
     """``run(args)`` with SIGTERM and SIGHUP ending it; a signal or Ctrl-C that reaches
     here inside an exception group (a server's task group: ``fidelity reflect mcp
     --transport http``) comes out alone, so it is reported as itself."""
+    from probes.frontend import contained
+
     try:
-        with _ending_signals():
+        with _ending_signals(), contained():
             return run(args)
     except BaseExceptionGroup as group:
         stopped = group.subgroup(lambda exc: isinstance(exc, KeyboardInterrupt))

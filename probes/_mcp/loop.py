@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import os
 import sys
@@ -23,6 +24,8 @@ from probes._mcp.tool_cap import ToolCap
 __all__ = ["REPLY_LIMIT", "SPAWNED", "EventLoopThread", "Spawned"]
 
 _T = TypeVar("_T")
+#: How long a cancelled session waits for the server it was starting, to end it.
+_SPAWN_WAIT = 2.0
 
 #: Where the event loop records the server processes the current session task spawns.
 SPAWNED: contextvars.ContextVar[list[Spawned] | None] = contextvars.ContextVar(
@@ -50,8 +53,19 @@ class _RecordingLoop(asyncio.SelectorEventLoop):
         limit = REPLY_LIMIT.get()
         if limit is not None:
             protocol_factory = _bounded_stdout(protocol_factory, limit.lines(), limit.tool_cap)
-        transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
         sink = SPAWNED.get()
+        spawn = asyncio.ensure_future(super().subprocess_exec(protocol_factory, *args, **kwargs))
+        try:
+            transport, protocol = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # Cancelled (the session let go: a signal, a timeout) while the process was
+            # being started: it exists, or soon will. Note it all the same, so the
+            # session ends it with its process group, then go on being cancelled.
+            with contextlib.suppress(BaseException):
+                transport, _ = await asyncio.wait_for(spawn, _SPAWN_WAIT)
+                if sink is not None:
+                    sink.append(Spawned(transport))
+            raise
         if sink is not None:
             sink.append(Spawned(transport))
         return transport, protocol

@@ -8,7 +8,13 @@ and a timeout), so a regression fails here at once instead of hanging the suite.
 
 from __future__ import annotations
 
+import signal
+from pathlib import Path
+
+import pytest
 from _support.bounded import fidelity_bounded
+from _support.cli import start, stop
+from _support.processes import gone, wait_for
 from _support.servers import HOSTILE_MCP
 
 
@@ -36,3 +42,31 @@ def test_m2_a_page_within_the_cap_is_read_whole() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("5000 tools on ")
     assert "more than the 5000 a run reads" not in result.stdout
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandbox", "no-sandbox"])
+def test_x3_a_daemon_a_server_left_behind_ends_with_the_run(tmp_path: Path, sandbox: bool) -> None:
+    pid_file = tmp_path / "daemon.pid"
+    words = ["--sandbox"] if sandbox else []
+    result = fidelity_bounded(
+        "probe", "--mcp", *words, "--max-requests", "5", "--",
+        *HOSTILE_MCP, "--daemon", str(pid_file), timeout=90,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert wait_for(pid_file.exists, bound=10), "the server left no daemon"
+    daemon = int(pid_file.read_text())
+    assert gone([daemon], bound=20), f"the daemon {daemon} outlived the run"
+
+
+def test_x3_a_signal_ends_the_daemon_too(tmp_path: Path) -> None:
+    pid_file = tmp_path / "daemon.pid"
+    command = start(
+        "probe", "--mcp", "--sandbox", "--timeout", "60", "--",
+        *HOSTILE_MCP, "--daemon", str(pid_file), "--hang",
+    )  # fmt: skip
+    appeared = wait_for(pid_file.exists, bound=60)
+    returncode, stderr = stop(command, signal.SIGTERM)
+    assert appeared, "the server left no daemon"
+    daemon = int(pid_file.read_text())
+    assert returncode == 128 + signal.SIGTERM, stderr
+    assert gone([daemon], bound=20), f"the daemon {daemon} outlived the run"

@@ -52,6 +52,8 @@ How it misbehaves:
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
   for good (a closed stdin does not end it either: only a signal does);
+- ``--daemon PATH``: at start-up, leave a daemon behind (a double fork, ``setsid``,
+  stdio closed) that writes its pid to PATH, then sleeps for an hour;
 - ``--stall``: freeze at start-up, before the handshake;
 - ``--noise``: before each answer, write a non-protocol line, a line with an ESC
   sequence and a bidi override, and a line of invalid UTF-8 on stdout;
@@ -186,6 +188,23 @@ def _send(out: Any, message: dict[str, Any]) -> None:
     out.flush()
 
 
+def _daemonise(pid_file: str) -> None:
+    """Leave a grandchild in a session of its own, as a daemon does; wait for its pid."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for fd in (0, 1, 2):
+                os.close(fd)
+            with open(pid_file + ".tmp", "w", encoding="ascii") as f:
+                f.write(str(os.getpid()))
+            os.rename(pid_file + ".tmp", pid_file)
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
+    while not os.path.exists(pid_file):
+        time.sleep(0.01)
+
+
 def _freeze() -> None:
     """Neither read nor answer, ever: only a signal ends this process."""
     while True:
@@ -254,6 +273,9 @@ def main(argv: list[str]) -> int:
             pids.append(child.pid)
         with open(pid_file, "w", encoding="ascii") as f:
             f.write("".join(f"{pid}\n" for pid in pids))
+    daemon = option(argv, "--daemon")
+    if daemon is not None:
+        _daemonise(daemon)
     if "--stall" in argv:
         _freeze()
     muted = False

@@ -201,9 +201,12 @@ def sandboxed(directory: str | None) -> Iterator[None]:
         raise UsageError(
             f"--sandbox could not create its directory {safe(directory)!r} ({exc.strerror})."
         ) from None
+    from probes.frontend import contained
+
     try:
         for sub in ("home", "tmp", "work"):
             os.mkdir(os.path.join(directory, sub), 0o700)
-        yield
+        with contained():  # what the servers left running ends before its directory goes
+            yield
     finally:
         shutil.rmtree(directory, ignore_errors=True)
