@@ -28,10 +28,11 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import forget, mask
 
 __all__ = ["main"]
 
@@ -112,7 +113,7 @@ def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Nam
     from probes.frontend import contained
 
     try:
-        with _ending_signals(), contained():
+        with _ending_signals(), contained(), _masked_streams():
             return run(args)
     except BaseExceptionGroup as group:
         stopped = group.subgroup(lambda exc: isinstance(exc, KeyboardInterrupt))
@@ -124,9 +125,34 @@ def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Nam
         raise first from None
 
 
+class _MaskedStream:
+    """A text stream whose writes have every known secret masked (everything the
+    command prints goes through :func:`fidelity._core.secrets.mask`)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        return int(self._inner.write(mask(text)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextmanager
+def _masked_streams() -> Iterator[None]:
+    """Mask the run's secrets in everything written to stdout and stderr."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _MaskedStream(out), _MaskedStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def error(message: str) -> None:
-    """Print one terminal-safe error sentence on stderr."""
-    print(f"fidelity: {safe(message)}", file=sys.stderr)
+    """Print one terminal-safe error sentence on stderr (every known secret masked)."""
+    print(f"fidelity: {safe(mask(message))}", file=sys.stderr)
 
 
 def _hypothesis_out_of_cwd() -> None:
@@ -143,6 +169,7 @@ def _hypothesis_out_of_cwd() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     _hypothesis_out_of_cwd()
+    forget()  # a run knows the secrets its own command line gives, and no others
     parser = _parser()
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)

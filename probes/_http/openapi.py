@@ -17,6 +17,7 @@ from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import mask_url
 
 __all__ = ["MAX_DOCUMENT", "load_openapi", "openapi_base_url"]
 
@@ -33,6 +34,11 @@ MAX_NODES = 500_000
 MAX_NESTING = 300
 
 
+def _shown(spec: str) -> str:
+    """``spec`` as a message shows it: its secrets masked, terminal-safe."""
+    return safe(mask_url(spec))
+
+
 def _read_bytes(
     spec: str, timeout: float, headers: Mapping[str, str] | None, auth: tuple[str, str] | None
 ) -> bytes:
@@ -47,11 +53,11 @@ def _read_bytes(
             data = handle.read(MAX_DOCUMENT + 1)
     except OSError as exc:
         raise UsageError(
-            f"--openapi {safe(spec)!r} cannot be read ({safe(exc.strerror or str(exc))}); "
+            f"--openapi {_shown(spec)!r} cannot be read ({safe(exc.strerror or str(exc))}); "
             "give the path or the http(s) URL of an OpenAPI document."
         ) from None
     if len(data) > MAX_DOCUMENT:
-        raise UsageError(f"--openapi {safe(spec)!r} is larger than {MAX_DOCUMENT} bytes.")
+        raise UsageError(f"--openapi {_shown(spec)!r} is larger than {MAX_DOCUMENT} bytes.")
     return data
 
 
@@ -59,7 +65,7 @@ def _parse(spec: str, data: bytes) -> Any:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UsageError(f"--openapi {safe(spec)!r} is not UTF-8 text.") from None
+        raise UsageError(f"--openapi {_shown(spec)!r} is not UTF-8 text.") from None
     try:
         return json.loads(text)
     except ValueError:
@@ -70,7 +76,7 @@ def _parse(spec: str, data: bytes) -> Any:
         import yaml
     except ImportError:
         raise UsageError(
-            f"--openapi {safe(spec)!r} is not JSON, and reading YAML needs PyYAML: "
+            f"--openapi {_shown(spec)!r} is not JSON, and reading YAML needs PyYAML: "
             "pip install 'param-fidelity[yaml]'."
         ) from None
     from probes._http.openapi_yaml import YamlTooLarge, load_yaml
@@ -81,20 +87,20 @@ def _parse(spec: str, data: bytes) -> Any:
         raise UsageError(_too_deep(spec)) from None
     except YamlTooLarge as exc:
         raise UsageError(
-            f"--openapi {safe(spec)!r} is refused: {exc} (a YAML alias bomb?); give a "
+            f"--openapi {_shown(spec)!r} is refused: {exc} (a YAML alias bomb?); give a "
             "document without such aliases."
         ) from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
         raise UsageError(
-            f"--openapi {safe(spec)!r} is neither JSON nor YAML{line}; give an OpenAPI document."
+            f"--openapi {_shown(spec)!r} is neither JSON nor YAML{line}; give an OpenAPI document."
         ) from None
 
 
 def _too_deep(spec: str) -> str:
     return (
-        f"--openapi {safe(spec)!r} is nested more than {MAX_NESTING} levels deep, deeper "
+        f"--openapi {_shown(spec)!r} is nested more than {MAX_NESTING} levels deep, deeper "
         "than an OpenAPI document goes; give the API's document."
     )
 
@@ -136,7 +142,7 @@ class _Resolver:
         self.size += nodes
         if self.size > MAX_NODES:
             raise UsageError(
-                f"--openapi {safe(self.spec)!r} is refused: its $refs expand to more than "
+                f"--openapi {_shown(self.spec)!r} is refused: its $refs expand to more than "
                 f"{MAX_NODES} schema nodes (a schema referenced many times at many levels); "
                 "give a document whose references expand to less."
             )
@@ -195,23 +201,25 @@ def load_openapi(
     fetched with ``headers`` and basic ``auth``, sent to its own origin only)."""
     document = _parse(spec, _read_bytes(spec, timeout, headers, auth))
     if not isinstance(document, Mapping):
-        raise UsageError(f"--openapi {safe(spec)!r} is not an OpenAPI document (not an object).")
+        raise UsageError(f"--openapi {_shown(spec)!r} is not an OpenAPI document (not an object).")
     version = document.get("openapi")
     if not isinstance(version, str):
         swagger = document.get("swagger")
         was = f"Swagger {safe(str(swagger))}" if swagger is not None else "no 'openapi' version"
         raise UsageError(
-            f"--openapi {safe(spec)!r} has {was}; OpenAPI 3.0 and 3.1 documents are read "
+            f"--openapi {_shown(spec)!r} has {was}; OpenAPI 3.0 and 3.1 documents are read "
             "(convert a Swagger 2.0 document first, such as with swagger2openapi)."
         )
     if not version.startswith(("3.0", "3.1")):
         raise UsageError(
-            f"--openapi {safe(spec)!r} is OpenAPI {safe(version)}; OpenAPI 3.0 and 3.1 "
+            f"--openapi {_shown(spec)!r} is OpenAPI {safe(version)}; OpenAPI 3.0 and 3.1 "
             "documents are read."
         )
     paths = document.get("paths")
     if not isinstance(paths, Mapping) or not paths:
-        raise UsageError(f"--openapi {safe(spec)!r} has no paths: there is no operation to probe.")
+        raise UsageError(
+            f"--openapi {_shown(spec)!r} has no paths: there is no operation to probe."
+        )
     resolved, _ = _Resolver(document, spec).resolve(document, (), 0)
     assert isinstance(resolved, dict)
     return resolved
@@ -238,6 +246,6 @@ def openapi_base_url(document: Mapping[str, Any], given: str | None, spec: str) 
 
         return str(httpx.URL(spec).join(url or "/")).rstrip("/")
     raise UsageError(
-        f"--openapi {safe(spec)!r} names no absolute server URL; give the API's base URL "
+        f"--openapi {_shown(spec)!r} names no absolute server URL; give the API's base URL "
         "after the options, such as fidelity probe --openapi openapi.json http://127.0.0.1:8000."
     )

@@ -21,6 +21,7 @@ import httpx
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import mask_url
 from probes._http.deadline import DeadlineTransport, deadline
 from probes._http.decoding import BodyDecoder, BodyTooLarge, CodingRefused, DecodeFailed
 
@@ -49,7 +50,7 @@ def fetch_document(
 ) -> bytes:
     """The body of ``url`` (a 200 answer), within ``timeout`` seconds in all and
     ``max_size`` decoded bytes; anything else is one sentence (``UsageError``)."""
-    shown = safe(_without_userinfo(url))
+    shown = safe(mask_url(url))
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=0)
     try:
         with (
@@ -74,14 +75,6 @@ def fetch_document(
             f"--openapi {shown!r} could not be fetched ({reason}); check the URL and "
             "that the service is running."
         ) from None
-
-
-def _without_userinfo(url: str) -> str:
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        return url
-    return str(parsed.copy_with(username=None, password=None)) if parsed.userinfo else url
 
 
 def _follow(

@@ -99,6 +99,9 @@ class Fill:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Every operation of the document (the read-back looks its reads up there).
     catalogue: tuple[Operation, ...] = ()
+    #: The headers every request carries (``--header``): a method override there
+    #: makes every operation a write for the guard.
+    sent_headers: Mapping[str, str] = field(default_factory=dict)
     #: The values the document's requests may still make, all fields together.
     budget: MadeBudget = field(default_factory=MadeBudget, compare=False)
 

@@ -27,7 +27,7 @@ from fidelity._cli.probe.openapi_read import read_back
 from fidelity._cli.probe.templates import literal_braces
 from fidelity._core.render import safe
 
-__all__ = ["SAFE_METHODS", "describe", "fields", "operations"]
+__all__ = ["SAFE_METHODS", "describe", "fields", "operations", "path_segment"]
 
 #: The methods called without ``--yes``: those HTTP defines as safe.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -126,7 +126,7 @@ def _url(fill: Fill, op: Operation, rng: random.Random, payload: tuple[str, str]
             continue
         if where == "path":
             value = _text(fill.value(name, _param_schema(param), rng))
-            path = path.replace("{" + name + "}", quote(value, safe=""))
+            path = path.replace("{" + name + "}", path_segment(value))
         elif where == "query" and (param.get("required") or name in fill.defaults):
             query.append((name, _text(fill.value(name, _param_schema(param), rng))))
     url = fill.base + path
@@ -158,10 +158,60 @@ def _body_template(
     return with_path(body, schema, parts, rng, fill.budget)
 
 
+def path_segment(value: str) -> str:
+    """``value`` as one path segment: percent-encoded, ``/`` included, and a dot
+    segment (``.``, ``..``) as ``%2E``/``%2E%2E``, so the request path never
+    normalises to another route (``/files/../view`` would be ``/view``)."""
+    if value in (".", ".."):
+        return "%2E" * len(value)
+    return quote(value, safe="")
+
+
+def _dot_segment(path: str) -> bool:
+    """Whether the operation's own path holds a ``.`` or ``..`` segment."""
+    return any(part in (".", "..") for part in path.split("?", maxsplit=1)[0].split("/"))
+
+
+#: The names by which a request asks a server to take it as another method.
+_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override", "_method"})
+
+
+def _overridden(op: Operation, fill: Fill) -> str:
+    """The method a request of ``op`` would ask for in a method override (a header or
+    query parameter such as ``X-HTTP-Method-Override``, a body field ``_method``, or
+    the same in ``--header``), when that is not a safe method; ``""`` otherwise."""
+    rng = fill.rng(op)
+    asked: list[Any] = [v for k, v in fill.sent_headers.items() if k.lower() in _OVERRIDES]
+    for param in op.parameters:
+        name = str(param.get("name", ""))
+        if param.get("in") in ("header", "query") and name.lower() in _OVERRIDES:
+            asked.append(fill.value(name, _param_schema(param), rng))
+    body = _body(op)
+    props = body[1].get("properties") if body is not None else None
+    for name, schema in props.items() if isinstance(props, Mapping) else ():
+        if str(name).lower() in _OVERRIDES and isinstance(schema, Mapping):
+            asked.append(fill.value(str(name), schema, rng))
+    for value in asked:
+        method = str(value).strip().upper()
+        if method not in SAFE_METHODS:
+            return method or "another method"
+    return ""
+
+
 def _guard(op: Operation, fill: Fill) -> str:
-    if op.method in SAFE_METHODS or fill.yes:
+    if _dot_segment(op.path):
+        return "its path holds a dot segment (. or ..), which would lead to another route"
+    if fill.yes:
         return ""
-    return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    if op.method not in SAFE_METHODS:
+        return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    method = _overridden(op, fill)
+    if method:
+        return (
+            f"needs --yes (a method override asks the server to take this {op.method} as "
+            f"{safe(method)[:20]}, which may change or delete data)"
+        )
+    return ""
 
 
 def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:

@@ -21,6 +21,7 @@ from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
 from fidelity._cli.probe.request_options import (
     body_send,
     default_method,
+    expand_secrets,
     http_name,
     parse_auth,
     parse_headers,
@@ -484,6 +485,7 @@ def _templates(
 
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    expand_secrets(args)
     kind, target = _resolve_target(args)
     _check_transport_options(args, kind)
     if args.read_args is not None and args.read_tool is None:

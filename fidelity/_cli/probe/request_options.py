@@ -43,6 +43,7 @@ class _Planned(Protocol):
 __all__ = [
     "body_send",
     "default_method",
+    "expand_secrets",
     "http_name",
     "mcp_headers",
     "parse_auth",
@@ -56,17 +57,68 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _IN_QUERY_PATH_HEADER = ("query", "path", "url", "header")
 
 
-def _expand(value: str, environ: Mapping[str, str]) -> str:
+def _expand(value: str, environ: Mapping[str, str], option: str = "--header") -> str:
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in environ:
             raise UsageError(
-                f"--header refers to ${{{name}}}, which is not set in the environment; "
+                f"{option} refers to ${{{name}}}, which is not set in the environment; "
                 f"export {name} or write the value itself."
             )
         return environ[name]
 
     return _VAR.sub(one, value)
+
+
+def _expand_url(url: str, option: str, environ: Mapping[str, str]) -> str:
+    """``url`` with ``${VAR}`` expanded in its userinfo and its query."""
+    if "${" not in url:
+        return url
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if at:
+        authority = f"{_expand(userinfo, environ, option)}@{host}"
+    path, mark, query = tail.partition("?")
+    if mark:
+        tail = f"{path}?{_expand(query, environ, option)}"
+    if not slash and "?" in authority:  # http://host?token=${T}
+        host_part, _, query = authority.partition("?")
+        authority = f"{host_part}?{_expand(query, environ, option)}"
+    return f"{scheme}{sep}{authority}{slash}{tail}"
+
+
+def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
+    """Expand ``${VAR}`` in ``--auth`` and in the target URL's and ``--read-url``'s
+    userinfo and query (as ``--header`` does), in ``args``; then remember every secret
+    the command line holds (:mod:`fidelity._core.secrets`): header values and the
+    token after their scheme, the password of ``--auth`` and of a URL, a URL's
+    secret-looking query values, the value of a secret-looking ``NAME=VALUE`` word of
+    a stdio server's command, and ``--env`` values."""
+    from fidelity._core.secrets import looks_secret, remember, remember_url
+
+    environ = os.environ if environ is None else environ
+    if getattr(args, "auth", None) is not None:
+        args.auth = _expand(args.auth, environ, "--auth")
+        remember(args.auth.partition(":")[2])
+    if getattr(args, "read_url", None):
+        args.read_url = _expand_url(args.read_url, "--read-url", environ)
+        remember_url(args.read_url)
+    words = list(getattr(args, "target", None) or ())
+    if words and "://" in words[0] and len(words) == 1:
+        words[0] = _expand_url(words[0], "the target URL", environ)
+        args.target = words
+        remember_url(words[0])
+    else:
+        for word in words:
+            name, sep, value = word.partition("=")
+            if sep and looks_secret(name.lstrip("-")):
+                remember(value)
+    for value in getattr(args, "header", None) or ():
+        text = _expand(value.partition(":")[2].strip(), environ)
+        remember(text, text.rpartition(" ")[2])
+    for value in getattr(args, "env", None) or ():
+        remember(_expand(value.partition("=")[2], environ, "--env"))
 
 
 def parse_headers(
