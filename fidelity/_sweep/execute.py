@@ -104,7 +104,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
-        **spawn_options(plan.sandbox),
+        **spawn_options(plan.sandbox, plan.env),
         headers=mcp_headers(plan),
         expect=plan.expect,
         prompt=plan.prompt,

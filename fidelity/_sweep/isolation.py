@@ -181,12 +181,15 @@ def sandbox_env(directory: str, environ: Mapping[str, str] | None = None) -> dic
     return env
 
 
-def spawn_options(root: str | None) -> dict[str, Any]:
-    """The ``env`` and ``cwd`` of a sandboxed stdio server, as ``probes.mcp`` takes them
-    (none without a sandbox)."""
+def spawn_options(
+    root: str | None, env: Sequence[tuple[str, str]] | Mapping[str, str] = ()
+) -> dict[str, Any]:
+    """The ``env`` and ``cwd`` of a stdio server, as ``probes.mcp`` takes them: the
+    sandbox's (none without one), ``env`` (``--env``) over them."""
+    given = dict(env)
     if root is None:
-        return {}
-    return {"env": sandbox_env(root), "cwd": work_dir(root)}
+        return {"env": given} if given else {}
+    return {"env": {**sandbox_env(root), **given}, "cwd": work_dir(root)}
 
 
 @contextlib.contextmanager

@@ -56,7 +56,7 @@ def _tools_of(
             max_reply=plan.max_reply,
             client=client,
             headers=mcp_headers(plan),
-            **spawn_options(plan.sandbox),
+            **spawn_options(plan.sandbox, plan.env),
         )
     except UsageError as exc:
         raise UsageError(one_line(as_options(str(exc)))) from None

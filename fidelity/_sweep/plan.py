@@ -27,6 +27,7 @@ from fidelity._sweep.request_options import (
     expand_secrets,
     http_name,
     parse_auth,
+    parse_env,
     parse_headers,
     parse_method,
 )
@@ -123,6 +124,9 @@ class ProbePlan:
     config_tools: str | None = None
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
+    #: ``--env NAME=VALUE``: variables of a stdio server's environment (``${VAR}``
+    #: expanded), merged over the minimal one the SDK gives it (or the sandbox's).
+    env: tuple[tuple[str, str], ...] = ()
     #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
     #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
     #: template (HTTP) and the name given with ``--name``.
@@ -529,6 +533,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         config_tools=getattr(args, "config_tools", None),
         defaults=control.defaults,
         sandbox=control.sandbox,
+        env=parse_env(getattr(args, "env", None), kind),
         headers=parse_headers(args.header),
         auth=parse_auth(args.auth),
         given_name=args.name,

@@ -47,6 +47,7 @@ __all__ = [
     "http_name",
     "mcp_headers",
     "parse_auth",
+    "parse_env",
     "parse_headers",
     "parse_method",
     "request_options",
@@ -88,6 +89,13 @@ def _expand_url(url: str, option: str, environ: Mapping[str, str]) -> str:
     return f"{scheme}{sep}{authority}{slash}{tail}"
 
 
+def _basic(credentials: str) -> str:
+    """The token of basic auth for ``USER:PASS`` (what the ``Authorization`` header holds)."""
+    import base64
+
+    return base64.b64encode(credentials.encode("utf-8")).decode("ascii")
+
+
 def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
     """Expand ``${VAR}`` in ``--auth`` and in the target URL's and ``--read-url``'s
     userinfo and query (as ``--header`` does), in ``args``; then remember every secret
@@ -100,7 +108,7 @@ def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
     environ = os.environ if environ is None else environ
     if getattr(args, "auth", None) is not None:
         args.auth = _expand(args.auth, environ, "--auth")
-        remember(args.auth.partition(":")[2])
+        remember(args.auth.partition(":")[2], _basic(args.auth))
     if getattr(args, "read_url", None):
         args.read_url = _expand_url(args.read_url, "--read-url", environ)
         remember_url(args.read_url)
@@ -109,6 +117,11 @@ def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
         words[0] = _expand_url(words[0], "the target URL", environ)
         args.target = words
         remember_url(words[0])
+        userinfo = words[0].partition("://")[2].partition("/")[0].rpartition("@")[0]
+        if ":" in userinfo:
+            from urllib.parse import unquote
+
+            remember(_basic(unquote(userinfo)))
     else:
         for word in words:
             name, sep, value = word.partition("=")
@@ -143,6 +156,34 @@ def parse_headers(
             )
         headers.append((name, text))
     return tuple(headers)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_env(
+    values: Sequence[str] | None, kind: object, environ: Mapping[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Parse each ``--env NAME=VALUE`` (``${VAR}`` from the environment): a stdio
+    server's variables."""
+    if not values:
+        return ()
+    if str(kind) != "mcp-stdio":
+        raise UsageError(
+            "--env sets variables of a stdio MCP server's environment; give it with "
+            "--mcp -- COMMAND ARGS..."
+        )
+    environ = os.environ if environ is None else environ
+    found: list[tuple[str, str]] = []
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not _ENV_NAME.fullmatch(name):
+            raise UsageError(
+                f"--env {safe(name[:40])!r}... must be NAME=VALUE with a variable name such "
+                "as API_TOKEN."
+            )
+        found.append((name, _expand(text, environ, "--env")))
+    return tuple(found)
 
 
 def parse_auth(value: str | None) -> tuple[str, str] | None:
