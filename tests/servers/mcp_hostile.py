@@ -52,6 +52,7 @@ How it misbehaves:
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
   for good (a closed stdin does not end it either: only a signal does);
+- ``--env-dump PATH``: at start-up, write this process's environment to PATH (JSON);
 - ``--daemon PATH``: at start-up, leave a daemon behind (a double fork, ``setsid``,
   stdio closed) that writes its pid to PATH, then sleeps for an hour;
 - ``--stall``: freeze at start-up, before the handshake;
@@ -273,6 +274,10 @@ def main(argv: list[str]) -> int:
             pids.append(child.pid)
         with open(pid_file, "w", encoding="ascii") as f:
             f.write("".join(f"{pid}\n" for pid in pids))
+    env_dump = option(argv, "--env-dump")
+    if env_dump is not None:
+        with open(env_dump, "w", encoding="utf-8") as f:
+            json.dump(dict(os.environ), f)
     daemon = option(argv, "--daemon")
     if daemon is not None:
         _daemonise(daemon)
