@@ -18,6 +18,7 @@ sentence after the results are written, with exit 2 (unless a server's code is w
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import json
@@ -34,6 +35,12 @@ from typing import TYPE_CHECKING, Any
 from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
 from fidelity._sweep.config import HEADER_VARIABLE, ConfigServer, read_config, redact
+
+#: The variables through which a child run gets a stdio server's ``env`` values (its
+#: ``--env 'NAME=${FIDELITY_CONFIG_ENV_0}'``): never on its command line.
+ENV_VARIABLE = "FIDELITY_CONFIG_ENV_"
+#: What the children get, all together, to end after a signal before they are killed.
+_END_WAIT = 10.0
 
 if TYPE_CHECKING:
     import argparse
@@ -107,9 +114,12 @@ def _flags(args: argparse.Namespace) -> list[str]:
 
 def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -> _Child:
     part = work / f"part{index}.json"
-    env = {**os.environ, **server.env}
-    for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith((HEADER_VARIABLE, ENV_VARIABLE))]:
         del env[key]
+    # The child's temporary files, its --sandbox included, go in the run's own
+    # directory: removed with it, even when a child had to be killed.
+    env["TMPDIR"] = str(work)
     argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
     argv += [*flags, "--json", str(part), "--config-tools", str(_tools_file(part))]
     if server.url is not None:
@@ -118,6 +128,11 @@ def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -
             argv += ["--header", f"{name}: ${{{HEADER_VARIABLE}{i}}}"]
         argv.append(server.url)
     else:
+        # The server's env map reaches the server (merged over the minimal environment
+        # the SDK gives it), its values through variables: never on a command line.
+        for i, (name, value) in enumerate(sorted(server.env.items())):
+            env[f"{ENV_VARIABLE}{i}"] = value
+            argv += ["--env", f"{name}=${{{ENV_VARIABLE}{i}}}"]
         argv += ["--", *server.command]
     # Closed when read (_read), once the child ended.
     out = tempfile.TemporaryFile(dir=work)  # noqa: SIM115
@@ -189,6 +204,23 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--config needs --json FILE (the servers' sections use stdout).")
 
 
+def _check_block_names(servers: Sequence[ConfigServer]) -> None:
+    """Refuse, before the first server starts, a server name that cannot begin the
+    name of a card block (``SERVER.TOOL.PARAM``)."""
+    from fidelity._report.block import check_block_name
+    from fidelity._sweep.execute import readable_name
+
+    for server in servers:
+        try:
+            check_block_name(readable_name(f"{server.name}.tool"))
+        except UsageError:
+            raise UsageError(
+                f"--config server {safe(server.name)!r} cannot name a card block (its blocks "
+                "are SERVER.TOOL.PARAM); with --card, name it with letters, digits, spaces "
+                "within and . _ - : / @ + only."
+            ) from None
+
+
 def _jobs(value: str | None) -> int:
     if value is None:
         return 1
@@ -222,11 +254,43 @@ def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> 
     )
 
 
+def _ended(child: _Child, code: int, done: dict[str, _Ended]) -> None:
+    """Note a child's end and print its section whole."""
+    secrets = child.server.secrets
+    out, err = _read(child.out, secrets), _read(child.err, secrets)
+    part = child.part.read_text("utf-8") if child.part.exists() else ""
+    done[child.server.name] = _Ended(
+        code, redact(part, secrets), _sentence(err), _tool_names(child.part)
+    )
+    section = [f"== {safe(child.server.name)} (exit {code})"]
+    section += [line for line in (out, err) if line]
+    sys.stdout.write("\n".join(section) + "\n\n")
+    sys.stdout.flush()
+
+
+def _stop(running: list[_Child], done: dict[str, _Ended]) -> None:
+    """End the children still running: SIGTERM, so each ends its servers' process
+    groups, removes its sandbox and writes its partial part; SIGKILL for those not
+    ended within ``_END_WAIT`` seconds in all."""
+    for child in running:
+        with contextlib.suppress(ProcessLookupError):
+            child.process.terminate()
+    deadline = time.monotonic() + _END_WAIT
+    for child in running:
+        try:
+            code = child.process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            child.process.kill()
+            code = child.process.wait(timeout=10)
+        _ended(child, code, done)
+    running.clear()
+
+
 def _run_all(
     servers: Sequence[ConfigServer], flags: Sequence[str], jobs: int, work: Path
-) -> dict[str, _Ended]:
+) -> tuple[dict[str, _Ended], KeyboardInterrupt | None]:
     """Run the servers, ``jobs`` at once; print each section whole as it ends; return
-    each server's end."""
+    each server's end, and the signal (or Ctrl-C) that stopped the run, if one did."""
     waiting = list(enumerate(servers))
     running: list[_Child] = []
     done: dict[str, _Ended] = {}
@@ -240,22 +304,16 @@ def _run_all(
                 if code is None:
                     continue
                 running.remove(child)
-                secrets = child.server.secrets
-                out, err = _read(child.out, secrets), _read(child.err, secrets)
-                part = child.part.read_text("utf-8") if child.part.exists() else ""
-                done[child.server.name] = _Ended(
-                    code, redact(part, secrets), _sentence(err), _tool_names(child.part)
-                )
-                section = [f"== {safe(child.server.name)} (exit {code})"]
-                section += [line for line in (out, err) if line]
-                sys.stdout.write("\n".join(section) + "\n\n")
-                sys.stdout.flush()
+                _ended(child, code, done)
             time.sleep(0.05)
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: end the children well
+        _stop(running, done)
+        return done, stop
     finally:
         for child in running:
             child.process.kill()
             child.process.wait(timeout=10)
-    return done
+    return done, None
 
 
 def execute_config(args: argparse.Namespace) -> int:
@@ -266,20 +324,36 @@ def execute_config(args: argparse.Namespace) -> int:
     _check(args)
     jobs = _jobs(args.jobs)
     servers = read_config(args.config, args.server or ())
+    from fidelity._core.secrets import remember
+
+    for server in servers:
+        remember(*server.secrets)
     for option, path in (("--json", args.json), ("--card", args.card), ("--junit", args.junit)):
         if path is not None:
             writable(path, option)
+    if args.card is not None:
+        _check_block_names(servers)
     with tempfile.TemporaryDirectory(prefix="fidelity-config-") as work:
-        done = _run_all(servers, _flags(args), jobs, Path(work))
+        done, stop = _run_all(servers, _flags(args), jobs, Path(work))
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
     for server in servers:
-        ended = done[server.name]
+        ended = done.get(server.name)
+        if ended is None:  # never started: the run was stopped first
+            failed.append((server.name, "not surveyed: the run was stopped before it started"))
+            continue
         shown = server_cards(server.name, ended.part) if ended.part else ()
         cards += shown
         if not shown and ended.code:
             failed.append((server.name, ended.sentence or f"exit {ended.code}"))
     sys.stdout.write(servers_map(cards, failed))
+    if stop is not None:
+        # What the servers gave so far goes to --json and --junit; a card block is
+        # replaced only by a complete card.
+        write_cards(cards, json_path=args.json, junit_path=args.junit, failed=failed)
+        complete = [c for c in cards if c.complete]
+        write_cards(complete, card_path=args.card)
+        raise stop
     write_cards(
         cards, json_path=args.json, card_path=args.card, junit_path=args.junit, failed=failed
     )
