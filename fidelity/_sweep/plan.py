@@ -438,7 +438,7 @@ def _check_target_options(
     if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
         raise UsageError(
             "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
-            "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
+            "server takes its secrets from its environment (--env NAME=VALUE)."
         )
     if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
         raise UsageError(
