@@ -10,9 +10,9 @@ about to be written or shown, in every form an output may hold it:
 - as it is; JSON-escaped (both ways), HTML/XML-escaped; as ``U+XXXX`` code points
   (the card's and the JUnit report's rendering); percent-encoded (``%XX`` in upper
   and lower case, ``+`` for a space);
-- with ``encoded=True`` (for text a server sent back, which may echo a secret as
-  it likes): base64 (standard and URL-safe, wherever the secret falls in the encoded
-  text), and hex (lower, upper, bytes apart).
+- base64 (standard and URL-safe, wherever the secret falls in the encoded text) and
+  hex (lower, upper, bytes apart): a server may echo a secret as it likes, and a
+  message may quote what it sent (``encoded=False`` leaves these two out).
 
 A secret shorter than ``SHORTEST`` characters is not masked (it would mask words).
 """
@@ -186,9 +186,9 @@ def _forms(secret: str, encoded: bool) -> tuple[str, ...]:
     return tuple(sorted((f for f in forms if len(f) >= SHORTEST), key=len, reverse=True))
 
 
-def mask(text: str, *, encoded: bool = False, secrets: Iterable[str] | None = None) -> str:
+def mask(text: str, *, encoded: bool = True, secrets: Iterable[str] | None = None) -> str:
     """``text`` with every known secret (or ``secrets``) as ``***``, in each form listed
-    in the module's description (``encoded``: base64 and hex forms too)."""
+    in the module's description (base64 and hex forms too, unless not ``encoded``)."""
     for secret in known() if secrets is None else secrets:
         if len(secret) < SHORTEST:
             continue
@@ -198,7 +198,7 @@ def mask(text: str, *, encoded: bool = False, secrets: Iterable[str] | None = No
     return text
 
 
-def mask_bytes(data: bytes, *, encoded: bool = False) -> bytes:
+def mask_bytes(data: bytes, *, encoded: bool = True) -> bytes:
     """``data`` (bytes a server sent) with every known secret masked, as :func:`mask`
     does (the bytes read as UTF-8, odd bytes kept as they were)."""
     if not known():

@@ -128,8 +128,11 @@ def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
             if sep and looks_secret(name.lstrip("-")):
                 remember(value)
     for value in getattr(args, "header", None) or ():
-        text = _expand(value.partition(":")[2].strip(), environ)
+        name, _, text = value.partition(":")
+        text = _expand(text.strip(), environ)
         remember(text, text.rpartition(" ")[2])
+        if name.strip().lower() == "cookie":  # each cookie's value on its own
+            remember(*(pair.partition("=")[2].strip() for pair in text.split(";")))
     for value in getattr(args, "env", None) or ():
         remember(_expand(value.partition("=")[2], environ, "--env"))
 

@@ -22,6 +22,7 @@ from _support.servers import HOSTILE_MCP, serving
 _QUERY = "QueryTok3nValue"
 _HEADER = "HeaderS3cretValue"
 _PASSWORD = "AuthPassw0rdValue"
+_COOKIE = "CookieS3ssionValue"
 
 
 def _forms(secret: str) -> list[str]:
@@ -58,13 +59,15 @@ def test_s2_s3_a_secret_echoed_back_is_masked_in_every_output(tmp_path: Path, mo
     with serving("echo_secret.py", mode) as url:
         result = fidelity_bounded(
             "probe", f"{url}/echo?token={_QUERY}", "--header", f"X-Api-Key: {_HEADER}",
+            "--header", f"Cookie: theme=dark; session={_COOKIE}",
             "--auth", f"user:{_PASSWORD}", "--read", "json:text", "--max-requests", "4",
             *_outputs(out), timeout=120,
         )  # fmt: skip
     # Rewrites found (1); every answer an HTTP 400, the target refused everything (3).
     assert result.returncode == (3 if mode.startswith("error") else 1), result.stderr
     assert (out / "r.json").exists()
-    assert _leaks(out, [result.stdout, result.stderr], [_QUERY, _HEADER, _PASSWORD]) == []
+    secrets = [_QUERY, _HEADER, _PASSWORD, _COOKIE]
+    assert _leaks(out, [result.stdout, result.stderr], secrets) == []
     document = json.loads((out / "r.json").read_text())
     assert document["facts"]["setup"]["target"].endswith("/echo?token=***")
     if mode == "raw":
