@@ -182,16 +182,23 @@ def bounded_http_client(
             if refused:
                 limit.exceeded(refused)
                 raise _cut_error(limit.limit)
+            cap = limit.tool_cap.fresh()  # this response's lines: a page cut to the cap
             try:
                 async with contextlib.aclosing(response.aiter_raw()) as raw:
                     async for chunk in raw:
                         for piece in decoder.pieces(chunk):
                             count(piece)
-                            yield piece
+                            whole = cap.feed(piece)
+                            if cap.listed:
+                                limit.tool_cap.listed = max(limit.tool_cap.listed, cap.listed)
+                            if whole:
+                                yield whole
                 rest = decoder.finish()
             except DecodeFailed as exc:  # as httpx says a body is not valid in its coding
                 raise httpx2.DecodingError(str(exc)) from None
             count(rest)
+            rest = cap.feed(rest) + cap.flush()
+            limit.tool_cap.listed = max(limit.tool_cap.listed, cap.listed)
             if rest:
                 yield rest
 

@@ -15,7 +15,7 @@ import pytest
 from _support.bounded import fidelity_bounded
 from _support.cli import start, stop
 from _support.processes import gone, wait_for
-from _support.servers import HOSTILE_MCP
+from _support.servers import HOSTILE_MCP, serving
 
 
 def test_m2_the_tool_cap_applies_within_one_tools_list_page() -> None:
@@ -33,6 +33,20 @@ def test_m2_the_tool_cap_applies_within_one_tools_list_page() -> None:
         "5000 were read."
     )
     assert "  ... and 4800 more tools, not shown." in lines
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json-body", "event-stream"])
+def test_m2_the_tool_cap_applies_within_one_page_over_streamable_http(sse: bool) -> None:
+    words = ["--tiny-tools", "60000", *(["--sse"] if sse else [])]
+    with serving("mcp_http_hostile.py", *words) as url:
+        result = fidelity_bounded("probe", "--list-tools", "--mcp", url, timeout=90)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("5000 tools on ")
+    assert lines[1] == (
+        "  the server lists 60001 tools, more than the 5000 a run reads: only the first "
+        "5000 were read."
+    )
 
 
 def test_m2_a_page_within_the_cap_is_read_whole() -> None:
