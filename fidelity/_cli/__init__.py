@@ -168,8 +168,15 @@ def _hypothesis_out_of_cwd() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    _hypothesis_out_of_cwd()
     forget()  # a run knows the secrets its own command line gives, and no others
+    try:
+        return _main(argv)
+    finally:
+        forget()  # and leaves none behind (a run in a process that goes on)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    _hypothesis_out_of_cwd()
     parser = _parser()
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)
