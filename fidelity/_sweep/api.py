@@ -121,11 +121,17 @@ def sweep(
         "skip_op": _items(skip_ops) or None,
         "quiet": True,
     }
-    if openapi is not None:
-        return _sweep_openapi(_options(values, openapi=openapi), base_url)
-    assert mcp is not None
-    words = [mcp] if isinstance(mcp, str) else list(mcp)
-    return _sweep_mcp(_options(values, target=words, mcp=True, all_tools=True))
+    from fidelity._core.secrets import forget
+
+    forget()  # the sweep's secrets (headers, auth) are masked in what it writes, then gone
+    try:
+        if openapi is not None:
+            return _sweep_openapi(_options(values, openapi=openapi), base_url)
+        assert mcp is not None
+        words = [mcp] if isinstance(mcp, str) else list(mcp)
+        return _sweep_mcp(_options(values, target=words, mcp=True, all_tools=True))
+    finally:
+        forget()
 
 
 def _options(values: Mapping[str, Any], **more: Any) -> argparse.Namespace:
@@ -181,8 +187,18 @@ def _sweep_openapi(options: argparse.Namespace, base_url: str | None) -> Sweep:
         skip=tuple(options.skip_op or ()),
         defaults=parse_defaults(options.default),
     )
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
     timeout = parse_seconds("--timeout", options.timeout, default=DEFAULT_TIMEOUT)
-    options.target = [resolve_base(spec, base_url, timeout)]
+    options.target = [
+        resolve_base(
+            spec,
+            base_url,
+            timeout,
+            headers=parse_headers(options.header),
+            auth=parse_auth(options.auth),
+        )
+    ]
     plan = plan_from_args(options)
     recorder = Recorder()
     return _ended(recorder, plan, lambda: execute_openapi(plan, openapi, recorder.listen))
