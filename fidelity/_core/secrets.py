@@ -156,7 +156,9 @@ def _percent(secret: str) -> set[str]:
 def _base64_cores(data: bytes) -> set[str]:
     """The base64 text of ``data`` wherever it falls in a longer text (at each of the
     three byte offsets), less the characters it shares with its neighbours."""
-    cores: set[str] = set()
+    whole = base64.b64encode(data).decode("ascii")  # the secret encoded alone, whole
+    cores: set[str] = {whole, whole.rstrip("=")}
+    cores |= {c.replace("+", "-").replace("/", "_") for c in cores}
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
         start = -(-8 * offset // 6)

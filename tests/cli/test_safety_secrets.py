@@ -138,3 +138,19 @@ def test_s5_env_passes_a_secret_the_server_sees_and_no_output_shows(tmp_path: Pa
     assert seen["API_TOKEN"] == secret
     assert "FIDELITY_T_PARENT_ONLY" not in seen  # merged over a minimal environment
     assert _leaks(out, [result.stdout, result.stderr], [secret]) == []
+
+
+def test_s2_a_stdio_server_that_echoes_its_env_secret_shows_none(tmp_path: Path) -> None:
+    secret = "StdioEch0edS3cret"
+    out = tmp_path / "out"
+    out.mkdir()
+    result = fidelity_bounded(
+        "probe", "--max-requests", "5", "--read", "regex:(?s)\\A(.*)", *_outputs(out),
+        "--mcp", "--env", f"API_TOKEN={secret}", "--",
+        *HOSTILE_MCP, "--echo-env", "API_TOKEN", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert _leaks(out, [result.stdout, result.stderr], [secret]) == []
+    document = json.loads((out / "r.json").read_text())
+    received = base64.b64decode(document["observations"][0]["received"]["data"]).decode()
+    assert received.endswith(" *** ***"), received

@@ -52,6 +52,8 @@ How it misbehaves:
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
   for good (a closed stdin does not end it either: only a signal does);
+- ``--echo-env NAME``: answer every echo with the value of the variable NAME after the
+  text, raw and in base64 (a server that echoes the secret it was given);
 - ``--env-dump PATH``: at start-up, write this process's environment to PATH (JSON);
 - ``--daemon PATH``: at start-up, leave a daemon behind (a double fork, ``setsid``,
   stdio closed) that writes its pid to PATH, then sleeps for an hour;
@@ -75,6 +77,7 @@ How it misbehaves:
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -274,6 +277,7 @@ def main(argv: list[str]) -> int:
             pids.append(child.pid)
         with open(pid_file, "w", encoding="ascii") as f:
             f.write("".join(f"{pid}\n" for pid in pids))
+    echo_env = option(argv, "--echo-env")
     env_dump = option(argv, "--env-dump")
     if env_dump is not None:
         with open(env_dump, "w", encoding="utf-8") as f:
@@ -320,6 +324,9 @@ def main(argv: list[str]) -> int:
         if hang or _matches(freeze_on, text):
             _freeze()
         reply, error = text, False
+        if echo_env is not None:  # the secret it was given, echoed raw and in base64
+            secret = os.environ.get(echo_env, "")
+            reply = f"{text} {secret} {base64.b64encode(secret.encode()).decode()}"
         if _matches(lose_on, text):
             continue  # never carried out, never answered
         if store is not None:
