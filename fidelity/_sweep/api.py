@@ -30,7 +30,7 @@ OPTION_NAMES = (
     "target", "mcp", "tool", "prompt", "resource", "param", "args", "before", "send",
     "header", "auth", "method", "read_method", "body", "name", "read", "read_tool",
     "read_args", "expect", "read_url", "id_from", "all_tools", "args_for", "skip_tool",
-    "only_tool", "config_tools", "sandbox", "openapi", "only_op", "skip_op", "default",
+    "only_tool", "config_tools", "sandbox", "env", "openapi", "only_op", "skip_op", "default",
     "clients", "yes", "config", "server", "jobs", "families", "examples", "max_requests",
     "rate", "concurrency", "timeout", "seed", "max_reply", "allow", "card", "check", "json",
     "html", "junit", "quiet", "list_tools", "dry_run",
