@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Direction, Hop, Observation
     from fidelity._report.card import Card
+    from fidelity._report.errors import ErrorCall, ErrorContract
     from fidelity._report.hints import Hint
     from fidelity._report.outcomes import FamilyOutcome
     from fidelity._survey.page import surveys_to_html
@@ -41,6 +42,8 @@ __all__ = [
     "Card",
     "Comparison",
     "Direction",
+    "ErrorCall",
+    "ErrorContract",
     "ExitCode",
     "FamilyOutcome",
     "FidelityError",
@@ -82,6 +85,7 @@ _MODULES = {
     "fidelity._survey.result": ("Survey",),
     "fidelity._survey.run": ("survey",),
     "fidelity._survey.page": ("surveys_to_html",),
+    "fidelity._report.errors": ("ErrorCall", "ErrorContract"),
     "fidelity._sweep.api": ("sweep",),
     "fidelity._sweep.result": ("Sweep", "SweepRow"),
 }

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from probes._builtin import builtin_targets
     from probes._http.openapi import load_openapi, openapi_base_url
     from probes._http.places import ReadSpec, SendSpec
+    from probes._http.raw_request import RawHttpAnswer, raw_request
     from probes._mcp.calls import other_arguments
     from probes._mcp.clients import check_clients
     from probes._mcp.inventory import Inventory, ToolParam, inventory
     from probes._mcp.node.setup import install_needed, typescript_client
     from probes._mcp.prompts import PROMPT, Route, route_of
+    from probes._mcp.raw_call import RawAnswer, RawOutcome, raw_call
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
     from probes._mcp.schema import string_params
@@ -47,6 +49,9 @@ __all__ = [
     "Expectation",
     "Inventory",
     "ParamPath",
+    "RawAnswer",
+    "RawHttpAnswer",
+    "RawOutcome",
     "Route",
     "TextTemplate",
     "ToolParam",
@@ -62,6 +67,8 @@ __all__ = [
     "parse_http_read",
     "parse_http_send",
     "parse_mcp_read",
+    "raw_call",
+    "raw_request",
     "route_of",
     "serve_http_reflector",
     "serve_mcp_reflector",
@@ -72,6 +79,7 @@ __all__ = [
 _MODULES = {
     "probes._builtin": ("builtin_targets",),
     "probes._http.openapi": ("load_openapi", "openapi_base_url"),
+    "probes._http.raw_request": ("RawHttpAnswer", "raw_request"),
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
@@ -82,6 +90,7 @@ _MODULES = {
     "probes._payload.calibration": ("CalibrationFailed",),
     "probes._payload.locate": ("CALIBRATION_CALLS",),
     "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
+    "probes._mcp.raw_call": ("RawAnswer", "RawOutcome", "raw_call"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
     "probes._mcp.schema": ("string_params",),
     "probes._mcp.template": ("ArgumentTemplate",),

@@ -353,6 +353,30 @@ class Recorder:
         except UsageError as exc:  # shown from the test's line, not from deep inside
             raise UsageError(str(exc)) from None
 
+    def errors(
+        self,
+        server: object,
+        *,
+        allow: Iterable[str] = (),
+        tool: str | None = None,
+        yes: bool = False,
+        skip_tools: Sequence[str] = (),
+        only_tools: Sequence[str] = (),
+        timeout: float = 10.0,
+    ) -> Any:
+        """Check the error contract of the MCP ``server`` (its command, a list of words,
+        or its URL), as ``fidelity probe --errors`` does: malformed calls made from each
+        tool's schema, one verdict per answer. Fails the test when a verdict other than
+        ``structured`` is beyond ``allow`` (``error.accepted``, ``error.leaky``...) or no
+        tool could be called; returns the contract (``calls``, ``counts``)."""
+        __tracebackhide__ = True
+        from fidelity._pytest.errors import error_contract
+
+        return error_contract(
+            server, allow=allow, tool=tool, yes=yes, skip_tools=skip_tools,
+            only_tools=only_tools, timeout=timeout,
+        )  # fmt: skip
+
     def _catalogue(self, families: tuple[str, ...] | None, per_family: int) -> tuple[Payload, ...]:
         __tracebackhide__ = True
         strategies = self.strategies

@@ -65,7 +65,7 @@ def sweep_server(
     __tracebackhide__ = True
     from fidelity._sweep.api import sweep
 
-    result = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
+    result: Sweep = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
     for row in result.rows:
         if row.card is None:
             continue

@@ -42,12 +42,16 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 class JUnitCase:
     """One ``testcase``: its ``name`` (a parameter, or chain x family), the ``counts``
     of its payloads by status, the ``failure`` (message, text) when it rewrote beyond
-    ``--allow`` and the ``error`` (message, text) when it broke or measured nothing."""
+    ``--allow`` and the ``error`` (message, text) when it broke or measured nothing;
+    ``output``, when given, is its ``system-out`` instead of the counts, and
+    ``failure_type`` the type of its failure (the error contract's calls)."""
 
     name: str
     counts: tuple[tuple[str, int], ...] = ()
     failure: tuple[str, str] | None = None
     error: tuple[str, str] | None = None
+    output: str | None = None
+    failure_type: str = "fidelity.rewrite"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,12 +180,16 @@ def _case_element(parent: ET.Element, suite: str, case: JUnitCase) -> None:
     if case.failure is not None:
         message, text = case.failure
         node = ET.SubElement(
-            element, "failure", {"message": _xml_text(message), "type": "fidelity.rewrite"}
+            element, "failure", {"message": _xml_text(message), "type": case.failure_type}
         )
         node.text = _xml_text(text)
     counts = ", ".join(f"{n} {status}" for status, n in case.counts) or "none"
     out = ET.SubElement(element, "system-out")
-    out.text = f"{total} payload{'' if total == 1 else 's'}: {counts}"
+    out.text = (
+        _xml_text(case.output)
+        if case.output is not None
+        else f"{total} payload{'' if total == 1 else 's'}: {counts}"
+    )
 
 
 def render_junit(suites: Sequence[JUnitSuite], *, name: str = "fidelity") -> str:

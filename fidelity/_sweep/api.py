@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 
 if TYPE_CHECKING:
+    from fidelity._report.errors import ErrorContract
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.result import Recorder, Sweep
 
@@ -30,12 +31,73 @@ OPTION_NAMES = (
     "target", "mcp", "tool", "prompt", "resource", "param", "args", "before", "send",
     "header", "auth", "method", "read_method", "body", "name", "read", "read_tool",
     "read_args", "expect", "read_url", "id_from", "all_tools", "args_for", "skip_tool",
-    "only_tool", "config_tools", "sandbox", "env", "openapi", "only_op", "skip_op", "default",
+    "only_tool", "config_tools", "sandbox", "env", "openapi", "only_op", "skip_op",
+    "default", "errors",
     "clients", "yes", "config", "server", "jobs", "families", "examples", "max_requests",
     "rate", "concurrency", "timeout", "seed", "max_reply", "allow", "card", "check", "json",
     "html", "junit", "quiet", "list_tools", "dry_run",
 )  # fmt: skip
-_FLAGS = {"mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run"}
+_FLAGS = {"mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run", "errors"}
+
+
+@overload
+def sweep(
+    *,
+    mcp: Sequence[str] | str | None = None,
+    openapi: str | None = None,
+    base_url: str | None = None,
+    config: str | None = None,
+    yes: bool = False,
+    sandbox: bool = False,
+    families: Sequence[str] | None = None,
+    skip_tools: Sequence[str] = (),
+    only_tools: Sequence[str] = (),
+    defaults: Mapping[str, Any] | None = None,
+    args_for: Mapping[str, Mapping[str, Any]] | None = None,
+    allow: Sequence[str] = (),
+    clients: Sequence[str] = (),
+    max_requests: int | None = None,
+    timeout: float | None = None,
+    headers: Mapping[str, str] | None = None,
+    auth: tuple[str, str] | None = None,
+    examples: int = 0,
+    seed: int | None = None,
+    rate: float | None = None,
+    max_reply: int | None = None,
+    only_ops: Sequence[str] = (),
+    skip_ops: Sequence[str] = (),
+    errors: Literal[False] = False,
+) -> Sweep: ...
+
+
+@overload
+def sweep(
+    *,
+    mcp: Sequence[str] | str | None = None,
+    openapi: str | None = None,
+    base_url: str | None = None,
+    config: str | None = None,
+    yes: bool = False,
+    sandbox: bool = False,
+    families: Sequence[str] | None = None,
+    skip_tools: Sequence[str] = (),
+    only_tools: Sequence[str] = (),
+    defaults: Mapping[str, Any] | None = None,
+    args_for: Mapping[str, Mapping[str, Any]] | None = None,
+    allow: Sequence[str] = (),
+    clients: Sequence[str] = (),
+    max_requests: int | None = None,
+    timeout: float | None = None,
+    headers: Mapping[str, str] | None = None,
+    auth: tuple[str, str] | None = None,
+    examples: int = 0,
+    seed: int | None = None,
+    rate: float | None = None,
+    max_reply: int | None = None,
+    only_ops: Sequence[str] = (),
+    skip_ops: Sequence[str] = (),
+    errors: Literal[True],
+) -> ErrorContract: ...
 
 
 def sweep(
@@ -63,7 +125,8 @@ def sweep(
     max_reply: int | None = None,
     only_ops: Sequence[str] = (),
     skip_ops: Sequence[str] = (),
-) -> Sweep:
+    errors: bool = False,
+) -> Sweep | ErrorContract:
     """Sweep every string parameter of a whole target; return the :class:`Sweep`.
 
     What ``fidelity probe --all-tools`` (``mcp=``: a server's command as a list of
@@ -78,6 +141,13 @@ def sweep(
     HTTP; ``${VAR}`` in a header value is read from the environment, as the CLI
     does), ``examples``, ``seed``, ``rate`` (requests per second), ``max_reply``
     (bytes), ``only_ops`` and ``skip_ops`` (``--only-op``/``--skip-op``).
+
+    With ``errors=True`` it checks the error contract instead, as ``fidelity probe
+    --errors`` does (no payload is sent): each tool (or operation) gets the malformed
+    calls made from its schema, and the result is an :class:`ErrorContract` (``calls``
+    with their verdicts, ``counts``, ``exit_code()``: the CLI's for the same run);
+    ``allow`` then takes the verdict ids (``error.accepted``...); ``families``,
+    ``clients``, ``examples``, ``seed``, ``rate`` do not apply to it.
 
     Nothing is printed and no file is written: the result holds the rows, the exit
     code the CLI exits with for the same run, the ``--json`` document
@@ -99,6 +169,11 @@ def sweep(
         raise UsageError("give sweep() one target: mcp=[COMMAND, ...] or URL, or openapi=SPEC.")
     if base_url is not None and openapi is None:
         raise UsageError("base_url= is the base URL of an openapi= document; give openapi=.")
+    verdicts: tuple[str, ...] = ()
+    if errors:
+        from fidelity._sweep.errors_plan import errors_allow
+
+        verdicts, allow = errors_allow(_items(allow)), ()
     values: dict[str, Any] = {
         "yes": yes,
         "sandbox": sandbox,
@@ -125,6 +200,16 @@ def sweep(
 
     forget()  # the sweep's secrets (headers, auth) are masked in what it writes, then gone
     try:
+        if errors:
+            from fidelity._sweep.errors_api import errors_of
+
+            values["allow"] = None
+            if openapi is not None:
+                return errors_of(_options(values, openapi=openapi), base_url, allow=verdicts)
+            assert mcp is not None
+            words = [mcp] if isinstance(mcp, str) else list(mcp)
+            mcp_options = _options(values, target=words, mcp=True, errors=True)
+            return errors_of(mcp_options, None, allow=verdicts)
         if openapi is not None:
             return _sweep_openapi(_options(values, openapi=openapi), base_url)
         assert mcp is not None

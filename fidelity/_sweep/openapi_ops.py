@@ -18,6 +18,7 @@ import fnmatch
 import json
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -27,7 +28,16 @@ from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation, OpField
 from fidelity._sweep.openapi_read import read_back
 from fidelity._sweep.templates import literal_braces
 
-__all__ = ["SAFE_METHODS", "describe", "fields", "operations", "path_segment"]
+__all__ = [
+    "SAFE_METHODS",
+    "ValidRequest",
+    "consent",
+    "describe",
+    "fields",
+    "operations",
+    "path_segment",
+    "valid_request",
+]
 
 #: The methods called without ``--yes``: those HTTP defines as safe.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -312,3 +322,37 @@ def describe(op_field: OpField) -> str:
     if request is None:
         return safe(op_field.skipped)
     return safe(f"{request.method} {request.url} send {request.send}; read: {request.read_how}")
+
+
+@dataclass(frozen=True, slots=True)
+class ValidRequest:
+    """A request of an operation whose values are all made valid: its URL (path and
+    required query parameters), headers, body media type and schema, and JSON body."""
+
+    url: str
+    headers: Mapping[str, str]
+    media: str | None
+    schema: Mapping[str, Any]
+    body: Any
+
+
+def valid_request(op: Operation, fill: Fill) -> ValidRequest:
+    """The request of ``op`` with every required value made from the schema (or
+    ``--default``): what the error contract makes one value of malformed."""
+    rng = fill.rng(op)
+    body = _body(op)
+    media, schema = body if body is not None else (None, {})
+    made = _body_template(fill, schema, rng, ()) if media == "application/json" else None
+    return ValidRequest(
+        url=_url(fill, op, rng, None),
+        headers=_headers(fill, op, rng, None),
+        media=media,
+        schema=schema,
+        body=made,
+    )
+
+
+def consent(op: Operation, fill: Fill) -> str:
+    """Why ``op`` is not called (``""`` when it may be): a method other than GET, HEAD
+    and OPTIONS without ``--yes``."""
+    return _guard(op, fill)

@@ -35,12 +35,14 @@ REQUEST_TIMEOUT = -32001
 
 
 class RpcError(Exception):
-    """A JSON-RPC error: ``code`` and ``message`` as the client library reported them."""
+    """A JSON-RPC error: ``code``, ``message`` and ``data`` (``None`` when it had none) as
+    the client library reported them."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.data = data
 
 
 class UnparsableReply(Exception):

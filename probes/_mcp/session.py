@@ -291,7 +291,7 @@ class McpSession:
         try:
             return self.call(call, bound)
         except MCPError as exc:
-            raise RpcError(exc.code, str(exc.message)) from None
+            raise RpcError(exc.code, str(exc.message), exc.data) from None
 
     def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
         """One ``prompts/get`` within ``timeout`` seconds (``bound`` for the whole call):

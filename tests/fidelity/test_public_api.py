@@ -16,6 +16,8 @@ FIDELITY_ALL = {
     "Card",
     "Comparison",
     "Direction",
+    "ErrorCall",
+    "ErrorContract",
     "ExitCode",
     "FamilyOutcome",
     "FidelityError",

@@ -91,6 +91,9 @@ exit codes:
   With --clients: these rules hold for each client's run; one client that measured
   nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.
+  With --errors: 1 when an answer's verdict other than structured is beyond --allow
+  (error.unnamed, error.leaky, error.accepted, error.crashed, error.timeout), 3 when
+  the server could not be reached or none of its tools could be called, else 0.
 
 warnings (one line each, kept in the JSON result; the exit code is unchanged): more
 than half of the payloads sent rejected by the target (with the most common error);
@@ -330,6 +333,16 @@ def register(sub: Any) -> None:
         help="allow calling tools that are not annotated readOnlyHint: true (annotations "
         "are hints from an untrusted server, not guarantees)",
     )
+    target.add_argument(
+        "--errors",
+        action="store_true",
+        help="check the error contract instead of sending payloads: each tool (or --tool's) "
+        "gets malformed calls made from its schema (a required argument missing, a string "
+        "given a number, an extra argument, a value outside a declared enum, minLength, "
+        "maxLength or pattern, an empty object), plus one call to a tool that does not "
+        "exist; each answer is structured, unnamed, leaky, accepted, crashed or timeout "
+        "(--allow error.accepted... lets a verdict pass)",
+    )
     servers = p.add_argument_group("several servers")
     servers.add_argument(
         "--config",
@@ -405,6 +418,14 @@ def run(args: argparse.Namespace) -> int:
     from fidelity._sweep.isolation import sandboxed
     from fidelity._sweep.plan import plan_from_args
 
+    if getattr(args, "errors", False) and args.config is None and args.openapi is None:
+        from fidelity._cli.probe.errors_cli import run_errors_cli
+
+        return run_errors_cli(args)
+    if getattr(args, "errors", False) and args.config is not None:
+        from fidelity._cli.probe.errors_cli import run_errors_config
+
+        return run_errors_config(args)
     if args.config is not None:
         from fidelity._cli.probe.servers import execute_config
 

@@ -48,7 +48,14 @@ def run_openapi(args: argparse.Namespace) -> int:
     )
     from fidelity._sweep.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
 
-    if getattr(args, "check", None) is not None:
+    errors = bool(getattr(args, "errors", False))
+    allow: tuple[str, ...] = ()
+    if errors:
+        from fidelity._sweep.errors_plan import errors_allow
+
+        allow = errors_allow(args.allow)
+        args.allow = None
+    if getattr(args, "check", None) is not None and not errors:
         raise UsageError(
             "--check compares one endpoint's run with its card block; with --openapi write "
             "the blocks with --card and the result with --json, then check them with "
@@ -85,5 +92,9 @@ def run_openapi(args: argparse.Namespace) -> int:
         auth=parse_auth(args.auth),
     )
     args.target = [base]
+    if errors:
+        from fidelity._cli.probe.errors_cli import run_errors_http
+
+        return run_errors_http(args, options, allow)
     plan = plan_from_args(args)
     return execute_openapi(plan, options, terminal(plan))
