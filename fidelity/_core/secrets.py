@@ -25,7 +25,7 @@ import html
 import json
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "mask_url",
     "mask_words",
     "remember",
+    "remember_env",
     "remember_url",
 ]
 
@@ -53,6 +54,8 @@ _SECRET_NAME = re.compile(
     r"token|key|passw|pwd|secret|sig|auth|session|cookie|credential|jwt|bearer|private",
     re.IGNORECASE,
 )
+#: A value of an environment variable this long is a secret whatever its name.
+_LONG_VALUE = 16
 #: The smallest base64 or hex run masked (a shorter one matches by chance).
 _SHORTEST_ENCODED = 6
 
@@ -66,11 +69,26 @@ def looks_secret(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+#: Values never taken for a secret: masking them would mask the words of every output
+#: (a JSON ``true``), whatever variable or header held them.
+_PLAIN = frozenset({"true", "false", "null", "none", "yes", "no", "on", "off"})
+
+
+def _secret_like(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and len(value) >= SHORTEST
+        and value.strip().lower() not in _PLAIN
+        and not (value.isdigit() and len(value) < 8)  # a port, a count
+    )
+
+
 def remember(*values: str) -> None:
-    """Add ``values`` to the run's secrets (a value shorter than ``SHORTEST`` is not)."""
+    """Add ``values`` to the run's secrets (not a value shorter than ``SHORTEST``, a
+    JSON keyword or a short number: they would mask the words of every output)."""
     with _lock:
         for value in values:
-            if isinstance(value, str) and len(value) >= SHORTEST and value not in _known:
+            if _secret_like(value) and value not in _known:
                 _known.append(value)
                 _known.sort(key=len, reverse=True)  # a longer secret masked first
     _forms.cache_clear()
@@ -87,6 +105,14 @@ def known() -> tuple[str, ...]:
     """The run's secrets, longest first."""
     with _lock:
         return tuple(_known)
+
+
+def remember_env(env: Iterable[tuple[str, str]] | Mapping[str, str]) -> None:
+    """Remember the values of an environment given to a server that are secrets: those
+    of secret-looking names (``API_TOKEN``), and any long enough to be a token (16
+    characters and more); ``MODE=production`` is not masked everywhere."""
+    pairs = env.items() if isinstance(env, Mapping) else env
+    remember(*(v for k, v in pairs if looks_secret(k) or len(v) >= _LONG_VALUE))
 
 
 def remember_url(url: str) -> None:

@@ -55,6 +55,11 @@ __all__ = [
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Header values that hold no secret (never masked everywhere).
+_PLAIN_HEADERS = frozenset(
+    {"accept", "accept-encoding", "accept-language", "content-type", "user-agent"}
+)
 _IN_QUERY_PATH_HEADER = ("query", "path", "url", "header")
 
 
@@ -103,7 +108,7 @@ def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
     token after their scheme, the password of ``--auth`` and of a URL, a URL's
     secret-looking query values, the value of a secret-looking ``NAME=VALUE`` word of
     a stdio server's command, and ``--env`` values."""
-    from fidelity._core.secrets import looks_secret, remember, remember_url
+    from fidelity._core.secrets import looks_secret, remember, remember_env, remember_url
 
     environ = os.environ if environ is None else environ
     if getattr(args, "auth", None) is not None:
@@ -127,14 +132,18 @@ def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
             name, sep, value = word.partition("=")
             if sep and looks_secret(name.lstrip("-")):
                 remember(value)
+            elif sep and _ENV_NAME.fullmatch(name):
+                remember_env([(name, value)])
     for value in getattr(args, "header", None) or ():
         name, _, text = value.partition(":")
+        if name.strip().lower() in _PLAIN_HEADERS:
+            continue
         text = _expand(text.strip(), environ)
         remember(text, text.rpartition(" ")[2])
         if name.strip().lower() == "cookie":  # each cookie's value on its own
             remember(*(pair.partition("=")[2].strip() for pair in text.split(";")))
-    for value in getattr(args, "env", None) or ():
-        remember(_expand(value.partition("=")[2], environ, "--env"))
+    env = [value.partition("=") for value in getattr(args, "env", None) or ()]
+    remember_env([(name, _expand(text, environ, "--env")) for name, _, text in env])
 
 
 def parse_headers(
@@ -159,9 +168,6 @@ def parse_headers(
             )
         headers.append((name, text))
     return tuple(headers)
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_env(

@@ -62,3 +62,16 @@ def test_a_recorded_command_shows_no_secret() -> None:
         "env", "API_TOKEN=***", "HOME=/h", "server", "--api-key", "***", "--token=***",
         "http://h/?access_token=***",
     ]  # fmt: skip
+
+
+def test_words_and_short_numbers_are_never_taken_for_secrets() -> None:
+    secrets.remember("true", "False", "8080", "null", "s3cretvalue")
+    assert secrets.known() == ("s3cretvalue",)
+    assert secrets.mask('{"complete": true, "port": 8080}') == '{"complete": true, "port": 8080}'
+
+
+def test_an_environment_gives_its_secret_looking_and_long_values() -> None:
+    secrets.remember_env(
+        {"API_TOKEN": "tok-1234", "MODE": "production", "OPAQUE": "0123456789abcdefXYZ"}
+    )
+    assert secrets.known() == ("0123456789abcdefXYZ", "tok-1234")

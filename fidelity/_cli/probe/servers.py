@@ -324,10 +324,11 @@ def execute_config(args: argparse.Namespace) -> int:
     _check(args)
     jobs = _jobs(args.jobs)
     servers = read_config(args.config, args.server or ())
-    from fidelity._core.secrets import remember
+    from fidelity._core.secrets import remember, remember_env
 
     for server in servers:
-        remember(*server.secrets)
+        remember(*server.headers.values())
+        remember_env(server.env)
     for option, path in (("--json", args.json), ("--card", args.card), ("--junit", args.junit)):
         if path is not None:
             writable(path, option)
