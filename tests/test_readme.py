@@ -193,8 +193,8 @@ def test_every_install_command_shown_works_without_a_package_index() -> None:
 
 
 def test_the_safety_section_states_the_limits_the_code_applies() -> None:
+    from fidelity._cli.probe import preview
     from fidelity._report.html import text as html_text
-    from fidelity._sweep import listing
     from fidelity._sweep.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT
     from probes._mcp import session
     from probes._mcp.node import session as node_session
@@ -205,7 +205,7 @@ def test_the_safety_section_states_the_limits_the_code_applies() -> None:
     assert DEFAULT_MAX_REPLY == CLI_DEFAULT
     assert f"default {size_text(DEFAULT_MAX_REPLY)}" in text
     assert f"at most {session._MAX_TOOLS} tools" in text
-    assert f"prints at most {listing._MAX_TOOLS}" in text
+    assert f"prints at most {preview._MAX_TOOLS}" in text
     assert f"{html_text.MAX_UNITS} code points of a value" in text
     assert f"nested more than about {node_session._MAX_DEPTH} levels" in text
     assert "only tools annotated `readOnlyHint: true`" in text

@@ -108,7 +108,7 @@ def _texts(args: argparse.Namespace) -> list[bytes]:
 def _join(args: argparse.Namespace, named: tuple[tuple[str, Card], ...]) -> int:
     """The parts of a run split across CI jobs, joined: the map of servers x families,
     the document and the JUnit that one ``fidelity probe --config`` run writes."""
-    from fidelity._cli.joined import read_parts, servers_map, write_cards
+    from fidelity._sweep.joined import read_parts, servers_map, write_cards
 
     cards = [card for _, card in named]
     failed = read_parts(_texts(args))
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.result) > 1 and args.update is not None:
         return _join(args, named)
     if args.junit is not None:
-        from fidelity._cli.joined import FAILED_CASE, read_parts
+        from fidelity._sweep.joined import FAILED_CASE, read_parts
         from fidelity._sweep.junit import write_junit
 
         failed = read_parts(_texts(args))

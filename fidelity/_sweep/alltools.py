@@ -286,12 +286,12 @@ def execute_all(plan: ProbePlan, listen: Listen | None = None) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code (``listen``:
     who hears the run, see :func:`~fidelity._sweep.rows.run_rows`)."""
     from fidelity._sweep.isolation import left_out
-    from fidelity._sweep.listing import _tools_of
+    from fidelity._sweep.listing import tools_of
     from fidelity._sweep.outputs import check_outputs
     from probes.frontend import inventory
 
     check_outputs(plan)
-    tools = _tools_of(plan, reads=True)
+    tools = tools_of(plan, reads=True)
     if _config_tools(plan, tools):
         return ExitCode.OK
     inv = _left_out(plan, tools, inventory(tools, allow_destructive=plan.yes, switch="--yes"))

@@ -1,4 +1,5 @@
-"""``fidelity.sweep(...)``: what ``fidelity probe --all-tools`` and ``--openapi`` run,
+"""``fidelity.sweep(...)``: what ``fidelity probe --all-tools``, ``--openapi`` and
+``--config`` run,
 called from Python, returning a :class:`~fidelity._sweep.result.Sweep` and printing
 nothing.
 
@@ -106,6 +107,8 @@ def sweep(
     openapi: str | None = None,
     base_url: str | None = None,
     config: str | None = None,
+    server: Sequence[str] = (),
+    jobs: int = 1,
     yes: bool = False,
     sandbox: bool = False,
     families: Sequence[str] | None = None,
@@ -130,9 +133,12 @@ def sweep(
     """Sweep every string parameter of a whole target; return the :class:`Sweep`.
 
     What ``fidelity probe --all-tools`` (``mcp=``: a server's command as a list of
-    words, or its Streamable HTTP URL) and ``fidelity probe --openapi`` (``openapi=``:
+    words, or its Streamable HTTP URL), ``fidelity probe --openapi`` (``openapi=``:
     the document's file or URL; ``base_url=`` the API's, else the document's first
-    server) run, with the CLI's options under Python names: ``yes`` (``--yes``: call
+    server) and ``fidelity probe --config`` (``config=``: an MCP client's configuration
+    file; ``server=`` the names of the servers to sweep, else all; ``jobs=`` how many
+    at once, each server in its own process, its rows named ``SERVER.TOOL.PARAM``) run,
+    with the CLI's options under Python names: ``yes`` (``--yes``: call
     the tools not annotated read-only), ``sandbox``, ``families``, ``skip_tools`` and
     ``only_tools`` (globs), ``defaults`` (``--default``: a value per parameter name, or
     per field of an operation), ``args_for`` (``--args-for``: a tool's pinned
@@ -156,17 +162,19 @@ def sweep(
     reached :class:`TargetError` (both one sentence, in the CLI's words); a run that
     broke or measured nothing returns exit code 3 with ``message`` saying why.
     ``clients`` is checked as ``--clients`` is (with every tool swept, the CLI refuses
-    it). ``config=`` (a client's configuration file, ``--config``) is not supported
-    yet: it raises :class:`UsageError`.
+    it). With ``config=``, the exit code is the worst of the servers' (2 when a glob
+    or an ``args_for`` tool matched no tool of any server reached, ``message`` says
+    which) and :meth:`Sweep.to_json` is the document ``--config`` writes.
     """
-    given = [name for name, value in (("mcp", mcp), ("openapi", openapi)) if value]
-    if config is not None:
-        raise UsageError(
-            "sweep(config=...) is not supported yet; run fidelity probe --config FILE, or "
-            "sweep each server of the file with mcp=[COMMAND, ...]."
-        )
+    given = [
+        name for name, value in (("mcp", mcp), ("openapi", openapi), ("config", config)) if value
+    ]
     if len(given) != 1:
-        raise UsageError("give sweep() one target: mcp=[COMMAND, ...] or URL, or openapi=SPEC.")
+        raise UsageError(
+            "give sweep() one target: mcp=[COMMAND, ...] or URL, openapi=SPEC, or config=FILE."
+        )
+    if (server or jobs != 1) and config is None:
+        raise UsageError("server= and jobs= choose servers of a config= file; give it.")
     if base_url is not None and openapi is None:
         raise UsageError("base_url= is the base URL of an openapi= document; give openapi=.")
     verdicts: tuple[str, ...] = ()
@@ -203,6 +211,12 @@ def sweep(
         if errors:
             from fidelity._sweep.errors_api import errors_of
 
+            if config is not None:
+                raise UsageError(
+                    "errors=True checks one server or API; for a config file run "
+                    "fidelity probe --config FILE --errors."
+                )
+
             values["allow"] = None
             if openapi is not None:
                 return errors_of(_options(values, openapi=openapi), base_url, allow=verdicts)
@@ -210,6 +224,8 @@ def sweep(
             words = [mcp] if isinstance(mcp, str) else list(mcp)
             mcp_options = _options(values, target=words, mcp=True, errors=True)
             return errors_of(mcp_options, None, allow=verdicts)
+        if config is not None:
+            return _sweep_config(values, config, server, jobs, base_url=base_url)
         if openapi is not None:
             return _sweep_openapi(_options(values, openapi=openapi), base_url)
         assert mcp is not None
@@ -255,6 +271,41 @@ def _sweep_mcp(options: argparse.Namespace) -> Sweep:
         return _ended(recorder, plan, lambda: execute_all(plan, recorder.listen))
 
 
+def _sweep_config(
+    values: Mapping[str, Any],
+    config: str,
+    server: Sequence[str],
+    jobs: int,
+    *,
+    base_url: str | None,
+) -> Sweep:
+    from fidelity._sweep.result import fleet_sweep
+    from fidelity._sweep.servers import fleet_options, run_fleet
+
+    # The options that describe one target (the file gives each server's own).
+    given = [
+        name
+        for name, value in (
+            ("base_url", base_url),
+            ("clients", values["clients"]),
+            ("headers", values["header"]),
+            ("auth", values["auth"]),
+            ("only_ops", values["only_op"]),
+            ("skip_ops", values["skip_op"]),
+        )
+        if value
+    ]
+    if given:
+        raise UsageError(
+            f"sweep(config=...) sweeps every server of the file with the --all-tools rules; "
+            f"{given[0]}= describes one target: drop it, or sweep that server on its own."
+        )
+    options = fleet_options(
+        {**values, "config": config, "server": _items(server), "jobs": str(jobs)}
+    )
+    return fleet_sweep(run_fleet(options))
+
+
 def _sweep_openapi(options: argparse.Namespace, base_url: str | None) -> Sweep:
     from fidelity._sweep.openapi_run import (
         OpenApiOptions,
@@ -275,15 +326,8 @@ def _sweep_openapi(options: argparse.Namespace, base_url: str | None) -> Sweep:
     from fidelity._sweep.request_options import parse_auth, parse_headers
 
     timeout = parse_seconds("--timeout", options.timeout, default=DEFAULT_TIMEOUT)
-    options.target = [
-        resolve_base(
-            spec,
-            base_url,
-            timeout,
-            headers=parse_headers(options.header),
-            auth=parse_auth(options.auth),
-        )
-    ]
+    headers, auth = parse_headers(options.header), parse_auth(options.auth)
+    options.target = [resolve_base(spec, base_url, timeout, headers=headers, auth=auth)]
     plan = plan_from_args(options)
     recorder = Recorder()
     return _ended(recorder, plan, lambda: execute_openapi(plan, openapi, recorder.listen))

@@ -5,8 +5,9 @@ argument, the read-back by calibration calls); the plan is then pinned, so every
 client sends the same payloads to the same tool with the same arguments, steps and
 read-back. Each client runs in turn, with its own server process (stdio) or session
 (Streamable HTTP), its own ``{run}`` (so a stateful server keeps each client's data
-apart) and an equal share of ``--max-requests``. What each saw is printed side by
-side (:func:`fidelity._report.client_map.render_client_map`); the JSON result and
+apart) and an equal share of ``--max-requests``. What each saw is shown side by side
+by the caller's reporter (the CLI's, with
+:func:`fidelity._report.client_map.render_client_map`); the JSON result and
 the card hold the first client's map and a ``clients`` section with every client's
 run and the payloads on which they disagree.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
 from fidelity._report.card_render import card_json
-from fidelity._run.events import Dispatch, Event, RunDone, RunStarted
+from fidelity._run.events import Dispatch, RunDone, RunStarted
 from fidelity._run.messages import one_line
 from fidelity._sweep.plan import ProbePlan
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from fidelity._run.target import Prepared
     from fidelity._run.verdict import Verdict
 
-__all__ = ["execute_clients"]
+__all__ = ["Matrix", "execute_clients"]
 
 
 class _Run:
@@ -80,7 +81,7 @@ class _Run:
         )
 
 
-class _Matrix:
+class Matrix:
     """The runs so far, and the documents they make (also while a run goes on)."""
 
     def __init__(self, plan: ProbePlan, name: str, examples: int, setup: Any) -> None:
@@ -152,63 +153,6 @@ def _survey_one(
         run.library = info.library if info is not None else ""
         run.protocol_version = info.protocol_version if info is not None else ""
         run.target = dict(probe.environment)
-
-
-def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
-    from fidelity._report.client_map import render_client_map
-    from fidelity._report.terminal import use_color
-    from fidelity._sweep.execute import survey_of
-    from fidelity._sweep.terminal import summary_line
-
-    stream = sys.stderr if plan.json == "-" else sys.stdout
-    if not plan.quiet:
-        stream.write(render_client_map(section, color=use_color(stream)))
-        # How to fix each kind, once, whichever clients saw it.
-        from fidelity._report.hints import hints
-        from fidelity._report.rewrites import from_observations
-
-        seen = [o for run in matrix.runs for o in run.observations]
-        stream.writelines(f"{hint.line()}\n" for hint in hints(from_observations(seen)))
-    for run in matrix.runs:
-        partial = survey_of(plan, matrix.chain, run.observations, matrix.examples, matrix.name)
-        line = f"{run.client}: {summary_line(partial)}"
-        if partial.unexpected:
-            line += f"; rewrites beyond --allow: {', '.join(sorted(partial.unexpected))}"
-        if not run.complete:
-            line += f"; incomplete: {run.error.rstrip('.')}"
-        stream.write(safe(line) + ".\n")
-    from fidelity._sweep.execute import noise_warning
-
-    for run in matrix.runs:
-        # A failure is the exit's sentence (see _exit_code); the warnings are said here.
-        noise = [noise_warning(*run.noise)] if run.noise[0] else []
-        warnings = [*run.verdict(plan).warnings, *noise]
-        stream.writelines(safe(f"warning: {run.client}: {w}") + "\n" for w in warnings)
-    beyond = len({(d.payload_id, d.sent) for d in section.disagreements})
-    if len(matrix.runs) > 1:
-        stream.write(
-            f"the clients disagree on {beyond} payload{'' if beyond == 1 else 's'} beyond "
-            "--allow.\n"
-            if beyond
-            else "the clients agree (beyond what --allow accepts).\n"
-        )
-    stream.flush()
-
-
-class _Printer:
-    """The terminal of a run through several clients: their map side by side, a fix
-    per rewrite, a line per client, the warnings, whether they agree (a handler of
-    the run's :class:`~fidelity._run.events.RunDone`)."""
-
-    def __init__(self, plan: ProbePlan, matrix: _Matrix) -> None:
-        self.plan = plan
-        self.matrix = matrix
-
-    def __call__(self, event: Event) -> None:
-        from fidelity._report.clients import ClientsSection
-
-        if isinstance(event, RunDone) and isinstance(event.outcome, ClientsSection):
-            _print(self.plan, self.matrix, event.outcome)
 
 
 def _preflight(plan: ProbePlan) -> None:
@@ -297,7 +241,7 @@ def _calibrate_first(
 
 def _each_client(
     plan: ProbePlan,
-    matrix: _Matrix,
+    matrix: Matrix,
     opened: tuple[int, Any, Probe],
     found: _First,
     dispatch: Handler,
@@ -342,8 +286,12 @@ def _each_client(
                 manager.__exit__(None, None, None)
 
 
-def execute_clients(plan: ProbePlan) -> int:
-    """Run ``fidelity probe --clients`` as planned; return the exit code."""
+def execute_clients(
+    plan: ProbePlan, reporter: Callable[[ProbePlan, Matrix], Handler] | None = None
+) -> int:
+    """Run ``fidelity probe --clients`` as planned; return the exit code. ``reporter``
+    makes the handler that hears the run after the outputs, given the runs so far (the
+    CLI's terminal: the clients' map side by side)."""
     from fidelity._report.results import ResultWriter
     from fidelity._sweep.execute import catalogue_payloads, with_seed
     from fidelity._sweep.outputs import card_writers, check_outputs
@@ -366,14 +314,15 @@ def execute_clients(plan: ProbePlan) -> int:
         with suppress(Exception):
             manager.__exit__(None, None, None)
         raise
-    matrix = _Matrix(plan, found.name, found.ready.examples, found.setup)
+    matrix = Matrix(plan, found.name, found.ready.examples, found.setup)
     matrix.chain = probe.name
     for run in matrix.runs:
         run.error = unopened.get(run.client, "")
     writer = None
     if plan.json is not None:
         writer = ResultWriter(plan.json, lambda _: card_json(matrix.card(complete=False)))
-    dispatch = Dispatch(card_writers(plan, writer), reporters=(_Printer(plan, matrix),))
+    reporters = (reporter(plan, matrix),) if reporter is not None else ()
+    dispatch = Dispatch(card_writers(plan, writer), reporters=reporters)
     dispatch(RunStarted(name=found.name, targets=plan.clients))
     try:
         _each_client(plan, matrix, (first, manager, probe), found, dispatch)
@@ -400,7 +349,7 @@ def execute_clients(plan: ProbePlan) -> int:
     return code
 
 
-def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int:
+def _exit_code(plan: ProbePlan, matrix: Matrix, section: ClientsSection) -> int:
     stopped = [r for r in matrix.runs if not r.complete]
     if stopped:
         first = stopped[0]

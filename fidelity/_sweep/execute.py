@@ -5,11 +5,11 @@ The target is opened and prepared (:func:`fidelity._run.target.prepare`), swept
 :class:`~fidelity._run.events.Dispatch`: the JSON result kept current with each
 observation (so an interrupted run keeps what it saw), then at
 :class:`~fidelity._run.events.RunDone` the HTML page, the card block, the JUnit cases
-(:mod:`~fidelity._sweep.outputs`) and the terminal map
-(:mod:`~fidelity._sweep.terminal`). The run's circuit breaker stops a target that
-never answered after its first failure, one that stops answering after three
-consecutive failures; either way the observations made so far are written, marked
-incomplete, and the command exits 3 with one sentence.
+(:mod:`~fidelity._sweep.outputs`), then the caller's reporters (the CLI's terminal
+map; the outcome they are shown is a :class:`~fidelity._sweep.terminal.Shown`). The
+run's circuit breaker stops a target that never answered after its first failure, one
+that stops answering after three consecutive failures; either way the observations
+made so far are written, marked incomplete, and the command exits 3 with one sentence.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from fidelity._sweep.terminal import Shown
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._report.card import Card
+    from fidelity._run.events import Handler
     from fidelity._survey.result import Survey
 
 __all__ = [
@@ -229,18 +230,12 @@ def run_card(survey: Survey, setup: Any, *, complete: bool) -> Card:
 # -- the command ------------------------------------------------------------------
 
 
-def execute(plan: ProbePlan) -> int:
-    """Run ``fidelity probe`` as planned; return the exit code."""
-    if plan.list_tools:
-        from fidelity._sweep.listing import list_tools
-
-        return list_tools(plan)
+def execute(plan: ProbePlan, reporters: Sequence[Handler] = ()) -> int:
+    """Run ``fidelity probe`` as planned (one tool, one endpoint); return the exit code.
+    ``reporters`` hear the run's events after the outputs (the CLI's terminal map).
+    (``--list-tools`` and ``--dry-run`` send nothing: the CLI prints them.)"""
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
-    if plan.dry_run:
-        from fidelity._sweep.listing import dry_run
-
-        return dry_run(plan, payloads)
     from fidelity._sweep.outputs import check_outputs
 
     check_outputs(plan)
@@ -254,7 +249,7 @@ def execute(plan: ProbePlan) -> int:
 
     manager, probe = open_target(plan)
     try:
-        return _probe(plan, probe, payloads, checked)
+        return _probe(plan, probe, payloads, checked, reporters)
     finally:
         with suppress(Exception):
             manager.__exit__(None, None, None)
@@ -275,7 +270,11 @@ def with_seed(plan: ProbePlan) -> ProbePlan:
 
 
 def _probe(
-    plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
+    plan: ProbePlan,
+    probe: Probe,
+    payloads: Sequence[Payload],
+    checked: bytes | None,
+    reporters: Sequence[Handler],
 ) -> int:
     plan = with_seed(plan)
     from fidelity._sweep.outputs import check_outputs
@@ -304,7 +303,9 @@ def _probe(
     def partial(seen: Sequence[Observation]) -> Survey:
         return survey_of(plan, probe.name, seen, examples, name=name, target=probe.environment)
 
-    dispatch = _handlers(plan, lambda seen: run_card(partial(seen), setup, complete=False))
+    dispatch = _handlers(
+        plan, lambda seen: run_card(partial(seen), setup, complete=False), reporters
+    )
     dispatch(RunStarted(name=name, targets=(name,)))
     seen: list[Observation] = []
     try:
@@ -350,19 +351,22 @@ def _probe(
     return _exit_code(plan, result, verdict, card, checked)
 
 
-def _handlers(plan: ProbePlan, snapshot: Callable[[Sequence[Observation]], Card]) -> Dispatch:
+def _handlers(
+    plan: ProbePlan,
+    snapshot: Callable[[Sequence[Observation]], Card],
+    reporters: Sequence[Handler] = (),
+) -> Dispatch:
     """The outputs of a one-card run as handlers of its events: the JSON result (kept
     current with ``snapshot``, the card of the observations so far), the HTML page, the
-    card block, the JUnit cases; then the terminal map."""
+    card block, the JUnit cases; then ``reporters`` (the CLI's terminal map)."""
     from fidelity._sweep.outputs import card_writers
-    from fidelity._sweep.terminal import MapPrinter
 
     writer = None
     if plan.json is not None:
         from fidelity._report.results import ResultWriter
 
         writer = ResultWriter(plan.json, lambda seen: card_json(snapshot(seen)))
-    return Dispatch(card_writers(plan, writer), reporters=(MapPrinter(plan),))
+    return Dispatch(card_writers(plan, writer), reporters=tuple(reporters))
 
 
 def _exit_code(

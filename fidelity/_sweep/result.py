@@ -4,16 +4,19 @@ string parameter of the target (a tool parameter, an operation field), the exit 
 ``--json`` document, the ``--card`` blocks, the ``--html`` page, the ``--junit`` cases.
 
 The record is built by a handler of the run's events (:class:`Recorder`): the library's
-listener, where the CLI's is its terminal.
+listener, where the CLI's is its terminal. A sweep of a configuration file's servers is
+built from how they ended (:func:`fleet_sweep`): its outputs are ``--config``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
+from fidelity._core.errors import UsageError
 from fidelity._run.events import Event, RunDone
 from fidelity._sweep.rows_model import ParamRun
 
@@ -23,19 +26,21 @@ if TYPE_CHECKING:
     from fidelity._run.events import Handler
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
+    from fidelity._sweep.servers import Fleet
 
-__all__ = ["Recorder", "Sweep", "SweepRow"]
+__all__ = ["Recorder", "Sweep", "SweepRow", "fleet_sweep"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SweepRow:
     """One string parameter of the target and how it ended.
 
-    ``name`` is ``TOOL.PARAM`` (``METHOD /path FIELD`` for an OpenAPI operation's field);
-    ``card`` its contract card when it was surveyed, else ``None`` and ``skipped`` says
-    why (constrained, needs ``yes``, no read-back...). ``unexpected`` holds the kinds of
-    rewrite beyond ``allow``; ``failure`` the sentence of a run that broke and
-    ``nothing`` that of one that measured nothing (both make the exit code 3).
+    ``name`` is ``TOOL.PARAM`` (``METHOD /path FIELD`` for an OpenAPI operation's field,
+    ``SERVER.TOOL.PARAM`` for a server of a configuration file); ``card`` its contract
+    card when it was surveyed, else ``None`` and ``skipped`` says why (constrained,
+    needs ``yes``, no read-back...). ``unexpected`` holds the kinds of rewrite beyond
+    ``allow``; ``failure`` the sentence of a run that broke and ``nothing`` that of one
+    that measured nothing (both make the exit code 3).
     """
 
     name: str
@@ -66,7 +71,10 @@ class Sweep:
     value came back; 1: rewrites beyond ``allow``; 3: the run broke or measured
     nothing, ``message`` says why in one sentence); ``complete`` is False when the run
     stopped before every parameter (the server went away); ``tools_without_strings``
-    names the tools (operations) that have no string parameter.
+    names the tools (operations) that have no string parameter. With ``config=``, the
+    rows are every server's (cards first, in the file's order), ``failed`` lists the
+    servers that could not be surveyed at all (server, sentence), and ``message`` is
+    the sentence of a glob that matched no tool of any server reached (exit code 2).
     """
 
     rows: tuple[SweepRow, ...]
@@ -74,15 +82,13 @@ class Sweep:
     message: str = ""
     complete: bool = True
     tools_without_strings: tuple[str, ...] = ()
-    _plan: ProbePlan = field(repr=False, compare=False)
-    _inv: Rows = field(repr=False, compare=False)
-    _runs: tuple[ParamRun, ...] = field(repr=False, compare=False)
-    _noun: str = field(default="tool parameter", repr=False, compare=False)
+    failed: tuple[tuple[str, str], ...] = ()
+    _outputs: _Outputs = field(repr=False, compare=False)
 
     @property
     def cards(self) -> tuple[Card, ...]:
         """The cards of the parameters surveyed, in order."""
-        return tuple(r.card for r in self._runs if r.card is not None)
+        return self._outputs.cards
 
     @property
     def beyond_allow(self) -> tuple[SweepRow, ...]:
@@ -92,10 +98,9 @@ class Sweep:
     def to_json(self) -> str:
         """The JSON document ``fidelity probe --json`` writes for the same run (the card
         collection, the parameters not surveyed and why, the tools without a string
-        parameter)."""
-        from fidelity._sweep.rows_outputs import collection
-
-        return collection(self._inv, self._runs, complete=self.complete)
+        parameter; with ``config=``, every server's cards and the servers that
+        failed)."""
+        return self._outputs.to_json()
 
     def write_json(self, path: str) -> None:
         """Write :meth:`to_json` to ``path`` (atomically, as ``--json FILE`` does)."""
@@ -107,24 +112,98 @@ class Sweep:
         """Write each card's block in the Markdown document ``path``, as ``--card DOC.md``
         does: the other text and blocks of the document are kept; a missing document is
         created."""
-        from fidelity._sweep.outputs import CardBlocks
-
-        CardBlocks(dataclasses.replace(self._plan, card=path))(self._done())
+        self._outputs.write_card(path)
 
     def write_html(self, path: str) -> None:
-        """Write the HTML page of the run, a section per tool, as ``--html FILE`` does."""
-        from fidelity._sweep.rows_outputs import RowsPage
-
-        RowsPage(dataclasses.replace(self._plan, html=path), self._inv, self._noun)(self._done())
+        """Write the HTML page of the run, a section per tool, as ``--html FILE`` does
+        (a ``config=`` sweep has none, as ``--config`` has no ``--html``: it raises
+        :class:`UsageError`)."""
+        self._outputs.write_html(path)
 
     def write_junit(self, path: str) -> None:
-        """Write the cards' JUnit XML cases, as ``--junit FILE`` does."""
+        """Write the cards' JUnit XML cases, as ``--junit FILE`` does (with ``config=``,
+        a case per server that failed too)."""
+        self._outputs.write_junit(path)
+
+
+class _Outputs(Protocol):
+    """What a sweep writes: of one target's rows, or of a configuration's servers."""
+
+    @property
+    def cards(self) -> tuple[Card, ...]: ...
+    def to_json(self) -> str: ...
+    def write_card(self, path: str) -> None: ...
+    def write_html(self, path: str) -> None: ...
+    def write_junit(self, path: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _RowsOutputs:
+    """The outputs of one target's run over its rows, as ``fidelity probe`` writes them."""
+
+    plan: ProbePlan
+    inv: Rows
+    runs: tuple[ParamRun, ...]
+    noun: str
+    complete: bool
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(r.card for r in self.runs if r.card is not None)
+
+    def to_json(self) -> str:
+        from fidelity._sweep.rows_outputs import collection
+
+        return collection(self.inv, self.runs, complete=self.complete)
+
+    def write_card(self, path: str) -> None:
+        from fidelity._sweep.outputs import CardBlocks
+
+        CardBlocks(dataclasses.replace(self.plan, card=path))(self._done())
+
+    def write_html(self, path: str) -> None:
+        from fidelity._sweep.rows_outputs import RowsPage
+
+        RowsPage(dataclasses.replace(self.plan, html=path), self.inv, self.noun)(self._done())
+
+    def write_junit(self, path: str) -> None:
         from fidelity._sweep.junit import write_junit
 
         write_junit(path, list(self.cards))
 
     def _done(self) -> RunDone:
-        return RunDone(complete=self.complete, cards=self.cards, outcome=self._runs)
+        return RunDone(complete=self.complete, cards=self.cards, outcome=self.runs)
+
+
+@dataclass(frozen=True, slots=True)
+class _FleetOutputs:
+    """The outputs of a configuration's servers, as ``fidelity probe --config`` writes
+    them."""
+
+    cards: tuple[Card, ...]
+    failed: tuple[tuple[str, str], ...]
+
+    def to_json(self) -> str:
+        from fidelity._sweep.joined import collection
+
+        return collection(self.cards, self.failed)
+
+    def write_card(self, path: str) -> None:
+        from fidelity._sweep.joined import write_cards
+
+        write_cards(self.cards, card_path=path)
+
+    def write_html(self, path: str) -> None:
+        del path
+        raise UsageError(
+            "a sweep of a configuration file has no HTML page (--config has no --html); "
+            "write its cards with write_card() or write_junit()."
+        )
+
+    def write_junit(self, path: str) -> None:
+        from fidelity._sweep.joined import write_cards
+
+        write_cards(self.cards, junit_path=path, failed=self.failed)
 
 
 class Recorder:
@@ -160,10 +239,7 @@ class Recorder:
             message=message,
             complete=self.done.complete,
             tools_without_strings=tuple(t.name for t in inv.without_strings),
-            _plan=plan,
-            _inv=inv,
-            _runs=runs,
-            _noun=self.noun,
+            _outputs=_RowsOutputs(plan, inv, runs, self.noun, self.done.complete),
         )
 
 
@@ -197,3 +273,71 @@ def _rows(inv: Rows, runs: Sequence[ParamRun]) -> tuple[SweepRow, ...]:
 
 
 _NOT_REACHED = "not reached (the run stopped first)"
+
+
+def fleet_sweep(fleet: Fleet) -> Sweep:
+    """The record of a configuration's servers that ended: a row per card
+    (``SERVER.TOOL.PARAM``, in the file's order), then a row per parameter a server's
+    part says was not surveyed, then not reached; the exit code and outputs are
+    ``--config``'s."""
+    from fidelity._sweep.execute import readable_name
+
+    rows = [
+        SweepRow(
+            name=card.name,
+            tool=card.facts.setup.tool if card.facts.setup is not None else "",
+            param=card.facts.setup.param if card.facts.setup is not None else "",
+            card=card,
+            unexpected=card.kinds - frozenset(card.facts.allow),
+        )
+        for card in fleet.cards
+    ]
+    parts = [(server, _part(text)) for server, text in fleet.parts]
+    rows += [
+        SweepRow(
+            name=readable_name(f"{server}.{item['tool']}.{item['param']}"),
+            tool=str(item["tool"]),
+            param=str(item["param"]),
+            skipped=str(item["reason"]),
+        )
+        for server, part in parts
+        for item in _items(part, "not_surveyed")
+        if isinstance(item, dict) and {"tool", "param", "reason"} <= set(item)
+    ]
+    rows += [
+        SweepRow(
+            name=readable_name(f"{server}.{name}"),
+            tool=str(name).partition(".")[0],
+            param=str(name).partition(".")[2],
+            skipped=_NOT_REACHED,
+        )
+        for server, part in parts
+        for name in _items(part, "not_reached")
+    ]
+    return Sweep(
+        rows=tuple(rows),
+        exit_code=fleet.exit_code,
+        message=fleet.unmatched,
+        complete=all(part.get("complete", True) is True for _, part in parts),
+        tools_without_strings=tuple(
+            readable_name(f"{server}.{name}")
+            for server, part in parts
+            for name in _items(part, "tools_without_string_parameters")
+        ),
+        failed=fleet.failed,
+        _outputs=_FleetOutputs(fleet.cards, fleet.failed),
+    )
+
+
+def _part(text: str) -> dict[str, Any]:
+    """A server's part as its child wrote it (``{}``: none, or not JSON)."""
+    try:
+        raw = json.loads(text) if text else {}
+    except (ValueError, RecursionError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _items(part: dict[str, Any], key: str) -> list[Any]:
+    items = part.get(key, [])
+    return items if isinstance(items, list) else []

@@ -138,7 +138,7 @@ def _failure(
 SurveyOne = Callable[[Row, "int | None"], ParamRun]
 #: Who hears a run over many rows, given the rows found, the payloads and the noun of a
 #: row: the terminal ``fidelity probe`` subscribes (the lines of
-#: :class:`~fidelity._sweep.rows_verdict.RowsPrinter`), the record :func:`fidelity.sweep`
+#: :class:`~fidelity._cli.probe.listeners.RowsPrinter`), the record :func:`fidelity.sweep`
 #: returns; nobody when none is given. They are told after the writers.
 Listen = Callable[[Rows, "Sequence[Payload]", str], "Sequence[Handler]"]
 

@@ -1,4 +1,4 @@
-"""What a run over many rows prints and how it ends: the map of the rows surveyed and a
+"""What a run over many rows says and how it ends: the map of the rows surveyed and a
 fix per rewrite, what was not surveyed, not called, not reached, the warnings and
 failures, the summary line; then the exit code by the run's verdict rules (exit 3
 when the server or a row's run broke or nothing was measured, else 1 on rewrites
@@ -6,7 +6,6 @@ beyond ``--allow``, else 0)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -14,7 +13,6 @@ from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
 from fidelity._report.card_render import card_hints
-from fidelity._run.events import Event, RunDone
 from fidelity._run.verdict import measured_counts, not_applied, unmeasured
 from fidelity._sweep.rows_model import ParamRun
 
@@ -24,36 +22,17 @@ if TYPE_CHECKING:
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["RowsPrinter", "exit_code"]
+__all__ = ["exit_code", "run_lines"]
 
 
-class RowsPrinter:
-    """The terminal of a run over many rows that is done (not of one interrupted): the
-    map and the lines of the run (``noun`` names a row in the sentences)."""
-
-    def __init__(self, plan: ProbePlan, inv: Rows, payloads: Sequence[Payload], noun: str) -> None:
-        self.plan = plan
-        self.inv = inv
-        self.payloads = payloads
-        self.noun = noun
-
-    def __call__(self, event: Event) -> None:
-        if not isinstance(event, RunDone) or event.interrupted or event.failed:
-            return
-        outcome = event.outcome
-        runs = [r for r in outcome if isinstance(r, ParamRun)] if isinstance(outcome, tuple) else []
-        _print_lines(self.plan, self.inv, runs, self.payloads, self.noun)
-
-
-def _print_lines(
+def run_lines(
     plan: ProbePlan,
     inv: Rows,
     runs: Sequence[ParamRun],
     payloads: Sequence[Payload],
     noun: str,
-) -> None:
-    """Print the map and the lines of the run."""
-    stream = sys.stderr if plan.json == "-" else sys.stdout
+) -> str:
+    """The map and the lines of the run, as the terminal shows them (terminal-safe)."""
     surveyed = [r for r in runs if r.card is not None]
     lines = (
         [] if plan.quiet else [*_map_lines(plan, surveyed, noun), *_left_out_lines(inv, runs, noun)]
@@ -71,8 +50,7 @@ def _print_lines(
             ]
     lines += [f"failed: {safe(r.failure)}" for r in runs if r.failure]
     lines.append(_summary(plan, runs, payloads, noun))
-    stream.write("\n".join(lines) + "\n")
-    stream.flush()
+    return "\n".join(lines) + "\n"
 
 
 def _map_lines(

@@ -90,6 +90,20 @@ def test_the_writers_write_what_the_cli_writes(notes: list[str], tmp_path: Path)
     assert not allowed.beyond_allow
 
 
+def test_a_sweep_prints_nothing(notes: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # The same run prints its map and lines from the command; the library is silent,
+    # on a finding (exit 1) and on a run that measured nothing (exit 3) alike.
+    swept = api.sweep(mcp=notes, yes=True, families=["newlines"])
+    assert swept.exit_code == 1
+    nothing = api.sweep(mcp=notes, families=["newlines"], only_tools=["save_*"])  # no yes=
+    assert nothing.exit_code == 3
+    assert nothing.message == (
+        "nothing was measured: none of the 3 string parameters (of 2 tools) could be "
+        "surveyed (see 'not surveyed' above for why)."
+    )
+    assert capsys.readouterr() == ("", "")
+
+
 def test_a_card_block_is_added_to_a_document_and_the_rest_kept(
     notes: list[str], tmp_path: Path
 ) -> None:
@@ -119,8 +133,8 @@ def test_a_bad_option_is_the_clis_sentence(notes: list[str]) -> None:
         api.sweep(mcp=notes, clients=["python"])
     with pytest.raises(api.UsageError, match=r"^give sweep\(\) one target: mcp="):
         api.sweep()
-    with pytest.raises(api.UsageError, match=r"^sweep\(config=\.\.\.\) is not supported yet"):
-        api.sweep(config="mcp.json")
+    with pytest.raises(api.UsageError, match=r"^--config mcp\.json"):
+        api.sweep(config="mcp.json")  # a file that is not there
 
 
 @pytest.fixture(scope="module")

@@ -155,3 +155,18 @@ def test_failure_kinds_name_the_probes_exceptions() -> None:
 
     assert UnparsableReply.__name__ == FailureKind.UNPARSABLE
     assert ReplyTooLarge.__name__ == FailureKind.REPLY_TOO_LARGE
+
+
+def test_sweep_takes_its_targets_and_options_by_name() -> None:
+    # The targets of fidelity probe's whole-target runs (--all-tools, --openapi,
+    # --config with --server and --jobs), then its options under Python names.
+    import inspect
+
+    parameters = inspect.signature(fidelity.sweep).parameters
+    assert list(parameters) == [
+        "mcp", "openapi", "base_url", "config", "server", "jobs", "yes", "sandbox",
+        "families", "skip_tools", "only_tools", "defaults", "args_for", "allow", "clients",
+        "max_requests", "timeout", "headers", "auth", "examples", "seed", "rate", "max_reply",
+        "only_ops", "skip_ops",
+    ]  # fmt: skip
+    assert {p.kind for p in parameters.values()} == {inspect.Parameter.KEYWORD_ONLY}

@@ -427,9 +427,9 @@ def run(args: argparse.Namespace) -> int:
 
         return run_errors_config(args)
     if args.config is not None:
-        from fidelity._cli.probe.servers import execute_config
+        from fidelity._cli.probe.config_cli import run_config
 
-        return execute_config(args)
+        return run_config(args)
     if args.server or args.jobs is not None:
         from fidelity._core.errors import UsageError
 
@@ -443,15 +443,25 @@ def run(args: argparse.Namespace) -> int:
     refuse_openapi_options(args)
     plan = plan_from_args(args)
     with sandboxed(plan.sandbox):
-        if plan.all_tools and not plan.list_tools:
+        if plan.list_tools:
+            from fidelity._cli.probe.preview import list_tools
+
+            return list_tools(plan)
+        if plan.all_tools:
             from fidelity._cli.probe.listeners import terminal
             from fidelity._sweep.alltools import execute_all
 
             return execute_all(plan, terminal(plan))
-        if plan.clients and not (plan.list_tools or plan.dry_run):
+        if plan.dry_run:
+            from fidelity._cli.probe.preview import dry_run
+
+            return dry_run(plan)
+        if plan.clients:
+            from fidelity._cli.probe.listeners import ClientsPrinter
             from fidelity._sweep.clients import execute_clients
 
-            return execute_clients(plan)
+            return execute_clients(plan, ClientsPrinter)
+        from fidelity._cli.probe.listeners import MapPrinter
         from fidelity._sweep.execute import execute
 
-        return execute(plan)
+        return execute(plan, reporters=(MapPrinter(plan),))

@@ -18,7 +18,7 @@ from fidelity._report.card_render import card_dict, card_markdown
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["FAILED_CASE", "read_parts", "servers_map", "write_cards"]
+__all__ = ["FAILED_CASE", "collection", "read_parts", "servers_map", "write_cards"]
 
 #: The case of a server that could not be surveyed at all (it did not start...).
 FAILED_CASE = "(server)"
@@ -50,6 +50,20 @@ def servers_map(cards: Sequence[Card], failed: Sequence[tuple[str, str]] = ()) -
     return "\n".join(lines) + "\n"
 
 
+def collection(cards: Sequence[Card], failed: Sequence[tuple[str, str]] = ()) -> str:
+    """The JSON collection of the cards, with the servers that could not be surveyed
+    (``failed``: (server, sentence)): what ``--json`` of ``--config`` writes."""
+    from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
+
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "record": COLLECTION,
+        "cards": [card_dict(c) for c in cards],
+        "failed": [{"server": server, "error": sentence} for server, sentence in failed],
+    }
+    return dump(document)
+
+
 def write_cards(
     cards: Sequence[Card],
     *,
@@ -62,19 +76,13 @@ def write_cards(
     (each in the block of its name; every other byte kept) and their JUnit, each on
     its own; the first failure is raised after."""
     from fidelity._report import document
-    from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
     from fidelity._sweep.junit import write_junit
     from fidelity._sweep.outputs import write_each
 
     steps: list[Callable[[], object]] = []
     if json_path is not None:
-        collection = {
-            "schema_version": SCHEMA_VERSION,
-            "record": COLLECTION,
-            "cards": [card_dict(c) for c in cards],
-            "failed": [{"server": server, "error": sentence} for server, sentence in failed],
-        }
-        steps.append(lambda: document.write(json_path, dump(collection), "--json"))
+        text = collection(cards, failed)
+        steps.append(lambda: document.write(json_path, text, "--json"))
     if card_path is not None:
 
         def edit(text: bytes) -> bytes:

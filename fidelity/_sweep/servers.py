@@ -1,10 +1,11 @@
-"""Running ``fidelity probe --config FILE``: every server of the file, up to ``--jobs``
-at once, each in its own process.
+"""Running every server of a client's configuration file (``fidelity probe --config
+FILE``, ``fidelity.sweep(config=FILE)``), up to ``jobs`` at once, each in its own process.
 
 Each server is surveyed by a child ``fidelity probe --mcp --all-tools`` (so every
 ``--all-tools`` rule applies to it, the guard and ``--yes`` included) writing its
-``--json`` part into a private directory. Its output is kept and printed whole when it
-ends, so sections never interleave; then one map of servers x families. The cards of
+``--json`` part into a private directory. Its output is kept and given whole to the
+caller's listener when it ends (the CLI prints it, so sections never interleave; the
+library keeps quiet), then the CLI prints one map of servers x families. The cards of
 each server are named ``SERVER.TOOL.PARAM`` and record the server's name as their
 target (never its command line or URL), and every secret of the file (env and header
 values) is ``***`` in every output. The exit code is the worst of the servers'.
@@ -12,8 +13,9 @@ values) is ``***`` in every output. The exit code is the worst of the servers'.
 ``--skip-tool``/``--only-tool`` apply to the whole file: each child leaves out the
 tools they match and writes its tool names (``--config-tools``, internal) instead of
 refusing a glob that matches none of them (a server they leave no tool of surveys
-nothing, exit 0). A glob that matches no tool of any server reached is said in one
-sentence after the results are written, with exit 2 (unless a server's code is worse).
+nothing, exit 0). A glob that matches no tool of any server reached is a sentence of
+the :class:`Fleet`, said after the results are written, with exit 2 (unless a server's
+code is worse).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,11 +45,21 @@ ENV_VARIABLE = "FIDELITY_CONFIG_ENV_"
 _END_WAIT = 10.0
 
 if TYPE_CHECKING:
-    import argparse
-
     from fidelity._report.card import Card
 
-__all__ = ["execute_config", "server_cards"]
+__all__ = [
+    "Fleet",
+    "FleetOptions",
+    "Section",
+    "check_block_names",
+    "fleet_options",
+    "run_fleet",
+    "server_cards",
+]
+
+#: A listener of the servers' sections: the server's name, its exit code, and what it
+#: printed (stdout then stderr, secrets hidden, made safe), called as each one ends.
+Section = Callable[[str, int, str], None]
 
 
 #: The options of ``fidelity probe`` a child is given as they were: (dest, flag).
@@ -68,11 +80,38 @@ _PASSED = (
     ("only_tool", "--only-tool"),
     ("default", "--default"),
 )
-#: Options that describe one target, refused with --config.
-_ONE_TARGET = (
-    "target", "tool", "param", "args", "before", "send", "read", "read_tool", "read_args",
-    "read_url", "id_from", "clients", "check", "html", "list_tools", "dry_run",
-)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class FleetOptions:
+    """A run over the servers of a configuration file, checked: the servers chosen (in
+    the file's order), how many run at once, the flags each server's child is given,
+    and the globs and pinned tools said back when they match no tool."""
+
+    servers: tuple[ConfigServer, ...]
+    jobs: int
+    flags: tuple[str, ...]
+    skip_tool: tuple[str, ...] = ()
+    only_tool: tuple[str, ...] = ()
+    args_for: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """How the servers of the file ended: their cards (``SERVER.TOOL.PARAM``, in the
+    file's order), the servers that could not be surveyed at all with their sentence,
+    each server's part (the JSON its child wrote, secrets hidden; ``""``: none), the
+    exit code (the worst of the servers'; 2 when ``unmatched``) and the sentence naming
+    the globs and pinned tools that matched no tool of any server reached."""
+
+    cards: tuple[Card, ...]
+    failed: tuple[tuple[str, str], ...]
+    parts: tuple[tuple[str, str], ...]
+    exit_code: int
+    unmatched: str = ""
+    #: The signal (or Ctrl-C) that stopped the run before every server ended: the
+    #: children were ended (SIGTERM, then SIGKILL) and what they gave is here.
+    stopped: KeyboardInterrupt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +135,10 @@ class _Child:
     code: int | None = None
 
 
-def _flags(args: argparse.Namespace) -> list[str]:
+def _flags(values: Mapping[str, Any]) -> list[str]:
     flags: list[str] = []
     for dest, flag in _PASSED:
-        value = getattr(args, dest, None)
+        value = values.get(dest)
         if value is None or value is False or value == []:
             continue
         if value is True:
@@ -188,23 +227,7 @@ def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[C
     return tuple(cards)
 
 
-def _check(args: argparse.Namespace) -> None:
-    from fidelity._sweep.isolation import tool_globs
-
-    tool_globs("--skip-tool", args.skip_tool)
-    tool_globs("--only-tool", args.only_tool)
-    given = [d for d in _ONE_TARGET if getattr(args, d, None) not in (None, False, [], ())]
-    if given:
-        flag = "a target" if given[0] == "target" else f"--{given[0].replace('_', '-')}"
-        raise UsageError(
-            f"--config surveys every server of the file with the --all-tools rules; {flag} "
-            "describes one target: drop it, or probe that server on its own."
-        )
-    if args.json == "-":
-        raise UsageError("--config needs --json FILE (the servers' sections use stdout).")
-
-
-def _check_block_names(servers: Sequence[ConfigServer]) -> None:
+def check_block_names(servers: Sequence[ConfigServer]) -> None:
     """Refuse, before the first server starts, a server name that cannot begin the
     name of a card block (``SERVER.TOOL.PARAM``)."""
     from fidelity._report.block import check_block_name
@@ -221,6 +244,25 @@ def _check_block_names(servers: Sequence[ConfigServer]) -> None:
             ) from None
 
 
+def fleet_options(values: Mapping[str, Any]) -> FleetOptions:
+    """The run of ``config`` (a file) as asked by the option values of ``fidelity
+    probe`` (by their parsed names: ``server``, ``jobs``, ``skip_tool``, ...), checked;
+    the file is read (:class:`UsageError`: a bad option, file or server name)."""
+    from fidelity._sweep.isolation import tool_globs
+
+    tool_globs("--skip-tool", values.get("skip_tool"))
+    tool_globs("--only-tool", values.get("only_tool"))
+    jobs = _jobs(values.get("jobs"))
+    return FleetOptions(
+        servers=tuple(read_config(values["config"], values.get("server") or ())),
+        jobs=jobs,
+        flags=tuple(_flags(values)),
+        skip_tool=tuple(values.get("skip_tool") or ()),
+        only_tool=tuple(values.get("only_tool") or ()),
+        args_for=tuple(values.get("args_for") or ()),
+    )
+
+
 def _jobs(value: str | None) -> int:
     if value is None:
         return 1
@@ -229,7 +271,7 @@ def _jobs(value: str | None) -> int:
     return int(value)
 
 
-def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> str:
+def _unmatched(options: FleetOptions, ends: Sequence[tuple[str, _Ended]]) -> str:
     """The sentence naming the ``--skip-tool``/``--only-tool`` globs and the
     ``--args-for`` tools that match no tool of any server the run reached (``""``: none,
     or no server reached), in the file's order."""
@@ -237,11 +279,14 @@ def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> 
     names = {n for _, ended in ends for n in ended.tools or ()}
     missed = [
         f"{option} {safe(glob.strip())!r}"
-        for option, globs in (("--skip-tool", args.skip_tool), ("--only-tool", args.only_tool))
+        for option, globs in (
+            ("--skip-tool", options.skip_tool),
+            ("--only-tool", options.only_tool),
+        )
         for glob in globs or ()
         if not any(fnmatch.fnmatchcase(n, glob.strip()) for n in names)
     ]
-    pinned = [pin.partition("=")[0].strip() for pin in args.args_for or ()]
+    pinned = [pin.partition("=")[0].strip() for pin in options.args_for]
     missed += [f"--args-for {safe(tool)!r}" for tool in pinned if tool not in names]
     if not reached or not missed:
         return ""
@@ -254,21 +299,19 @@ def _unmatched(args: argparse.Namespace, ends: Sequence[tuple[str, _Ended]]) -> 
     )
 
 
-def _ended(child: _Child, code: int, done: dict[str, _Ended]) -> None:
-    """Note a child's end and print its section whole."""
+def _ended(child: _Child, code: int, done: dict[str, _Ended], section: Section | None) -> None:
+    """Note a child's end and give its section whole to ``section``."""
     secrets = child.server.secrets
     out, err = _read(child.out, secrets), _read(child.err, secrets)
     part = child.part.read_text("utf-8") if child.part.exists() else ""
     done[child.server.name] = _Ended(
         code, redact(part, secrets), _sentence(err), _tool_names(child.part)
     )
-    section = [f"== {safe(child.server.name)} (exit {code})"]
-    section += [line for line in (out, err) if line]
-    sys.stdout.write("\n".join(section) + "\n\n")
-    sys.stdout.flush()
+    if section is not None:
+        section(child.server.name, code, "\n".join(t for t in (out, err) if t))
 
 
-def _stop(running: list[_Child], done: dict[str, _Ended]) -> None:
+def _stop(running: list[_Child], done: dict[str, _Ended], section: Section | None) -> None:
     """End the children still running: SIGTERM, so each ends its servers' process
     groups, removes its sandbox and writes its partial part; SIGKILL for those not
     ended within ``_END_WAIT`` seconds in all."""
@@ -282,15 +325,19 @@ def _stop(running: list[_Child], done: dict[str, _Ended]) -> None:
         except subprocess.TimeoutExpired:
             child.process.kill()
             code = child.process.wait(timeout=10)
-        _ended(child, code, done)
+        _ended(child, code, done, section)
     running.clear()
 
 
 def _run_all(
-    servers: Sequence[ConfigServer], flags: Sequence[str], jobs: int, work: Path
+    servers: Sequence[ConfigServer],
+    flags: Sequence[str],
+    jobs: int,
+    work: Path,
+    section: Section | None,
 ) -> tuple[dict[str, _Ended], KeyboardInterrupt | None]:
-    """Run the servers, ``jobs`` at once; print each section whole as it ends; return
-    each server's end, and the signal (or Ctrl-C) that stopped the run, if one did."""
+    """Run the servers, ``jobs`` at once; give each section whole to ``section`` as it
+    ends; return each server's end, and the signal (or Ctrl-C) that stopped the run."""
     waiting = list(enumerate(servers))
     running: list[_Child] = []
     done: dict[str, _Ended] = {}
@@ -304,10 +351,10 @@ def _run_all(
                 if code is None:
                     continue
                 running.remove(child)
-                _ended(child, code, done)
+                _ended(child, code, done, section)
             time.sleep(0.05)
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: end the children well
-        _stop(running, done)
+        _stop(running, done, section)
         return done, stop
     finally:
         for child in running:
@@ -316,29 +363,19 @@ def _run_all(
     return done, None
 
 
-def execute_config(args: argparse.Namespace) -> int:
-    """Run ``fidelity probe --config FILE`` as asked; return the worst exit code."""
-    from fidelity._cli.joined import servers_map, write_cards
-    from fidelity._report.results import writable
-
-    _check(args)
-    jobs = _jobs(args.jobs)
-    servers = read_config(args.config, args.server or ())
+def run_fleet(options: FleetOptions, section: Section | None = None) -> Fleet:
+    """Run every server of ``options``, ``jobs`` at once, each section given to
+    ``section`` as it ends; return how they ended. Nothing is printed or written."""
     from fidelity._core.secrets import remember, remember_env
 
-    for server in servers:
+    for server in options.servers:  # the file's secrets are the run's, masked everywhere
         remember(*server.headers.values())
         remember_env(server.env)
-    for option, path in (("--json", args.json), ("--card", args.card), ("--junit", args.junit)):
-        if path is not None:
-            writable(path, option)
-    if args.card is not None:
-        _check_block_names(servers)
     with tempfile.TemporaryDirectory(prefix="fidelity-config-") as work:
-        done, stop = _run_all(servers, _flags(args), jobs, Path(work))
+        done, stop = _run_all(options.servers, options.flags, options.jobs, Path(work), section)
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
-    for server in servers:
+    for server in options.servers:
         ended = done.get(server.name)
         if ended is None:  # never started: the run was stopped first
             failed.append((server.name, "not surveyed: the run was stopped before it started"))
@@ -347,27 +384,25 @@ def execute_config(args: argparse.Namespace) -> int:
         cards += shown
         if not shown and ended.code:
             failed.append((server.name, ended.sentence or f"exit {ended.code}"))
-    sys.stdout.write(servers_map(cards, failed))
-    if stop is not None:
-        # What the servers gave so far goes to --json and --junit; a card block is
-        # replaced only by a complete card.
-        write_cards(cards, json_path=args.json, junit_path=args.junit, failed=failed)
-        complete = [c for c in cards if c.complete]
-        write_cards(complete, card_path=args.card)
-        raise stop
-    write_cards(
-        cards, json_path=args.json, card_path=args.card, junit_path=args.junit, failed=failed
-    )
     # A child ended by a signal (a negative code) or by an unknown code broke: exit 3.
     known = {c.value for c in ExitCode}
     codes = [e.code if e.code in known else ExitCode.TARGET for e in done.values()]
     # A glob no server's tool matches is the user's typo (a tool meant to be left out
     # may have been called): said once the results are written, with the usage error's
     # code (a server that broke, exit 3, still wins).
-    unmatched = _unmatched(args, [(server.name, done[server.name]) for server in servers])
+    unmatched = _unmatched(
+        options,
+        [(server.name, done[server.name]) for server in options.servers if server.name in done],
+    )
     if unmatched:
-        from fidelity._cli import error
-
-        error(unmatched)
         codes.append(ExitCode.USAGE)
-    return int(max(codes, default=ExitCode.OK))
+    return Fleet(
+        cards=tuple(cards),
+        failed=tuple(failed),
+        parts=tuple(
+            (name, done[name].part) for name in (s.name for s in options.servers) if name in done
+        ),
+        exit_code=int(max(codes, default=ExitCode.OK)),
+        unmatched=unmatched,
+        stopped=stop,
+    )
