@@ -167,6 +167,6 @@ def test_sweep_takes_its_targets_and_options_by_name() -> None:
         "mcp", "openapi", "base_url", "config", "server", "jobs", "yes", "sandbox",
         "families", "skip_tools", "only_tools", "defaults", "args_for", "allow", "clients",
         "max_requests", "timeout", "headers", "auth", "examples", "seed", "rate", "max_reply",
-        "only_ops", "skip_ops",
+        "only_ops", "skip_ops", "errors",
     ]  # fmt: skip
     assert {p.kind for p in parameters.values()} == {inspect.Parameter.KEYWORD_ONLY}
