@@ -20,8 +20,11 @@ alone, with ``ﬁ`` to explain too, is ``unicode.nfkc``. The misnamed cases (by
 exactness) are grouped by pair and listed with an example.
 
     .venv/bin/python benchmarks/bench_composition.py [--examples 100] [--seeds 2] [--show 3]
+        [--first-seed 0]
 
-Target (issue 30): at least 99.5% exact.
+Target (issue 30, issue 41): at least 99.5% exact, on the catalogue and on generated
+values alike; ``--first-seed 1000`` measures on seeds no test uses (the tests use
+seeds 0, 3 and 41).
 """
 
 from __future__ import annotations
@@ -100,8 +103,9 @@ def _kinds(sent: str, received: str) -> frozenset[str]:
     return frozenset(fidelity.compare(sent, received).kinds)
 
 
-def generated(examples: int, seeds: int) -> list[str]:
-    """Values of ``strategies.text()``, the same for the same arguments."""
+def generated(examples: int, seeds: int, first: int = 0) -> list[str]:
+    """Values of ``strategies.text()`` for seeds ``first`` .. ``first + seeds - 1``, the
+    same for the same arguments."""
     out: list[str] = []
 
     def keep(s: str) -> bool:
@@ -115,7 +119,7 @@ def generated(examples: int, seeds: int) -> list[str]:
         phases=(Phase.generate,),
         suppress_health_check=list(HealthCheck),
     )
-    for seed in range(seeds):
+    for seed in range(first, first + seeds):
         with contextlib.suppress(hypothesis.errors.NoSuchExample):
             hypothesis.find(strategies.text(), keep, settings=config, random=random.Random(seed))
     return out
@@ -160,18 +164,21 @@ def run(payloads: list[str], show: int) -> tuple[int, int, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=100, help="generated values per seed")
-    parser.add_argument("--seeds", type=int, default=2, help="seeds 0..N-1")
+    parser.add_argument("--seeds", type=int, default=2, help="how many seeds")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed")
     parser.add_argument("--show", type=int, default=3, help="shapes listed per misnamed pair")
     args = parser.parse_args(argv)
     catalogue = [p.text for p in strategies.catalogue()]
-    gen = generated(args.examples, args.seeds)
+    gen = generated(args.examples, args.seeds, args.first_seed)
     totals = [0, 0, 0]
+    shares = []
     start = time.perf_counter()
     for name, payloads in (("catalogue", catalogue), ("generated", gen)):
         print(f"{name}: {len(payloads)} payloads x {len(PAIRS)} pairs")
         counts = run(payloads, args.show)
         totals = [t + c for t, c in zip(totals, counts, strict=True)]
         exact, strict, counted = counts
+        shares.append(100 * exact / max(counted, 1))
         print(
             f"{name}: {exact} of {counted} exact ({100 * exact / max(counted, 1):.1f}%), "
             f"strict {strict} ({100 * strict / max(counted, 1):.1f}%)"
@@ -183,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         f"strict {strict} ({100 * strict / max(counted, 1):.2f}%), "
         f"{time.perf_counter() - start:.0f} s"
     )
-    return 0 if share >= 99.5 else 1
+    return 0 if min(shares) >= 99.5 else 1
 
 
 if __name__ == "__main__":

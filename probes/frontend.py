@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from probes._mcp.raw_call import RawAnswer, RawOutcome, raw_call
     from probes._mcp.read import Reader
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
-    from probes._mcp.schema import string_params
+    from probes._mcp.sandbox import new_sandbox, sandbox_env, sandboxed, work_dir
+    from probes._mcp.schema import schema_at, string_params
+    from probes._mcp.sdk import sdk_major, sdk_version
     from probes._mcp.template import ArgumentTemplate
     from probes._mcp.tool_cap import MAX_TOOLS
     from probes._mcp.tools import consent_reason
@@ -62,6 +64,7 @@ __all__ = [
     "install_needed",
     "inventory",
     "load_openapi",
+    "new_sandbox",
     "openapi_base_url",
     "other_arguments",
     "parse_http_read",
@@ -70,10 +73,16 @@ __all__ = [
     "raw_call",
     "raw_request",
     "route_of",
+    "sandbox_env",
+    "sandboxed",
+    "schema_at",
+    "sdk_major",
+    "sdk_version",
     "serve_http_reflector",
     "serve_mcp_reflector",
     "string_params",
     "typescript_client",
+    "work_dir",
 ]
 
 _MODULES = {
@@ -92,7 +101,9 @@ _MODULES = {
     "probes._mcp.prompts": ("PROMPT", "Route", "route_of"),
     "probes._mcp.raw_call": ("RawAnswer", "RawOutcome", "raw_call"),
     "probes._mcp.reply_limit": ("DEFAULT_MAX_REPLY", "MIN_MAX_REPLY"),
-    "probes._mcp.schema": ("string_params",),
+    "probes._mcp.sandbox": ("new_sandbox", "sandbox_env", "sandboxed", "work_dir"),
+    "probes._mcp.schema": ("schema_at", "string_params"),
+    "probes._mcp.sdk": ("sdk_major", "sdk_version"),
     "probes._mcp.template": ("ArgumentTemplate",),
     "probes._mcp.tools": ("consent_reason",),
     "probes._payload.expect": ("Expectation",),

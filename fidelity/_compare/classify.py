@@ -34,8 +34,15 @@ from fidelity._compare.finding import (
     unexplained,
     whole_finding,
 )
-from fidelity._compare.rules import LINE_BREAKS, reread, reread_codecs
+from fidelity._compare.rules import (
+    LINE_BREAKS,
+    RULES_BY_KIND,
+    Context,
+    reread,
+    reread_codecs,
+)
 from fidelity._compare.rules.encoding import DROPPING_CODECS
+from fidelity._compare.rules.normpath import normalization
 from fidelity._compare.shell_words import shell_words
 from fidelity._compare.tails import tail_kind
 from fidelity._compare.whole_value import dense, whole_value
@@ -60,6 +67,9 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
         detail = rendered_coercion(a, b)
         if detail is not None:
             return [whole_finding("type.coerced", detail, a, b)]
+    path = _normalized_path(a, b)
+    if path is not None:
+        return [path]
     if len(b) < len(a) and a.startswith(b):
         kind = tail_kind(a, b, len(b), len(b), escapes)
         if kind is not None and kind[0] == "truncate" and len(a) - len(b) <= 16:
@@ -111,6 +121,31 @@ def _value_wide(a: str, b: str, escapes: bool) -> list[Finding] | None:
     return None
 
 
+def _normalized_path(a: str, b: str) -> Finding | None:
+    """The differing span as ``path.normalized`` when ``b`` is ``a`` normalised as a path.
+
+    ``os.path.normpath`` or ``pathlib`` on the whole value: a trailing ``/`` dropped is no
+    cut, ``x//y/./z`` -> ``x/y/z`` is one normalisation, not three edits.
+    """
+    detail = normalization(a, b)
+    if detail is None:
+        return None
+    head = 0
+    while head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return Finding(
+        kinds=(("path.normalized", detail),),
+        sent_start=head,
+        sent_end=len(a) - tail,
+        received_start=head,
+        received_end=len(b) - tail,
+        explained=True,
+    )
+
+
 #: One line break dropped at the start of the value, as an HTML parser drops the line
 #: feed right after ``<pre>``, ``<textarea>`` or ``<listing>``: the closest kind is a
 #: strip of the leading whitespace, with this detail (the hint says what it is).
@@ -139,7 +174,7 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     split = _classify(a, b, escapes, bom, reread=False)
     if all(f.explained for f in split):
         if "\ufeff" not in (a if bom.received_end else b):
-            return split
+            return _bom_as_invisible(a, b, split)
         # A U+FEFF on both sides may be the same character, moved by a rewrite around
         # it (a leading NBSP stripped): the reading with fewer kinds wins.
         whole = _classify(a, b, escapes, None, reread=False)
@@ -159,6 +194,29 @@ def classify(a: str, b: str, *, escapes: bool = False, reread: bool = True) -> l
     # put before a leading BOM leaves the BOM where it was: only the insertion is
     # unknown), the BOM's own reading on a tie.
     return whole if unexplained(whole) < unexplained(split) else split
+
+
+def _bom_as_invisible(a: str, b: str, findings: list[Finding]) -> list[Finding]:
+    """A leading U+FEFF removed by what removed characters elsewhere in the value too.
+
+    A sanitiser that deletes format characters (category Cf), or an encoder that drops
+    what it cannot carry, deletes a leading U+FEFF with the rest: when a kind found
+    elsewhere in the value replays its removal, ``bom.removed`` is one kind too many
+    (the fewest kinds that replay win).
+    """
+    first = findings[0]
+    if first.kinds != (("bom.removed", ""),):
+        return findings
+    ctx = Context(sent=a, value=b, start=0)
+    for kind, detail in dict.fromkeys(k for f in findings[1:] for k in f.kinds):
+        rule = RULES_BY_KIND.get(kind)
+        if (
+            rule is not None
+            and rule.gate("\ufeff", "")
+            and rule.match("\ufeff", "", ctx) is not None
+        ):
+            return [replace(first, kinds=((kind, detail),)), *findings[1:]]
+    return findings
 
 
 def _classify(

@@ -18,7 +18,13 @@ from dataclasses import replace
 from itertools import combinations
 
 from fidelity._compare.finding import Finding
-from fidelity._compare.hunk_replay import INVERSES, Classifier, adds_foreign, then_dropped
+from fidelity._compare.hunk_replay import (
+    INVERSES,
+    Classifier,
+    adds_foreign,
+    erases,
+    then_dropped,
+)
 from fidelity._compare.rules import RULES, RULES_BY_KIND
 
 __all__ = ["fewest_kinds"]
@@ -85,6 +91,8 @@ class _Replays:
                         continue
                     if second == "encoding.dropped" and adds_foreign(s, mid, r):
                         continue  # it would drop what the first step wrote
+                    if erases(s, mid, r):
+                        continue  # nothing the first step wrote is left
                     detail2 = rule2.match(mid, r, ctx)
                     if detail2 is not None:
                         return ((first, detail1), (second, detail2))

@@ -11,7 +11,7 @@ from fidelity._compare.finding import Finding
 from fidelity._compare.rules import RULES, RULES_BY_KIND, TAB_BY_EIGHT, Context, Rule
 from fidelity._compare.rules.encoding import DROPPING_CODECS, drop_unencodable
 
-__all__ = ["INVERSES", "Classifier", "adds_foreign", "then_dropped"]
+__all__ = ["INVERSES", "Classifier", "adds_foreign", "erases", "then_dropped"]
 
 _CONTEXTS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (4, 4), (8, 8))
 
@@ -64,6 +64,13 @@ _OPPOSITES = (
     ("quote.straighten", "unescape.backslash"),
     ("path.backslash_to_slash", "path.slash_to_backslash"),
     ("newline.crlf_to_lf", "newline.lf_to_crlf"),
+    # CRs deleted (``\r\r\n`` -> ``\n``) read as a CR become LF next to a deleted CRLF:
+    # a conversion and a deletion of breaks that the deletion of the CRs alone, with a
+    # CRLF become LF, says as it happened.
+    ("newline.cr_to_lf", "newline.removed"),
+    # Likewise a separator (U+2028, NEL) that became LF next to a deleted LF: the
+    # separator itself vanished.
+    ("newline.separator_to_lf", "newline.removed"),
 )
 
 
@@ -77,6 +84,23 @@ def adds_foreign(sent: str, mid: str, received: str) -> bool:
     by ``newline.lf_to_crlf`` and turned into LF) explains less than one that does not.
     """
     return any(c not in sent and c not in received for c in set(mid))
+
+
+def erases(sent: str, mid: str, received: str) -> bool:
+    """True when a second rewrite (``mid`` -> ``received``) erased the whole product of a
+    first one (``sent`` -> ``mid``): it only deleted, and every character the first
+    wrote is gone again.
+
+    Such a pair names a kind whose work nobody can see (a tab "wrapped" into a line
+    break that is then deleted, a CR "turned into a space" that a line strip removes):
+    the kinds specification never reports it.
+    """
+    new = set(mid).difference(sent)
+    if not new or not new.isdisjoint(received):
+        return False
+    # Deleted, not rewritten again (``É`` folded to ``E`` and lower-cased is still seen).
+    rest = iter(mid)
+    return all(c in rest for c in received)
 
 
 _VARIANTS_MAX = 8  # longest segment whose token-by-token rewrites are all tried first
@@ -252,8 +276,9 @@ class Classifier:
                     found = ((first.kind, detail1), (second.kind, detail2))
                     if not adds_foreign(s, mid, r):
                         return found
-                    # An encoder that drops what the first step wrote explains nothing.
-                    if fallback is None and second.kind != _DROPPED:
+                    # An encoder that drops what the first step wrote explains nothing,
+                    # nor does any second step that erases all of it.
+                    if fallback is None and second.kind != _DROPPED and not erases(s, mid, r):
                         fallback = found
         return fallback or then_dropped(s, r, ctx)
 

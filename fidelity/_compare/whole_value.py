@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from fidelity._compare.decoding import is_escape
 from fidelity._compare.finding import Finding, whole_finding
-from fidelity._compare.hunk_replay import INVERSES, adds_foreign
+from fidelity._compare.hunk_replay import INVERSES, adds_foreign, erases
 from fidelity._compare.rules import (
     LINE_BREAKS,
     RULES,
@@ -38,16 +38,9 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
     small = len(a) + len(b) <= _WHOLE_COMPOSE_MAX
     outs: list[tuple[str, str, str]] = []
     for rule in RULES:
-        if ws:
-            rewrites = [
-                (out, detail)
-                for detail in _fitting(rule, a, b, ws, ctx)
-                for out in rewrite_as(rule, detail, a, ctx)
-            ]
-        elif rule.src is not None and rule.src.search(a) is None:
+        rewrites = _rewrites(rule, a, b, ws, ctx)
+        if rewrites is None:
             continue
-        else:
-            rewrites = whole_rewrites(rule, a, b, ctx)
         for out, detail in rewrites:
             if out == b:
                 return [whole_finding(rule.kind, detail, a, b)]
@@ -65,19 +58,42 @@ def whole_value(a: str, b: str, escapes: bool, ws: list[Window]) -> list[Finding
         found = truncated_output(a, b, (kind, detail), out, escapes=escapes)
         if found is not None:
             return found
-    if not small:
-        return None
+    return _composed(a, b, outs, ctx) if small else None
+
+
+def _composed(
+    a: str, b: str, outs: list[tuple[str, str, str]], ctx: Context
+) -> list[Finding] | None:
+    """The whole value when a second rule's rewrite of a first one's output ``mid`` is ``b``."""
     for kind, mid, detail in outs:
         for second in RULES:
             if (kind, second.kind) in INVERSES or not second.gate(mid, b):
                 continue
             if second.kind == "encoding.dropped" and adds_foreign(a, mid, b):
                 continue  # an encoder that drops what the first rewrite wrote
+            if erases(a, mid, b):
+                continue  # a second rewrite that erases all the first one wrote
             for out, detail2 in second.apply(mid, ctx):
                 if out == b:
                     f = whole_finding(kind, detail, a, b)
                     return [replace(f, kinds=((kind, detail), (second.kind, detail2)))]
     return None
+
+
+def _rewrites(
+    rule: Rule, a: str, b: str, ws: list[Window], ctx: Context
+) -> list[tuple[str, str]] | None:
+    """``rule``'s rewrites of the whole of ``a`` (those that fit the windows ``ws`` of a
+    long value), or None when its gate keeps ``a`` out."""
+    if ws:
+        return [
+            (out, detail)
+            for detail in _fitting(rule, a, b, ws, ctx)
+            for out in rewrite_as(rule, detail, a, ctx)
+        ]
+    if rule.src is not None and rule.src.search(a) is None:
+        return None
+    return whole_rewrites(rule, a, b, ctx)
 
 
 def _then_stripped(a: str, b: str, rewrite: tuple[str, str], out: str) -> list[Finding] | None:
@@ -88,8 +104,8 @@ def _then_stripped(a: str, b: str, rewrite: tuple[str, str], out: str) -> list[F
     """
     if not b or b[0].isspace() or b[-1].isspace() or out == b:
         return None
-    if out.strip() != b:
-        return None
+    if out.strip() != b or erases(a, out, b):
+        return None  # not stripped, or stripped of all the rewrite wrote
     stripped = ("whitespace.strip", "")
     if out.startswith(b) and out[len(b) :] in LINE_BREAKS:
         stripped = ("newline.final_removed", "")  # as a strip of that alone is named

@@ -12,7 +12,7 @@ __all__ = ["EXTRAS", "install_hint"]
 
 #: pyproject.toml's optional dependencies, by extra.
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "mcp": ("mcp>=2.3,<3",),
+    "mcp": ("mcp>=1.12,<3",),
     "yaml": ("PyYAML>=6",),
     "toml": ("tomli-w>=1.0",),
     "reflector": ("starlette>=0.40", "uvicorn>=0.30", "h11>=0.14", "python-multipart>=0.0.9"),

@@ -55,12 +55,18 @@ _KIND_TABLE: tuple[tuple[str, str], ...] = (
     ("newline.lf_to_crlf", "LF became CRLF"),
     ("newline.separator_to_lf", "U+2028, U+2029, U+0085, VT or FF became LF"),
     ("newline.to_space", "a line break became a space"),
+    ("newline.removed", "a line break was deleted with nothing in its place"),
     ("newline.inserted", "a line break was inserted to wrap the text at a width"),
     ("newline.final_added", "a trailing newline appeared"),
     ("newline.final_removed", "the trailing newline vanished"),
     ("path.backslash_to_slash", "backslash became slash"),
     ("path.slash_to_backslash", "slash became backslash"),
     ("path.basename", "everything up to the last separator dropped"),
+    (
+        "path.normalized",
+        "the value was normalised as a path (dot segments resolved, repeated separators "
+        "merged, a trailing separator dropped)",
+    ),
     ("path.sanitized", "characters not allowed in a file name removed or replaced"),
     ("escape.json", "JSON / backslash escape sequences appear literally"),
     ("escape.html", "HTML/XML character references appear"),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from fidelity._core.errors import FidelityError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
+from fidelity._pytest.measured import nothing_measured
 from fidelity._report.card_render import card_json
 from fidelity._run.events import Event, RunDone
 from fidelity._survey.clients import ClientSurvey
@@ -39,9 +40,11 @@ def survey_through_clients(
     families: tuple[str, ...] | None,
     examples: int,
     allowed: tuple[str, ...],
+    accepted: frozenset[str] = frozenset(),
 ) -> ClientSurvey:
     """Survey ``probe``'s plan through each of ``clients``, record the card, fail on
-    rewrites not allowed or on clients that disagree."""
+    rewrites not allowed, on clients that disagree, or on a client through which nothing
+    was measured (unless its outcomes are ``accepted``)."""
     __tracebackhide__ = True
     from fidelity._report.client_map import render_client_map
     from fidelity._run.whole import run_clients
@@ -92,6 +95,9 @@ def survey_through_clients(
         if survey.unexpected:
             kinds = ", ".join(sorted(survey.unexpected))
             problems.append(f"through {client}, the chain rewrote payloads: {kinds} (not allowed)")
+        empty = nothing_measured(client, survey, accepted)
+        if empty is not None:
+            problems.append("through " + empty.split("\n", 1)[0].removeprefix("the chain "))
     disagreements = result.section.disagreements
     if disagreements:
         count = len({(d.payload_id, d.sent) for d in disagreements})

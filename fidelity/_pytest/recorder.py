@@ -16,6 +16,7 @@ from fidelity._core.errors import FidelityError, UsageError
 from fidelity._core.kinds import Status, check_kinds
 from fidelity._core.render import codepoints, safe
 from fidelity._probe.contract import FunctionProbe, Probe
+from fidelity._pytest.measured import accepted_outcomes, nothing_measured
 from fidelity._report.card_render import card_json
 from fidelity._run.events import Event, RunDone
 
@@ -211,6 +212,7 @@ class Recorder:
         examples: int | None = None,
         name: str | None = None,
         clients: None = None,
+        accept: Iterable[str] = (),
     ) -> Survey: ...
 
     @overload
@@ -224,6 +226,7 @@ class Recorder:
         examples: int | None = None,
         name: str | None = None,
         clients: str | Sequence[str],
+        accept: Iterable[str] = (),
     ) -> ClientSurvey: ...
 
     def survey(
@@ -236,6 +239,7 @@ class Recorder:
         examples: int | None = None,
         name: str | None = None,
         clients: str | Sequence[str] | None = None,
+        accept: Iterable[str] = (),
     ) -> Survey | ClientSurvey:
         """Survey ``target`` with the catalogue (or ``payloads``) and record its card.
 
@@ -250,6 +254,11 @@ class Recorder:
         clients disagree beyond the allowed kinds; the card is the first client's with a
         clients section, and the result a ``ClientSurvey`` (``surveys``, one per client,
         and ``section``, where they are compared).
+
+        A survey in which nothing was measured (every payload ``rejected``, ``lost``,
+        ``timeout`` or ``broken``) fails the test in one line quoting the first error,
+        unless each of those outcomes is listed in ``accept`` (e.g.
+        ``accept=["rejected"]`` for a chain expected to refuse the catalogue).
         """
         __tracebackhide__ = True
         from fidelity._run.whole import run_survey
@@ -258,6 +267,7 @@ class Recorder:
         try:
             context = self._context()
             allowed = self._allowed(context, allow)
+            accepted = accepted_outcomes(accept)
             probe = _as_probe(target)
         except UsageError as exc:
             raise UsageError(str(exc)) from None
@@ -279,6 +289,7 @@ class Recorder:
                     families=chosen,
                     examples=settings.examples if examples is None else examples,
                     allowed=allowed,
+                    accepted=accepted,
                 )
             except UsageError as exc:
                 raise UsageError(str(exc)) from None
@@ -298,6 +309,9 @@ class Recorder:
         unexpected = frozenset(result.unexpected)
         if unexpected:
             raise FidelityError(_survey_failure(card_name, result, unexpected))
+        empty = nothing_measured(card_name, result, accepted)
+        if empty is not None:
+            raise FidelityError(empty)
         return result
 
     def sweep(

@@ -84,6 +84,13 @@ def mcp_reflector_probe() -> Iterator[Probe]:
     """A ``probes.mcp`` probe (tool ``echo``, param ``text``) through the MCP reflector."""
     _require(("mcp",), "mcp")
     probes = _probes()
+    from probes.frontend import sdk_major, sdk_version  # after load(): ours, not a local one
+
+    if sdk_major() < 2:
+        pytest.skip(
+            f"the MCP reflector is an SDK 2.x server and this environment has mcp "
+            f"{sdk_version()}: probe your own server with probes.mcp or probes.mcp_module"
+        )
     with contextlib.ExitStack() as stack:
         with _reported("MCP reflector"):
             target = stack.enter_context(probes.mcp_reflector("stdio"))

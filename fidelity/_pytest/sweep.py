@@ -64,8 +64,14 @@ def sweep_server(
     """Sweep ``server``, record each card and finding, fail on a non-zero exit code."""
     __tracebackhide__ = True
     from fidelity._sweep.api import sweep
+    from fidelity._sweep.isolation import TEST_ENV
 
-    result: Sweep = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
+    # The servers swept get the test's environment (and the probe's env=), as a probe's.
+    token = TEST_ENV.set(dict(getattr(server, "env", None) or {}))
+    try:
+        result: Sweep = sweep(mcp=server_of(server), allow=allowed, families=families, **options)
+    finally:
+        TEST_ENV.reset(token)
     for row in result.rows:
         if row.card is None:
             continue

@@ -75,6 +75,7 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
     "newline.lf_to_crlf": ("LF line breaks {to} CRLF", "expect CRLF line endings"),
     "newline.separator_to_lf": ("line separators{sent} {to} LF", "use LF for line breaks"),
     "newline.to_space": ("line breaks{sent} {to} spaces", "keep the value on one line"),
+    "newline.removed": ("line breaks{sent} are deleted", "keep the value on one line"),
     "newline.inserted": (
         "long lines are wrapped: line breaks are inserted at a width",
         "keep lines short, or expect the breaks",
@@ -86,6 +87,10 @@ MODEL_SENTENCES: dict[str, tuple[str, str]] = {
     "path.basename": (
         "only the part after the last slash or backslash is kept",
         "send a name, not a path",
+    ),
+    "path.normalized": (
+        "values are normalised as paths (// merged, dir/.. resolved, a final / dropped)",
+        "send normalised paths",
     ),
     "path.sanitized": (
         "characters not allowed in a file name{sent} are removed, blanks and slashes {to} _",

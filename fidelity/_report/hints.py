@@ -121,6 +121,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
             "a layer folds line breaks into spaces (XML attribute normalisation, YAML "
             "folding, a one-line field); put the value where line breaks are kept, or escape them."
         ),
+        "newline.removed": (
+            "a sanitiser deletes line breaks (a filter of control characters that counts CR "
+            "as one, header unfolding, lines joined with nothing); escape them for the format "
+            "(`\\r`, `\\n` in JSON), or refuse such values with an error."
+        ),
         "newline.inserted": (
             "a layer wraps long lines at a width (`textwrap.fill`, an HTML-to-text converter's "
             "body width, e-mail header folding) and inserts line breaks; turn wrapping off "
@@ -145,6 +150,11 @@ GENERAL: Mapping[str, str] = MappingProxyType(
         "path.basename": (
             "a layer keeps only the last path component (upload file names); send the full "
             "text in a field of its own."
+        ),
+        "path.normalized": (
+            "a layer normalises the value as a path (`os.path.normpath`, `pathlib`): `//` "
+            "merged, `dir/..` resolved, a final `/` dropped; send paths already normalised, "
+            "or percent-encode text that is not a path (`quote(value, safe='')`)."
         ),
         "path.sanitized": (
             "a sanitiser makes the value a safe file name (`secure_filename`, "

@@ -130,12 +130,35 @@ def card_case(
     the card's allow list, and ``error`` (the run's sentence, when it broke or measured
     nothing). ``rows`` and ``observations`` replace the card's (a client's own run)."""
     seen = card.observations if observations is None else observations
+    setup = card.facts.setup
+    edit = setup is not None and bool(setup.expect)
     return JUnitCase(
         name=name or card.name,
         counts=_counts(seen),
-        failure=_rewrites(card.rows if rows is None else rows, card.facts.allow),
+        failure=_findings(
+            _rewrites(card.rows if rows is None else rows, card.facts.allow), seen, edit
+        ),
         error=(error.split(";", maxsplit=1)[0].strip(), error) if error else None,
     )
+
+
+def _findings(
+    rewrites: tuple[str, str] | None, seen: Sequence[CardObservation], edit: bool
+) -> tuple[str, str] | None:
+    """The failure of a case: its rewrites beyond ``--allow``, and the findings no
+    ``--allow`` accepts (the run's exit rule: payloads lost among values that came
+    back, edits that never applied, silently or refused when ``edit``)."""
+    sent = [o for o in seen if not o.client_side]
+    arrived = any(o.status in ("preserved", "transformed") for o in sent)
+    lost = sum(1 for o in sent if o.status == "lost") if arrived else 0
+    never = sum(1 for o in sent if o.status == "rejected" and (o.silent or edit))
+    more = [f"{lost} lost"] if lost else []
+    more += [f"{never} not applied"] if never else []
+    if not more:
+        return rewrites
+    message, text = rewrites or ("", "")
+    said = "; ".join([message, *more] if message else more)
+    return said, text or said
 
 
 def family_cases(card: Card) -> tuple[JUnitCase, ...]:

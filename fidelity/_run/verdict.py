@@ -25,6 +25,13 @@ whole by :func:`unmeasured`: any parameter it set out to survey that measured no
 (no read-back found, arguments that could not be made, every payload lost or rejected)
 fails the run (exit 3, the results kept); a parameter the user left out is not counted.
 
+The exit code of a run that found something and could not measure something else is
+:func:`exit_rule`'s, the one rule of every output (the terminal, the JUnit file, the
+JSON result, the Python API): 1 when any finding beyond ``--allow`` exists (a rewrite,
+a payload ``lost``, an edit that never applied), even if other parameters measured
+nothing; 3 only when nothing was found and something could not be measured; 0 when
+everything was measured and nothing is beyond ``--allow``.
+
 A payload ``rejected`` with ``silent`` set (an edit that answered without an error flag
 and did not apply: see ``--expect``) is a finding like a rewrite beyond ``--allow``: a
 run that saw one exits 1 (:func:`not_applied`). ``--allow`` names rewrite kinds and
@@ -51,6 +58,7 @@ __all__ = [
     "broke",
     "common_error",
     "error_of",
+    "exit_rule",
     "judge",
     "measured_counts",
     "not_applied",
@@ -264,10 +272,13 @@ def _wrapped_advice(prefix: str, suffix: str, *, read: str | None, read_found: b
             f"every value came back {what}: {option} reads the value alone (or leave --read "
             "out to locate the read-back automatically)."
         )
+    # A pattern over the raw text would not read a field of a document (a JSON value, a
+    # structured field): no --read is suggested that was not tried on these replies.
     where = "the located read-back" if read_found else f"--read {safe(read or '')}"
     return (
-        f"every value came back {what}, at {where}: name where the value alone comes back "
-        f"with --read (such as {option} over the same text), or leave --read out to locate it."
+        f"every value came back {what}, at {where}: the target adds it to every value "
+        "(counted as a rewrite); name a --read that gives the value alone, if the target "
+        "has one, or leave --read out to locate it."
     )
 
 
@@ -333,3 +344,15 @@ def not_applied(observations: Sequence[Observation]) -> int:
     """How many payloads were silently not applied (``rejected`` with ``silent``): each
     makes the run exit 1, as a rewrite beyond ``--allow`` does."""
     return sum(1 for o in observations if o.silent and o.status is Status.REJECTED)
+
+
+def exit_rule(*, findings: bool, unmeasured: bool) -> int:
+    """The exit code of a finished run (see the module): ``findings`` when any rewrite
+    beyond ``--allow``, payload lost or edit that never applied was seen,
+    ``unmeasured`` when something the run set out to measure could not be (a target
+    that broke, a parameter that measured nothing). A finding outranks what could not
+    be measured: a CI gate that sees 1 knows the target rewrites, not that it was
+    unreachable."""
+    if findings:
+        return 1
+    return 3 if unmeasured else 0

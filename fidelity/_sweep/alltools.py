@@ -82,22 +82,57 @@ _CONSTRAINTS = ("enum", "const", "format", "pattern", "contentEncoding", "conten
 
 def _unique(param: ToolParam, made: dict[str, Any]) -> dict[str, Any]:
     """``made`` with each top-level free-form string (a name, a key, a path) replaced by
-    one unique to the parameter's run and payload."""
+    one unique to the parameter's run and payload, and different between fields
+    (``source`` and ``destination`` never name the same thing); an empty string made
+    deeper down (an entity's name) is given one too."""
     props = param.tool.input_schema.get("properties")
     if not isinstance(props, Mapping):
         return made
     top = param.path.segments[0] if param.path.segments else None
     out = dict(made)
+    fields = 0
     for key, value in made.items():
         schema = props.get(key)
         if key == top or not isinstance(value, str) or not isinstance(schema, Mapping):
+            if isinstance(value, (dict, list)):
+                out[key] = _filled(param, (key,), value)
             continue
         if schema.get("type") != "string" or any(c in schema for c in _CONSTRAINTS):
             continue
         limit = schema.get("maxLength", 64)
-        if isinstance(limit, int) and limit >= len("fidelity-00000000-000"):
-            out[key] = _UNIQUE
+        name = _padded(_UNIQUE if not fields else f"{_UNIQUE}-{fields + 1}", schema)
+        if isinstance(limit, int) and limit >= len(name.format(run="00000000", n="000")):
+            out[key] = name
+            fields += 1
     return out
+
+
+def _padded(name: str, schema: Mapping[str, Any]) -> str:
+    """``name`` made as long as the schema's ``minLength`` asks (``-xxxx`` after it, the
+    placeholders counted at their shortest: ``{run}`` 8 characters, ``{n}`` one)."""
+    least = schema.get("minLength")
+    shortest = len(name.format(run="00000000", n="0"))
+    if not isinstance(least, int) or least <= shortest:
+        return name
+    return name + "-" + "x" * max(0, least - shortest - 1)
+
+
+def _filled(param: ToolParam, at: tuple[str | int, ...], value: Any) -> Any:
+    """``value`` (made at ``at``, below the top level) with each empty free-form string
+    replaced by a name unique to the run and payload (``fidelity-{run}-{n}-name``)."""
+    from probes.frontend import ParamPath, schema_at
+
+    if isinstance(value, dict):
+        return {k: _filled(param, (*at, k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(param, (*at, i), v) for i, v in enumerate(value)]
+    if value != "" or at == tuple(param.path.segments):
+        return value
+    schemas = schema_at(param.tool.input_schema, ParamPath(at)) or []
+    if not schemas or any(c in schemas[0] for c in (*_CONSTRAINTS, "maxLength")):
+        return value
+    last = next((str(s) for s in reversed(at) if isinstance(s, str)), "value")
+    return _padded(f"{_UNIQUE}-{literal_braces(last)}", schemas[0])
 
 
 def _subplan(
@@ -144,30 +179,63 @@ def _survey_param(
     share: int | None,
     *,
     readers: Sequence[McpTool] = (),
+    tools: Sequence[McpTool] = (),
 ) -> ParamRun:
     """Run one parameter as the single-tool form would; never raises for the
     parameter's own failures (they are its ``ParamRun``). A parameter that does not
-    come back is read back with a paired read-only tool among ``readers``, if one
-    proves itself (:mod:`fidelity._sweep.pairing`)."""
+    come back is read back with a paired read tool among ``readers``, if one proves
+    itself (:mod:`fidelity._sweep.pairing`); a content that replaces what must exist
+    first, after a seed written by one of ``tools`` (:mod:`fidelity._sweep.seeded`)."""
+    from fidelity._sweep.contract import outside_line, within_schema
+
     try:
         args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
         return ParamRun(param=param, skipped=_cannot(exc))
+    payloads, outside, why = within_schema(param, payloads)
+    if outside and not payloads:
+        return ParamRun(param=param, skipped=f"not surveyed: all {outside_line(outside, why)}")
+    run = _each_way(plan, param, args, payloads, share, readers=readers, tools=tools)
+    if outside and run.card is not None:
+        card = run.card.with_warnings((*run.card.facts.warnings, outside_line(outside, why)))
+        return dataclasses.replace(run, card=card)
+    return run
+
+
+def _each_way(
+    plan: ProbePlan,
+    param: ToolParam,
+    args: dict[str, Any],
+    payloads: Sequence[Payload],
+    share: int | None,
+    *,
+    readers: Sequence[McpTool],
+    tools: Sequence[McpTool],
+) -> ParamRun:
+    """``param``'s run: its own reply, else a paired read, else a seed and a read."""
     sub = _subplan(plan, param, args, share)
     run = _survey_sub(sub, param, payloads)
-    if not run.skipped.startswith(_NO_ECHO):
-        return run
-    from fidelity._sweep.pairing import read_paired
+    if run.skipped.startswith(_NO_ECHO):
+        from fidelity._sweep.pairing import read_paired
 
-    return read_paired(
-        run,
-        sub,
-        param,
-        args=args,
-        readers=readers,
-        share=share,
-        survey=lambda paired: _survey_sub(paired, param, payloads),
-    )
+        run = read_paired(
+            run,
+            sub,
+            param,
+            args=args,
+            readers=readers,
+            share=share,
+            survey=lambda paired: _survey_sub(paired, param, payloads),
+        )
+    if run.card is not None or not run.skipped.startswith("no read-back"):
+        return run
+    from fidelity._sweep.seeded import survey_seeded
+
+    return survey_seeded(
+        run, sub, param, args=args, tools=tools, readers=readers, arguments=_arguments,
+        defaults=dict(plan.defaults), share=share, least=_LEAST,
+        survey=lambda seeded: _survey_sub(seeded, param, payloads),
+    )  # fmt: skip
 
 
 def _survey_edit(
@@ -315,17 +383,65 @@ def execute_all(plan: ProbePlan, listen: Listen | None = None) -> int:
     if plan.dry_run:
         return _dry_run(plan, inv, payloads, pinned)
     # A tool left out is never called, as a read-back either.
+    from fidelity._sweep.pairing import is_reader
+
     readers = [
-        t for t in tools if t.read_only and not left_out(t.name, plan.skip_tools, plan.only_tools)
+        t
+        for t in tools
+        if is_reader(t, consent=plan.yes) and not left_out(t.name, plan.skip_tools, plan.only_tools)
     ]
+
+    callable_tools = [t for t in tools if not left_out(t.name, plan.skip_tools, plan.only_tools)]
 
     def survey_one(param: Any, share: int | None) -> ParamRun:
         if isinstance(param, EditRow):
             return _survey_edit(plan, param, pinned, payloads, share, tools=tools, readers=readers)
         pins = pinned.get(param.tool.name)
-        return _survey_param(plan, param, pins, payloads, share, readers=readers)
+        return _survey_param(
+            plan, param, pins, payloads, share, readers=readers, tools=callable_tools
+        )
 
-    return run_rows(plan, inv, survey_one, payloads, noun="tool parameter", listen=listen)
+    try:
+        return run_rows(plan, inv, survey_one, payloads, noun="tool parameter", listen=listen)
+    finally:
+        hint = default_hint(plan, inv)
+        if hint and not plan.quiet:
+            sys.stdout.write(hint + "\n")
+            sys.stdout.flush()
+
+
+#: Words of an argument that names where everything lives, which the sweep cannot make
+#: (lower case, without ``_``/``-``; also any of them followed by ``id``).
+_CONTEXT = frozenset(
+    {"vault", "workspace", "project", "space", "account", "team", "org", "organization",
+     "repo", "repository", "database", "db", "collection", "namespace", "tenant", "bucket",
+     "board", "site", "store", "notebook", "environment", "env"}
+)  # fmt: skip
+
+
+def default_hint(plan: ProbePlan, inv: Inventory) -> str:
+    """One line when every tool surveyed (two at least) requires the same argument that
+    names where everything lives (``vault``, ``workspace``, ``project``...): a value
+    made from the schema names none that exists, so the line shows the ``--default``
+    that gives it; ``""`` otherwise (or when ``--default`` gives it already)."""
+    tools = list({p.tool.name: p.tool for p in inv.surveyed}.values())
+    if len(tools) < 2:
+        return ""
+    given = {name for name, _ in plan.defaults}
+    shared = None
+    for tool in tools:
+        required = tool.input_schema.get("required")
+        names = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+        shared = names if shared is None else shared & names
+    for name in sorted(shared or ()):
+        norm = name.lower().replace("_", "").replace("-", "")
+        if name not in given and (norm in _CONTEXT or norm.removesuffix("id") in _CONTEXT):
+            return (
+                f"hint: every tool requires {safe(name)!r}, which names where everything "
+                f"lives and cannot be made from a schema; give it once for every tool: "
+                f"--default '{safe(name)}=\"NAME\"'"
+            )
+    return ""
 
 
 # -- looking first ------------------------------------------------------------------

@@ -46,12 +46,14 @@ _NEW = "{payload}{mark}"
 #: Names of an edit's old text and of its replacement (lower case, without ``_``/``-``),
 #: in pairs; an old name pairs with any new name of the same container.
 _OLD = frozenset(
-    {"old", "oldstring", "oldtext", "oldstr", "oldcontent", "search", "searchtext", "find",
-     "findtext", "original", "originaltext", "before"}
+    {"old", "oldstring", "oldtext", "oldstr", "oldcontent", "search", "searchtext",
+     "searchstring", "find", "findtext", "original", "originaltext", "before", "pattern",
+     "oldvalue", "targettext"}
 )  # fmt: skip
 _NEW_NAMES = frozenset(
     {"new", "newstring", "newtext", "newstr", "newcontent", "replace", "replacement",
-     "replacewith", "replacetext", "after"}
+     "replacewith", "replacetext", "replacementtext", "replacementstring", "newvalue",
+     "after"}
 )  # fmt: skip
 #: Names of the content a write tool stores.
 _CONTENT = frozenset({"content", "contents", "text", "data", "body", "filecontent", "filetext"})
@@ -133,13 +135,16 @@ def _content_key(tool: McpTool) -> str | None:
 
 
 def _writes(edit: McpTool, tools: Sequence[McpTool]) -> list[tuple[McpTool, str]]:
-    """The tools that may seed ``edit``'s file: not read-only, not the edit itself, with
-    a content parameter and an argument naming what one of the edit's names (a file)."""
+    """The tools that may seed ``edit``'s file: not read-only, not named as a read, not
+    the edit itself, with a content parameter and an argument naming what one of the
+    edit's names (a file)."""
+    from fidelity._sweep.pairing import is_reader
+
     names = {_role(k) for k in edit.properties}
     found = []
     for tool in tools:
         key = _content_key(tool)
-        if tool.name == edit.name or tool.read_only or key is None:
+        if tool.name == edit.name or is_reader(tool, consent=True) or key is None:
             continue
         if any(_role(k) in names for k in tool.properties if k != key):
             found.append((tool, key))
@@ -282,6 +287,7 @@ def survey_edit(
                     cast("Any", attempt),
                     paired=describe(row, write.name, pair.tool),
                     requests=spent,
+                    edit=True,
                 )
                 return done
             reason = attempt.skipped.removeprefix("no read-back: ")
@@ -293,7 +299,7 @@ def survey_edit(
 def plan_line(row: EditRow, rows: Sequence[object]) -> str:
     """How ``row`` will be probed, for ``--dry-run`` (no call made: the read tools are
     the candidates, the first that proves itself is kept)."""
-    from fidelity._sweep.pairing import read_pairs
+    from fidelity._sweep.pairing import is_reader, read_pairs
 
     tools = _surveyed_tools(rows)
     writes = _writes(row.tool, tools)
@@ -301,6 +307,6 @@ def plan_line(row: EditRow, rows: Sequence[object]) -> str:
         return "apply check: no write tool to seed its file (not probed)"
     write, key = writes[0]
     names = {k: "" for k in write.properties if k != key}
-    pairs, _ = read_pairs(write, key, names, [t for t in tools if t.read_only])
+    pairs, _ = read_pairs(write, key, names, [t for t in tools if is_reader(t, consent=True)])
     reads = ", ".join(safe(p.tool) for p in pairs) or "none found"
     return f"apply check: seeded with {safe(write.name)}, read back with the first of: {reads}"

@@ -19,20 +19,17 @@ arguments every tool shares, and a sandbox for a stdio server.
 
 from __future__ import annotations
 
-import contextlib
+import contextvars
 import dataclasses
 import fnmatch
 import json
-import os
 import re
-import secrets
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
+from probes.frontend import new_sandbox, sandbox_env, sandboxed, work_dir
 
 __all__ = [
     "SANDBOX",
@@ -50,8 +47,6 @@ __all__ = [
 #: The placeholder that names the sandbox's working directory.
 SANDBOX = "{sandbox}"
 _IN_TEMPLATE = re.compile(r"\{\{|\}\}|\{sandbox\}")
-#: The variables a sandboxed server keeps from the caller's environment.
-_KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,9 +136,7 @@ def check_control(args: Any, kind: object) -> Control:
                 "--sandbox starts a stdio MCP server in a temporary directory; give the "
                 "server's command after --, not a URL."
             )
-        directory = os.path.join(
-            os.path.realpath(tempfile.gettempdir()), f"fidelity-sandbox-{secrets.token_hex(6)}"
-        )
+        directory = new_sandbox()
     defaults: dict[str, Any] = {}
     for value in given:
         name, parsed = _default(value, work_dir(directory))
@@ -153,11 +146,6 @@ def check_control(args: Any, kind: object) -> Control:
     return Control(
         skip_tools=skip, only_tools=only, defaults=tuple(defaults.items()), sandbox=directory
     )
-
-
-def work_dir(root: str | None) -> str | None:
-    """The sandbox's working directory, which ``{sandbox}`` names (``None`` without one)."""
-    return None if root is None else os.path.join(root, "work")
 
 
 def left_out(name: str, skip: Sequence[str], only: Sequence[str]) -> str:
@@ -170,46 +158,36 @@ def left_out(name: str, skip: Sequence[str], only: Sequence[str]) -> str:
     return ""
 
 
-def sandbox_env(directory: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The minimal environment of a sandboxed server: the kept variables, and ``HOME``
-    and ``TMPDIR`` (``TMP``, ``TEMP``) in the sandbox."""
-    source = os.environ if environ is None else environ
-    env = {k: source[k] for k in _KEPT if k in source}
-    env.setdefault("LANG", "C.UTF-8")
-    home, tmp = os.path.join(directory, "home"), os.path.join(directory, "tmp")
-    env.update(HOME=home, TMPDIR=tmp, TMP=tmp, TEMP=tmp)
-    return env
+#: Set by the pytest plugin around ``fidelity.sweep`` (the variables the test's probe
+#: adds): a server swept from a test gets the test's environment, as a probe's does.
+TEST_ENV: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "fidelity_sweep_test_env", default=None
+)
 
 
 def spawn_options(
     root: str | None, env: Sequence[tuple[str, str]] | Mapping[str, str] = ()
 ) -> dict[str, Any]:
-    """The ``env`` and ``cwd`` of a stdio server, as ``probes.mcp`` takes them: the
-    sandbox's (none without one), ``env`` (``--env``) over them."""
+    """The environment of the server as ``probes.mcp`` takes it: from the command line,
+    the SDK's minimal environment, not the caller's (``inherit_env=False``: such a
+    server is often a third-party package, and the shell's variables, tokens included,
+    are not its business; the same server gets the same variables from any shell); in
+    a test (``TEST_ENV``), the test's environment with the probe's ``env`` on top. In a
+    sandbox, its ``env`` and ``cwd`` there. ``env`` (``--env``) goes over all of them."""
+    options = _spawn_options(root)
     given = dict(env)
+    if given:
+        options["env"] = {**options.get("env", {}), **given}
+    return options
+
+
+def _spawn_options(root: str | None) -> dict[str, Any]:
+    extra = TEST_ENV.get()
+    if extra is None:
+        if root is None:
+            return {"inherit_env": False}
+        return {"inherit_env": False, "env": sandbox_env(root), "cwd": work_dir(root)}
     if root is None:
-        return {"env": given} if given else {}
-    return {"env": {**sandbox_env(root), **given}, "cwd": work_dir(root)}
-
-
-@contextlib.contextmanager
-def sandboxed(directory: str | None) -> Iterator[None]:
-    """Create the sandbox ``directory`` (if any) for the run and remove it afterwards."""
-    if directory is None:
-        yield
-        return
-    try:
-        os.mkdir(directory, 0o700)
-    except OSError as exc:
-        raise UsageError(
-            f"--sandbox could not create its directory {safe(directory)!r} ({exc.strerror})."
-        ) from None
-    from probes.frontend import contained
-
-    try:
-        for sub in ("home", "tmp", "work"):
-            os.mkdir(os.path.join(directory, sub), 0o700)
-        with contained():  # what the servers left running ends before its directory goes
-            yield
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        return {"env": dict(extra)} if extra else {}
+    env = {**sandbox_env(root, inherit=True), **extra}
+    return {"inherit_env": False, "env": env, "cwd": work_dir(root)}

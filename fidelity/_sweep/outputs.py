@@ -223,7 +223,23 @@ class JunitCases:
             return
         from fidelity._sweep.junit import write_junit
 
-        write_junit(self.plan.junit, list(event.cards))
+        write_junit(self.plan.junit, list(event.cards), _unmeasured(self.plan, event))
+
+
+def _unmeasured(plan: ProbePlan, event: RunDone) -> list[tuple[str, str, str]]:
+    """The rows of a run over many that ended without a card (no read-back, arguments
+    that could not be made, a run that broke): each an error case of the JUnit file,
+    as the exit rule counts them (target, case name, sentence)."""
+    outcome = event.outcome if isinstance(event.outcome, tuple) else ()
+    target = next((c.facts.setup.target for c in event.cards if c.facts.setup), None)
+    failed = []
+    for run in outcome:
+        card, skipped = getattr(run, "card", None), getattr(run, "skipped", "")
+        failure = getattr(run, "failure", "")
+        if card is None and (skipped or failure):
+            name = str(getattr(getattr(run, "param", None), "name", ""))
+            failed.append((target or plan.shown_target, name, failure or skipped))
+    return failed
 
 
 def card_writers(plan: ProbePlan, writer: ResultWriter | None) -> tuple[Handler, ...]:

@@ -40,7 +40,8 @@ class SweepRow:
     card when it was surveyed, else ``None`` and ``skipped`` says why (constrained,
     needs ``yes``, no read-back...). ``unexpected`` holds the kinds of rewrite beyond
     ``allow``; ``failure`` the sentence of a run that broke and ``nothing`` that of one
-    that measured nothing (both make the exit code 3).
+    that measured nothing (both make the exit code 3, unless a finding of another row
+    makes it 1).
     """
 
     name: str
@@ -67,9 +68,12 @@ class Sweep:
     ``None`` and the reason it measured nothing), then those left out before the run
     (constrained, needing ``yes``, not matched by ``only_tools``...), then those the
     run did not reach;
-    ``exit_code`` is the one ``fidelity probe`` exits with for the same run (0: every
-    value came back; 1: rewrites beyond ``allow``; 3: the run broke or measured
-    nothing, ``message`` says why in one sentence); ``complete`` is False when the run
+    ``exit_code`` is the one ``fidelity probe`` exits with for the same run, by the
+    one rule of every output (:func:`fidelity._run.verdict.exit_rule`): 1 when any
+    finding beyond ``allow`` exists (a rewrite, a payload lost, an edit that never
+    applied), even if other parameters measured nothing; 3 when nothing was found and
+    the run broke or something measured nothing (``message`` says why in one
+    sentence); 0 otherwise; ``complete`` is False when the run
     stopped before every parameter (the server went away); ``tools_without_strings``
     names the tools (operations) that have no string parameter. With ``config=``, the
     rows are every server's (cards first, in the file's order), ``failed`` lists the
@@ -227,12 +231,18 @@ class Recorder:
 
     def sweep(self, plan: ProbePlan, exit_code: int, message: str) -> Sweep:
         """The record of the run that ended (``exit_code`` and ``message`` by the CLI's
-        verdict rules)."""
+        verdict rules; an empty ``message`` becomes what could not be measured, if
+        anything)."""
         assert self.inv is not None, "the run found no rows"
         assert self.done is not None, "the run did not end"
         inv, outcome = self.inv, self.done.outcome
         ended = outcome if isinstance(outcome, tuple) else ()
         runs = tuple(r for r in ended if isinstance(r, ParamRun))
+        if not message:
+            # What could not be measured, said even when a finding makes it exit 1.
+            from fidelity._sweep.rows_verdict import problem
+
+            message = problem(inv, runs, [r for r in runs if r.card is not None], self.noun)
         return Sweep(
             rows=_rows(inv, runs),
             exit_code=exit_code,

@@ -56,7 +56,8 @@ class ParamRun:
     run that broke (stopped, a protocol failure: exit 3); ``nothing`` that of one that
     measured nothing (every payload rejected or lost: a warning, since tools of one
     server often refuse what another left behind); ``fatal`` when the server itself
-    could not be reached, which ends the whole run.
+    could not be reached, which ends the whole run; ``edit`` when the row is an edit
+    probed with the apply check (a payload it refused is an edit that never applied).
     """
 
     param: Row
@@ -72,6 +73,7 @@ class ParamRun:
     planned: int = 0
     requests: int = 0
     fatal: bool = False
+    edit: bool = False
 
 
 class Interrupted(Exception):

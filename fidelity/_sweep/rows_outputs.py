@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["RowsJson", "RowsPage", "collection", "rows_writers", "write_progress"]
+__all__ = ["RowsJson", "RowsPage", "collection", "rows_writers", "verdict", "write_progress"]
 
 
 def collection(inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> str:
@@ -42,8 +42,23 @@ def collection(inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> str:
         "paired": [r.paired for r in runs if r.paired],
         "tools_without_string_parameters": [t.name for t in inv.without_strings],
         "complete": complete,
+        "verdict": verdict(inv, runs),
     }
     return dump(document)
+
+
+def verdict(inv: Rows, runs: Sequence[ParamRun]) -> dict[str, object]:
+    """The run's verdict as the JSON result holds it, by the exit rule the terminal
+    follows: ``exit_code``, the ``findings`` beyond ``--allow`` (rewrite kinds, ``N
+    lost``, ``N not applied``) and the sentence of what was ``unmeasured``."""
+    from fidelity._run.verdict import exit_rule
+    from fidelity._sweep.rows_verdict import findings, problem
+
+    surveyed = [r for r in runs if r.card is not None]
+    found = findings(surveyed)
+    unmeasured = problem(inv, runs, surveyed)
+    code = exit_rule(findings=bool(found), unmeasured=bool(unmeasured))
+    return {"exit_code": code, "findings": found, "unmeasured": unmeasured}
 
 
 def write_progress(plan: ProbePlan, inv: Rows, runs: Sequence[ParamRun], *, complete: bool) -> None:

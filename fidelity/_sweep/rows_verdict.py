@@ -1,8 +1,8 @@
 """What a run over many rows says and how it ends: the map of the rows surveyed and a
 fix per rewrite, what was not surveyed, not called, not reached, the warnings and
-failures, the summary line; then the exit code by the run's verdict rules (exit 3
-when the server or a row's run broke or nothing was measured, else 1 on rewrites
-beyond ``--allow``, else 0)."""
+failures, the summary line; then the exit code by the one rule of every output
+(:func:`fidelity._run.verdict.exit_rule`: 1 on any finding beyond ``--allow``, else 3
+when something could not be measured, else 0)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
 from fidelity._report.card_render import card_hints
-from fidelity._run.verdict import measured_counts, not_applied, unmeasured
+from fidelity._run.verdict import exit_rule, measured_counts, not_applied, unmeasured
 from fidelity._sweep.rows_model import ParamRun
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["exit_code", "run_lines"]
+__all__ = ["exit_code", "findings", "never_applied", "problem", "run_lines"]
 
 
 def run_lines(
@@ -43,6 +43,7 @@ def run_lines(
 
         notes = (silent_note(r.param.tool.name, r.observations) for r in surveyed)
         lines += [n for n in notes if n]
+    lines += _edit_lines(surveyed)
     for run in surveyed:
         if run.card is not None:
             lines += [
@@ -51,6 +52,49 @@ def run_lines(
     lines += [f"failed: {safe(r.failure)}" for r in runs if r.failure]
     lines.append(_summary(plan, runs, payloads, noun))
     return "\n".join(lines) + "\n"
+
+
+#: The kinds that say a read path turns line breaks into LF, and how a sentence says it.
+_LINE_BREAKS = {"newline.crlf_to_lf": "CRLF into LF", "newline.cr_to_lf": "CR into LF"}
+
+
+def _edit_lines(surveyed: Sequence[ParamRun]) -> list[str]:
+    """A line per edit row with edits that never applied, linked to the rewrite of its
+    read path when one was measured on the same server: "7 edits whose old text holds
+    a CR never applied; read_note turns CRLF into LF"."""
+    lines = []
+    for run in surveyed:
+        never = never_applied(run)
+        if all(o.silent for o in never):
+            continue  # none, or each told by the silent note already
+        with_cr = sum(1 for o in never if "\r" in o.sent)
+        parts = []
+        if with_cr:
+            parts.append(f"{with_cr} edit{'s' if with_cr != 1 else ''} whose old text holds a CR")
+        if len(never) - with_cr:
+            other = len(never) - with_cr
+            parts.append(f"{other}{' other' if with_cr else ''} edit{'s' if other != 1 else ''}")
+        line = f"{safe(run.param.name)}: {' and '.join(parts)} never applied"
+        link = _line_break_link(run, surveyed) if with_cr else ""
+        lines.append(line + (f"; {link}" if link else "") + ".")
+    return lines
+
+
+def _line_break_link(edit: ParamRun, surveyed: Sequence[ParamRun]) -> str:
+    """``read_note turns CRLF into LF (newline.crlf_to_lf, measured on
+    write_note.content)`` when a row read back by a tool of this server measured a
+    line-break rewrite; ``""`` when none did."""
+    for run in surveyed:
+        if run is edit or run.card is None:
+            continue
+        kinds = {k for o in run.observations for k in o.kinds}
+        for kind, said in _LINE_BREAKS.items():
+            if kind in kinds:
+                setup = run.card.facts.setup
+                reader = setup.read_tool if setup is not None and setup.read_tool else None
+                reader = reader or run.param.tool.name
+                return f"{safe(reader)} turns {said} ({kind}, measured on {safe(run.param.name)})"
+    return ""
 
 
 def _map_lines(
@@ -99,40 +143,72 @@ def _left_out_lines(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool param
 
 
 def exit_code(inv: Rows, runs: Sequence[ParamRun], noun: str = "tool parameter") -> int:
-    """The verdict of a run over many tool parameters (see ``--help``): exit 3 when
-    the server or a parameter's run broke or nothing was measured, else 1 on rewrites
-    beyond ``--allow``, else 0."""
+    """The verdict of a run over many tool parameters (see ``--help``), by
+    :func:`~fidelity._run.verdict.exit_rule`: 1 when any finding beyond ``--allow``
+    exists (a rewrite, a payload lost, an edit that never applied), even if other
+    parameters measured nothing or the server broke; else 3 when something could not be
+    measured (its sentence raised); else 0. The terminal says what could not be measured
+    either way (:class:`RowsPrinter`)."""
     surveyed = [r for r in runs if r.card is not None]
-    _check_measured(inv, runs, surveyed, noun)
-    failures = [r for r in runs if r.failure]
-    if failures:
-        names = ", ".join(safe(r.param.name) for r in failures)
-        raise TargetError(
-            f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
-            "lines starting 'failed:' say why, and the results are kept."
-        )
-    nothing = unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs), noun=noun)
-    if nothing:
-        raise TargetError(nothing)
-    unexpected = set().union(*(r.unexpected for r in surveyed))
-    silent = any(not_applied(r.observations) for r in surveyed)
-    return ExitCode.DIFFERENT if unexpected or silent else ExitCode.OK
+    problem_said = problem(inv, runs, surveyed, noun)
+    code = exit_rule(findings=bool(findings(surveyed)), unmeasured=bool(problem_said))
+    if code == ExitCode.TARGET:
+        raise TargetError(problem_said)
+    return ExitCode(code)
 
 
-def _check_measured(
-    inv: Rows, runs: Sequence[ParamRun], surveyed: Sequence[ParamRun], noun: str
-) -> None:
-    """Exit 3 when the server could not be reached, or when no row measured anything."""
+def findings(surveyed: Sequence[ParamRun]) -> list[str]:
+    """What the rows surveyed found beyond ``--allow``, one phrase each: the rewrite
+    kinds, the payloads lost among values that came back, the edits that never
+    applied (silently or refused)."""
+    found = sorted(set().union(*(r.unexpected for r in surveyed)))
+    lost = sum(
+        1
+        for r in surveyed
+        if not r.nothing and not r.failure
+        for o in r.observations
+        if o.status is Status.LOST and not o.client_side
+    )
+    if lost:
+        found.append(f"{lost} lost")
+    edits = sum(len(never_applied(r)) for r in surveyed)
+    silent = sum(not_applied(r.observations) for r in surveyed if not r.edit)
+    if edits + silent:
+        found.append(f"{edits + silent} not applied")
+    return found
+
+
+def never_applied(run: ParamRun) -> list[Observation]:
+    """The payloads of an edit row whose edit never applied: refused with an error
+    flag, or answered without one and left the read-back without its mark."""
+    if not run.edit:
+        return []
+    return [o for o in run.observations if o.status is Status.REJECTED and not o.client_side]
+
+
+def problem(
+    inv: Rows, runs: Sequence[ParamRun], surveyed: Sequence[ParamRun], noun: str = "tool parameter"
+) -> str:
+    """The sentence of what the run could not measure (``""`` when it measured all): the
+    server unreachable, no row measuring anything, rows that broke or measured nothing."""
     fatal = next((r for r in runs if r.fatal), None)
     if fatal is not None:
-        raise TargetError(fatal.failure)
+        return fatal.failure
     if surveyed and all(r.nothing or r.failure for r in surveyed):
-        raise TargetError(
+        return (
             f"nothing was measured: no payload sent to any of the {len(surveyed)} "
             f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        raise TargetError(f"nothing was measured: {_none_surveyed(inv, noun)}")
+        return f"nothing was measured: {_none_surveyed(inv, noun)}"
+    failures = [r for r in runs if r.failure]
+    if failures:
+        names = ", ".join(safe(r.param.name) for r in failures)
+        return (
+            f"{len(failures)} of the {len(runs)} {noun}s run broke ({names}); the "
+            "lines starting 'failed:' say why, and the results are kept."
+        )
+    return unmeasured([r.param.name for r in _unmeasured(runs)], surveyed=len(runs), noun=noun)
 
 
 def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
@@ -174,6 +250,9 @@ def _summary(
     unexpected = sorted(set().union(*(r.unexpected for r in surveyed)))
     if unexpected:
         line += f"; rewrites beyond --allow: {', '.join(unexpected)}"
+    never = sum(len(never_applied(r)) for r in surveyed)
+    if never:
+        line += f"; {never} edit{'s' if never != 1 else ''} never applied"
     unsent = sum(max(0, r.planned - len(r.observations)) for r in surveyed if not r.failure)
     if plan.max_requests is not None and unsent:
         line += f"; {unsent} not sent within --max-requests {plan.max_requests}"

@@ -396,13 +396,17 @@ def run_fleet(options: FleetOptions, section: Section | None = None) -> Fleet:
     )
     if unmatched:
         codes.append(ExitCode.USAGE)
+    worst = max(codes, default=ExitCode.OK)
+    # A finding outranks what could not be measured (the one exit rule of a run).
+    if worst == ExitCode.TARGET and ExitCode.DIFFERENT in codes:
+        worst = ExitCode.DIFFERENT
     return Fleet(
         cards=tuple(cards),
         failed=tuple(failed),
         parts=tuple(
             (name, done[name].part) for name in (s.name for s in options.servers) if name in done
         ),
-        exit_code=int(max(codes, default=ExitCode.OK)),
+        exit_code=int(worst),
         unmatched=unmatched,
         stopped=stop,
     )

@@ -13,8 +13,8 @@ from fidelity._core.errors import TargetError
 from fidelity._core.kinds import Status
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
-from probes._mcp.read import locate, no_text, parse_read, result_text
-from probes._payload.calibration import CalibrationFailed
+from probes._mcp.read import _texts, locate, no_text, parse_read, result_text
+from probes._payload.calibration import CalibrationFailed, error_like
 from probes._payload.locate import MARKER_SHAPES, markers_of
 from probes._payload.placeholders import CALIBRATION_NUMBERS
 
@@ -94,6 +94,7 @@ def calibrate(probe: McpProbe, pace: Callable[[], None] | None = None) -> str:
         ),
         None,
     )
+    _refuse_errors(probe, results, markers)
     spec, why = locate(results, markers, values, hint=hint)
     if spec is None:
         source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"
@@ -115,6 +116,26 @@ def calibrate(probe: McpProbe, pace: Callable[[], None] | None = None) -> str:
     probe.reader = parse_read(spec)
     probe.read_found = True
     return spec
+
+
+def _refuse_errors(probe: McpProbe, results: list[Any], markers: list[str]) -> None:
+    """A reply that says the value was not found, does not exist, failed or is invalid
+    (with or without an error flag) is an echo of the argument, not a read-back: the
+    calibration fails, saying what the tool answered."""
+    texts = [" ".join(_texts(r)) for r in results]
+    words = error_like(texts, markers)
+    if not words:
+        return
+    source = f"read tool {safe(probe.read_tool)!r}" if probe.read_tool else "the tool"
+    answered = next(
+        (result_text(r, 160) for r, t in zip(results, texts, strict=True) if t), no_text(results[0])
+    )
+    answer = f"{source} answered with an error ({safe(words)!r}), not the value: {answered}"
+    raise CalibrationFailed(
+        f"the calibration values came back only inside an error: {answer}; check the "
+        "tool's arguments, or name where the value comes back with read='WHERE'.",
+        answer=answer,
+    )
 
 
 def _refused(result: Observation) -> bool:

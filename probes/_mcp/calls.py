@@ -70,7 +70,11 @@ class CallPlan:
     def payload_paths(self) -> tuple[ParamPath, ...]:
         """Every place the payload goes in the tool's arguments."""
         placed = self.template.payload_paths if self.template is not None else ()
-        return placed if self.param is None or self.param in placed else (self.param, *placed)
+        # A template at ``param`` ("{payload}{mark}") is kept: the payload goes into it.
+        embedded = self.template.embedded if self.template is not None else ()
+        if self.param is None or self.param in placed or self.param in embedded:
+            return placed
+        return (self.param, *placed)
 
     @property
     def label(self) -> str:
@@ -88,7 +92,7 @@ class CallPlan:
             arguments = self.template.fill(values)
         else:
             arguments = copy.deepcopy(dict(self.base))
-        if self.param is not None:
+        if self.param is not None and self.param in self.payload_paths:
             arguments = put(arguments, self.param, values.payload)
         return arguments
 

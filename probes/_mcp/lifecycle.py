@@ -11,9 +11,11 @@ nothing more is called. A session that is let go has its server killed at once.
 
 from __future__ import annotations
 
+import atexit
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.extras import install_hint
@@ -69,6 +71,10 @@ class Sessions:
         self._restart_failures = 0
         self._gave_up = ""
         self._gave_up_type = "TargetError"
+        #: The caller's environment when the probe opened (``inherit_env``).
+        self._environ: dict[str, str] | None = None
+        #: The sandbox's directory while the probe is open (``sandbox=True``).
+        self.sandbox: str | None = None
 
     def connect(self) -> Session:
         """The session that is up, or a new one (the client library set up first)."""
@@ -79,12 +85,54 @@ class Sessions:
         if self._gave_up_type == ListingChanged.__name__:
             raise ListingChanged(self._gave_up)  # nothing more is called, on any session
         self._prepare()
+        self._place()
         try:
             self.session = self.start()
         except ListingChanged as exc:
             self._gave_up, self._gave_up_type = str(exc), ListingChanged.__name__
             raise
         return self.session
+
+    def _place(self) -> None:
+        """(When the probe opens.) Take the caller's environment as it is now, and make
+        the sandbox (``sandbox=True``); both serve every session of the probe."""
+        options = self.options
+        if options.kind != "stdio" or self._environ is not None:
+            return
+        self._environ = dict(os.environ) if options.inherit_env else {}
+        if options.sandbox and self.sandbox is None:
+            from probes._mcp.sandbox import make_sandbox, new_sandbox
+
+            directory = new_sandbox()
+            make_sandbox(directory)
+            self.sandbox = directory
+            _close_at_exit(self)
+
+    def spawn_env(self) -> dict[str, str] | None:
+        """The environment the stdio server is started with: the caller's ``os.environ``
+        as it was when the probe opened (``inherit_env``, the default), in a sandbox with
+        its own ``HOME`` and ``TMPDIR``, then ``env`` on top; ``inherit_env=False``:
+        ``env`` alone (the SDK adds its minimal variables: ``HOME``, ``PATH``...)."""
+        options = self.options
+        given = dict(options.env) if options.env is not None else None
+        base: dict[str, str] | None = None
+        if self.sandbox is not None:
+            from probes._mcp.sandbox import sandbox_env
+
+            base = sandbox_env(self.sandbox, self._environ, inherit=options.inherit_env)
+        elif options.inherit_env:
+            base = dict(self._environ if self._environ is not None else os.environ)
+        if base is None:
+            return given
+        return {**base, **(given or {})}
+
+    def spawn_cwd(self) -> str | None:
+        """The stdio server's working directory: ``cwd``, or the sandbox's ``work``."""
+        if self.sandbox is not None:
+            from probes._mcp.sandbox import work_dir
+
+            return work_dir(self.sandbox)
+        return _str_or_none(self.options.cwd)
 
     def _prepare(self) -> None:
         from probes._mcp.session import EventLoopThread, SdkLogSink, StderrTail
@@ -100,6 +148,9 @@ class Sessions:
                 import mcp  # noqa: F401
             except ImportError:
                 raise UsageError(f"probes.mcp needs the MCP SDK: {install_hint('mcp')}.") from None
+            from probes._mcp.sdk import check_mode
+
+            check_mode(self.options.client, self.options.python_mode)
             self._loop = EventLoopThread()
             self._logs = SdkLogSink()
             self._logs.install()
@@ -202,6 +253,10 @@ class Sessions:
             self._stderr.close()
         if self._logs is not None:
             self._logs.uninstall()
+        if self.sandbox is not None:
+            from probes._mcp.sandbox import remove_sandbox
+
+            remove_sandbox(self.sandbox)  # the servers are stopped: nothing writes there
 
     def with_stderr(self, message: str) -> str:
         """``message`` as a sentence, with the end of the server's stderr and the SDK's
@@ -234,8 +289,8 @@ class Sessions:
             target = {
                 "command": where[0],
                 "args": where[1:],
-                "env": _dict_or_none(self.options.env),
-                "cwd": _str_or_none(self.options.cwd),
+                "env": self.spawn_env(),
+                "cwd": self.spawn_cwd(),
             }
         assert self._stderr is not None
         return NodeSession(
@@ -253,29 +308,49 @@ class Sessions:
         on_message: Callable[[object], Awaitable[None]],
         close_within: Callable[[], float],
     ) -> Client:
-        from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-        from mcp_types import Implementation
-
         from fidelity._core.version import __version__
+        from probes._mcp.sdk import LegacyClient, sdk_major
         from probes._mcp.session import guard_transport, streamable_http
 
-        info = Implementation(name="param-fidelity", version=__version__)
         timeout, mode, where = (
             float(self.options.timeout),
             self.options.python_mode,
             self.options.where,
         )
+        transport: Any
         if isinstance(where, str):
-            return Client(
-                guard_transport(streamable_http(where, self.options.headers), close_within),
+            transport = guard_transport(streamable_http(where, self.options.headers), close_within)
+        else:
+            transport = guard_transport(self._stdio(), close_within)
+        if sdk_major() < 2:  # SDK 1.x: its ClientSession, shaped as mcp.Client
+            legacy: Any = LegacyClient(
+                transport,
                 read_timeout_seconds=timeout,
-                mode=mode,
-                cache=None,
-                client_info=info,
-                message_handler=on_message,  # type: ignore[arg-type]
+                client_info=("param-fidelity", __version__),
+                message_handler=on_message,
             )
+            return cast("Client", legacy)
+        from mcp import Client
+        from mcp_types import Implementation
+
+        return Client(
+            transport,
+            read_timeout_seconds=timeout,
+            mode=mode,
+            cache=None,
+            client_info=Implementation(name="param-fidelity", version=__version__),
+            message_handler=on_message,  # type: ignore[arg-type]
+        )
+
+    def _stdio(self) -> Any:
+        """The SDK's stdio transport to the server, with the environment it is given
+        (see :meth:`McpOptions.spawn_env`) and its stderr kept in the bounded tail."""
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        where = self.options.where
         assert self._stderr is not None
+        assert not isinstance(where, str)
         # errors="replace": with the SDK's default ("strict") one byte that is not
         # UTF-8 on the server's stdout stalls the SDK's reader for good (it drains
         # stdout forever) and every later call times out. Replaced, a garbage line is
@@ -283,18 +358,30 @@ class Sessions:
         params = StdioServerParameters(
             command=where[0],
             args=where[1:],
-            env=_dict_or_none(self.options.env),
-            cwd=_str_or_none(self.options.cwd),
+            env=self.spawn_env(),
+            cwd=self.spawn_cwd(),
             encoding_error_handler="replace",
         )
-        return Client(
-            guard_transport(stdio_client(params, errlog=self._stderr.file), close_within),
-            read_timeout_seconds=timeout,
-            mode=mode,
-            cache=None,
-            client_info=info,
-            message_handler=on_message,  # type: ignore[arg-type]
-        )
+        return stdio_client(params, errlog=self._stderr.file)
+
+
+#: The probes' sessions that hold a sandbox and are not closed yet: closed (their servers
+#: stopped, their sandboxes removed) when the interpreter exits, for a probe that was
+#: used without ``with`` or ``close()``.
+_OPEN_SANDBOXES: weakref.WeakSet[Sessions] = weakref.WeakSet()
+
+
+def _close_at_exit(sessions: Sessions) -> None:
+    if not _OPEN_SANDBOXES:
+        atexit.unregister(_close_sandboxed)
+        atexit.register(_close_sandboxed)
+    _OPEN_SANDBOXES.add(sessions)
+
+
+def _close_sandboxed() -> None:
+    for sessions in list(_OPEN_SANDBOXES):
+        if not sessions.closed:
+            sessions.close()
 
 
 def _library_of(session: Session) -> str:
@@ -307,10 +394,6 @@ def _library_of(session: Session) -> str:
         return f"mcp {version('mcp')}"
     except PackageNotFoundError:
         return "mcp"
-
-
-def _dict_or_none(env: Mapping[str, str] | None) -> dict[str, str] | None:
-    return dict(env) if env is not None else None
 
 
 def _str_or_none(cwd: str | os.PathLike[str] | None) -> str | None:

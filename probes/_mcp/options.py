@@ -64,6 +64,12 @@ class McpOptions:
     resource: str | None = None
     #: Streamable HTTP: headers sent with every request (credentials, API keys).
     headers: Mapping[str, str] | None = None
+    #: stdio: the server gets the caller's ``os.environ`` (as it is when the probe
+    #: opens) under ``env``; ``False``: ``env`` alone on the SDK's minimal environment.
+    inherit_env: bool = True
+    #: stdio: the server runs with its own ``HOME``, ``TMPDIR`` and working directory,
+    #: in a temporary directory removed when the probe closes.
+    sandbox: bool = False
     kind: Literal["stdio", "http"] = dataclasses.field(init=False)
     where: list[str] | str = dataclasses.field(init=False)
     param_path: ParamPath | None = dataclasses.field(init=False)
@@ -83,6 +89,7 @@ class McpOptions:
                 "secrets from env=."
             )
         self._resolve("where", list(self.target) if kind == "stdio" else str(self.target))
+        self._check_spawn(kind)
         self._check_calls()
         self._check_session()
         self._check_reads()
@@ -95,6 +102,28 @@ class McpOptions:
 
     def _resolve(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)
+
+    def _check_spawn(self, kind: str) -> None:
+        """``env``, ``cwd``, ``inherit_env`` and ``sandbox``: how a stdio server starts."""
+        env, sandbox = self.env, self.sandbox
+        if env is not None and (
+            not isinstance(env, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        ):
+            raise UsageError("env= must map variable names to string values.")
+        for name in ("inherit_env", "sandbox"):
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name}={getattr(self, name)!r} must be True or False.")
+        if sandbox and kind != "stdio":
+            raise UsageError(
+                "sandbox=True starts a stdio server in a temporary directory; a Streamable "
+                "HTTP server runs where it was started."
+            )
+        if sandbox and self.cwd is not None:
+            raise UsageError(
+                "sandbox=True gives the server its own working directory; leave out cwd= "
+                "(relative paths in env= and args= then land in the sandbox)."
+            )
 
     def _check_calls(self) -> None:
         """The options that say which calls carry the payload and read it back."""

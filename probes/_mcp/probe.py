@@ -113,6 +113,8 @@ class McpProbe(Probe):
         prompt: str | None = None,
         resource: str | None = None,
         headers: Mapping[str, str] | None = None,
+        inherit_env: bool = True,
+        sandbox: bool = False,
     ) -> None:
         if tool == "echo" and (prompt or resource):
             tool = f"prompt:{prompt}" if prompt else f"resource:{resource}"
@@ -122,7 +124,7 @@ class McpProbe(Probe):
             allow_destructive=allow_destructive, env=env, cwd=cwd, reflector=reflector,
             mode=mode, fill_args=fill_args, client=client, max_reply=max_reply, expect=expect,
             prompt=prompt, resource=resource,
-            headers=headers,
+            headers=headers, inherit_env=inherit_env, sandbox=sandbox,
         )  # fmt: skip
         self.options = options
         self.transport = options.kind
@@ -257,6 +259,14 @@ class McpProbe(Probe):
         changed = listing_change(self._plan.calls, tools, self.allow_destructive)
         if changed:
             raise ListingChanged(changed)
+
+    @property
+    def sandbox(self) -> str | None:
+        """The working directory of the server's sandbox (``sandbox=True``), once the
+        probe is open; ``None`` without one. It is removed when the probe closes."""
+        from probes._mcp.sandbox import work_dir
+
+        return work_dir(self._sessions.sandbox)
 
     @property
     def environment(self) -> Mapping[str, str]:
@@ -609,6 +619,13 @@ mcp = factory(
     a stdio line, an HTTP body or server-sent event); a longer one is not read
     further, its call is ``broken`` and the server is let go. ``headers`` (Streamable
     HTTP, the Python clients) go with every request: credentials, API keys.
+    A stdio server starts with the caller's ``os.environ`` as it is when the probe
+    opens, ``env`` (a mapping of strings) added on top; ``inherit_env=False`` gives it
+    ``env`` alone on the SDK's minimal environment (``HOME``, ``PATH``... as
+    ``fidelity probe`` does), and ``cwd`` its working directory. ``sandbox=True`` runs
+    it with its own ``HOME``, ``TMPDIR`` and working directory in a temporary directory
+    (``sandbox`` names the working directory while the probe is open), removed when
+    the probe closes, or when the process exits at the latest.
 
     Use it as a context manager; bad arguments and an unknown tool raise
     ``UsageError``, an unreachable server ``TargetError``.

@@ -114,8 +114,9 @@ class ReplyLimit:
 
         return admit
 
-    def events(self, event_stream: bool) -> Callable[[bytes], None]:
-        """A counter for one HTTP response's decoded bytes: the whole body, or per event."""
+    def events(self, event_stream: bool, http: Any = None) -> Callable[[bytes], None]:
+        """A counter for one HTTP response's decoded bytes: the whole body, or per event
+        (``http``: the HTTP library whose error stops the read, ``httpx2`` by default)."""
         length = 0
         tail = b""
 
@@ -132,20 +133,24 @@ class ReplyLimit:
                 length += len(chunk)
             if length > self.limit:
                 self.exceeded()
-                raise _cut_error(self.limit)
+                raise _cut_error(self.limit, http)
 
         return count
 
 
-def _cut_error(limit: int) -> Exception:
+def _cut_error(limit: int, http: Any = None) -> Exception:
     """The error that stops the SDK reading a response (one it handles as a failed read)."""
-    import httpx2
+    if http is None:
+        import httpx2 as http
 
-    return httpx2.StreamError(f"the response went past the reply limit ({size_text(limit)})")
+    error: Exception = http.StreamError(
+        f"the response went past the reply limit ({size_text(limit)})"
+    )
+    return error
 
 
 def bounded_http_client(
-    limit: ReplyLimit, headers: Mapping[str, str] | None = None
+    limit: ReplyLimit, headers: Mapping[str, str] | None = None, *, http: str = "httpx2"
 ) -> httpx2.AsyncClient:
     """An HTTP client for the SDK's Streamable HTTP transport, its responses bounded.
 
@@ -154,15 +159,19 @@ def bounded_http_client(
     response: it reads the raw bytes and undoes their content coding itself, each step
     bounded by the limit (httpx unpacks a chunk whole, every stacked layer of it, before
     anything could count it), so a compressed body counts at its real size and a bomb
-    is never unpacked. A stacked or unknown coding is refused.
+    is never unpacked. A stacked or unknown coding is refused. ``http`` names the HTTP
+    library the SDK speaks through: ``httpx2`` (SDK 2.x) or ``httpx`` (SDK 1.x), whose
+    clients have the same surface.
     """
-    import httpx2
+    import importlib
+
+    lib: Any = importlib.import_module(http)
 
     from probes._http.decoding import BodyDecoder, CodingRefused, DecodeFailed
 
-    async def bound(response: httpx2.Response) -> None:
+    async def bound(response: Any) -> None:
         kind = response.headers.get("content-type", "").lower()
-        count = limit.events(kind.startswith("text/event-stream"))
+        count = limit.events(kind.startswith("text/event-stream"), lib)
         original = response.aiter_bytes
         try:
             decoder = BodyDecoder(
@@ -181,7 +190,7 @@ def bounded_http_client(
                 return
             if refused:
                 limit.exceeded(refused)
-                raise _cut_error(limit.limit)
+                raise _cut_error(limit.limit, lib)
             cap = limit.tool_cap.fresh()  # this response's lines: a page cut to the cap
             try:
                 async with contextlib.aclosing(response.aiter_raw()) as raw:
@@ -195,18 +204,19 @@ def bounded_http_client(
                                 yield whole
                 rest = decoder.finish()
             except DecodeFailed as exc:  # as httpx says a body is not valid in its coding
-                raise httpx2.DecodingError(str(exc)) from None
+                raise lib.DecodingError(str(exc)) from None
             count(rest)
             rest = cap.feed(rest) + cap.flush()
             limit.tool_cap.listed = max(limit.tool_cap.listed, cap.listed)
             if rest:
                 yield rest
 
-        response.aiter_bytes = aiter_bytes  # type: ignore[method-assign]
+        response.aiter_bytes = aiter_bytes
 
     hooks: dict[str, list[Callable[..., Any]]] = {"response": [bound]}
-    return httpx2.AsyncClient(
-        timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT),
+    client: httpx2.AsyncClient = lib.AsyncClient(
+        timeout=lib.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ_TIMEOUT),
         event_hooks=hooks,
         headers=dict(headers or {}),
     )
+    return client

@@ -1,37 +1,46 @@
 """Run a Python MCP server object over stdio: ``python -m probes._mcp.serve_object MOD:ATTR``.
 
 The runner behind :func:`probes.mcp_module`. It imports ``MOD`` (from the current
-directory first, as ``python -m`` does), takes ``ATTR`` (a dotted path inside the
-module; a callable without a ``run`` method is called once to make the server) and runs
-it over stdio with the server's own SDK: ``MCPServer``/``FastMCP`` objects (anything
+directory first, as ``python -m`` does, or from the directory in ``FIDELITY_SERVE_FROM``
+when the server runs in a sandbox), takes ``ATTR`` (a dotted path inside the module; a
+callable without a ``run`` method is called once to make the server) and runs it over
+stdio with the server's own SDK, 1.x or 2.x: ``MCPServer``/``FastMCP`` objects (anything
 with ``run(transport)``) through ``run("stdio")``, a low-level ``Server`` through the
-SDK's ``stdio_server`` streams. A spec that cannot be loaded is one sentence on stderr
-and exit code 2; the probe shows it with the server's stderr.
+SDK's ``stdio_server`` streams. ``--setup MOD:FUNC`` calls ``FUNC()`` (awaited if it is
+a coroutine function) after the server object is loaded and before it serves: what the
+module's ``main()`` does before ``app.run()`` (``main()`` itself is never run). A spec
+that cannot be loaded is one sentence on stderr and exit code 2, a setup that fails one
+sentence and exit code 1; the probe shows it with the server's stderr.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import os
 import sys
 from typing import Any
 
-__all__ = ["load", "main"]
+__all__ = ["SERVE_FROM", "load", "main", "prepare"]
 
 #: Exit code of a spec that cannot be loaded (a usage error, as the CLI's).
 _USAGE = 2
+#: Exit code of a setup function that failed.
+_SETUP_FAILED = 1
+#: The variable naming the directory the module is imported from, when the server's
+#: working directory is elsewhere (a sandbox).
+SERVE_FROM = "FIDELITY_SERVE_FROM"
 
 
 class SpecError(Exception):
     """The ``MOD:ATTR`` spec cannot be loaded (the message is one sentence)."""
 
 
-def load(spec: str) -> Any:
-    """The server object ``spec`` names (``package.module:attribute``)."""
+def _attribute(spec: str, example: str, what: str = "server spec") -> Any:
+    """The object ``spec`` (``package.module:attribute``) names."""
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
-        raise SpecError(
-            f"{spec!r} is not a server spec: write MODULE:ATTRIBUTE, such as 'package.server:app'"
-        )
+        raise SpecError(f"{spec!r} is not a {what}: write MODULE:ATTRIBUTE, such as {example!r}")
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -43,6 +52,12 @@ def load(spec: str) -> Any:
         if not hasattr(obj, part):
             raise SpecError(f"{module_name!r} has no attribute {attribute!r}")
         obj = getattr(obj, part)
+    return obj
+
+
+def load(spec: str) -> Any:
+    """The server object ``spec`` names (``package.module:attribute``)."""
+    obj = _attribute(spec, "package.server:app")
     if callable(obj) and not hasattr(obj, "run"):
         obj = obj()  # a factory: make the server
     if not hasattr(obj, "run"):
@@ -51,6 +66,22 @@ def load(spec: str) -> Any:
             "object, a low-level Server, or a function that returns one)"
         )
     return obj
+
+
+def prepare(spec: str) -> None:
+    """Call the setup function ``spec`` names (``package.module:function``) with no
+    arguments, and await what it returns if it is awaitable."""
+    setup = _attribute(spec, "package.server:init_db", "setup spec")
+    if not callable(setup):
+        raise SpecError(f"setup {spec} is a {type(setup).__name__}, not a function")
+    result = setup()
+    if inspect.isawaitable(result):
+        import anyio
+
+        async def wait() -> None:
+            await result
+
+        anyio.run(wait)
 
 
 def _run_lowlevel(server: Any) -> None:
@@ -67,14 +98,34 @@ def _run_lowlevel(server: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Load the spec in ``argv`` and serve it over stdio until the client hangs up."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m probes._mcp.serve_object MODULE:ATTRIBUTE", file=sys.stderr)
+    setup = None
+    if len(args) == 3 and args[1] == "--setup":
+        setup = args[2]
+    elif len(args) != 1:
+        print(
+            "usage: python -m probes._mcp.serve_object MODULE:ATTRIBUTE [--setup MODULE:FUNCTION]",
+            file=sys.stderr,
+        )
         return _USAGE
+    home = os.environ.get(SERVE_FROM)
+    if home:
+        sys.path.insert(0, home)
     try:
         server = load(args[0])
+        if setup is not None:
+            _attribute(setup, "package.server:init_db", "setup spec")  # a bad spec is a usage error
     except SpecError as exc:
         print(f"fidelity: {exc}.", file=sys.stderr)
         return _USAGE
+    if setup is not None:
+        try:
+            prepare(setup)
+        except Exception as exc:  # the author's code: one sentence, its traceback kept out
+            print(
+                f"fidelity: the setup {setup} failed ({type(exc).__name__}: {exc}).",
+                file=sys.stderr,
+            )
+            return _SETUP_FAILED
     if hasattr(server, "create_initialization_options"):
         _run_lowlevel(server)
     else:

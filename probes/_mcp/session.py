@@ -283,47 +283,47 @@ class McpSession:
         The ``CallToolResult``; failures as in :mod:`probes._mcp.failures` (the SDK's
         ``MCPError`` as ``RpcError``).
         """
-        from mcp import MCPError
+        from probes._mcp.sdk import error_types, rpc_error
 
         async def call(client: Client) -> Any:
             return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
 
         try:
             return self.call(call, bound)
-        except MCPError as exc:
-            raise RpcError(exc.code, str(exc.message), exc.data) from None
+        except error_types() as exc:
+            raise RpcError(*rpc_error(exc)) from None
 
     def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float, bound: float) -> Any:
         """One ``prompts/get`` within ``timeout`` seconds (``bound`` for the whole call):
         the ``GetPromptResult``; failures as for :meth:`call_tool`."""
-        from mcp import MCPError
+        from probes._mcp.sdk import error_types, rpc_error
 
         async def get(client: Client) -> Any:
             return await client.get_prompt(name, {k: str(v) for k, v in arguments.items()})
 
         try:
             return self.call(get, min(timeout, bound))
-        except MCPError as exc:
-            raise RpcError(exc.code, str(exc.message)) from None
+        except error_types() as exc:
+            raise RpcError(*rpc_error(exc)) from None
 
     def read_resource(self, uri: str, timeout: float, bound: float) -> Any:
         """One ``resources/read`` of ``uri``, bounded as :meth:`get_prompt`: the
         ``ReadResourceResult``; failures as for :meth:`call_tool`."""
-        from mcp import MCPError
+        from probes._mcp.sdk import error_types, rpc_error
 
         async def read(client: Client) -> Any:
             return await client.read_resource(uri)
 
         try:
             return self.call(read, min(timeout, bound))
-        except MCPError as exc:
-            raise RpcError(exc.code, str(exc.message)) from None
+        except error_types() as exc:
+            raise RpcError(*rpc_error(exc)) from None
 
     def prompts_and_templates(self, bound: float) -> tuple[list[Any], list[Any]]:
         """The prompts and resource templates the server lists (first page each; a
         server without the capability, or that does not answer within ``bound`` seconds,
         lists none)."""
-        from mcp import MCPError
+        from probes._mcp.sdk import error_types
 
         async def prompts(client: Client) -> Any:
             return (await client.list_prompts()).prompts
@@ -331,11 +331,17 @@ class McpSession:
         async def templates(client: Client) -> Any:
             return (await client.list_resource_templates()).resource_templates
 
+        unanswered: tuple[type[BaseException], ...] = (
+            *error_types(),
+            TimeoutError,
+            ConnectionError,
+            ValueError,
+        )
         found: list[list[Any]] = []
         for lister in (prompts, templates):
             try:
                 found.append(list(self.call(lister, bound)))
-            except (MCPError, TimeoutError, ConnectionError, ValueError):
+            except unanswered:
                 found.append([])  # not offered, or not answered: nothing to survey
         return found[0], found[1]
 

@@ -21,8 +21,16 @@ async def streamable_http(url: str, headers: Mapping[str, str] | None = None) ->
     """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
 
     Entered in the session's task (where the limit is known); without a limit it is
-    the SDK's transport as it comes. ``headers`` go with every request.
+    the SDK's transport as it comes. ``headers`` go with every request. With SDK 1.x
+    the transport is its ``streamable_http_client`` on an ``httpx`` client bounded the
+    same way (the reply limit counts each event as it arrives).
     """
+    from probes._mcp.sdk import sdk_major
+
+    if sdk_major() < 2:
+        async with _streamable_http_v1(url, headers) as streams:
+            yield streams
+        return
     from mcp.client.streamable_http import streamable_http_client
 
     from probes._mcp.reply_limit import bounded_http_client
@@ -44,6 +52,40 @@ async def streamable_http(url: str, headers: Mapping[str, str] | None = None) ->
                 streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
             )
         yield streams
+
+
+@contextlib.asynccontextmanager
+async def _streamable_http_v1(
+    url: str, headers: Mapping[str, str] | None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """SDK 1.x's Streamable HTTP transport (its ``(read, write, session id)``, as the
+    two streams), on an ``httpx`` client bounded by the reply limit when there is one."""
+    import importlib
+
+    from probes._mcp.reply_limit import bounded_http_client
+
+    v1: Any = importlib.import_module("mcp.client.streamable_http")
+    utils: Any = importlib.import_module("mcp.shared._httpx_utils")
+    limit = REPLY_LIMIT.get()
+
+    def client_for(given: Mapping[str, str] | None = None, *_: Any, **__: Any) -> Any:
+        """A new HTTP client (not yet opened), bounded by the reply limit if there is one."""
+        merged = {**dict(headers or {}), **dict(given or {})}
+        if limit is None:
+            return utils.create_mcp_http_client(merged)
+        return bounded_http_client(limit, merged, http="httpx")
+
+    async with contextlib.AsyncExitStack() as stack:
+        opened = getattr(v1, "streamable_http_client", None)
+        if opened is not None:
+            client = await stack.enter_async_context(client_for())
+            transport: Any = opened(url, http_client=client)
+        else:  # before 1.24: the older transport opens the client its factory makes
+            transport = v1.streamablehttp_client(
+                url, headers=dict(headers or {}), httpx_client_factory=client_for
+            )
+        read, write, _ = await stack.enter_async_context(transport)
+        yield read, write
 
 
 class _GuardedWriteStream:

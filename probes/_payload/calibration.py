@@ -9,6 +9,7 @@ changes even plain ASCII text), a value split across fields is said to be so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from fidelity._core.errors import UsageError
@@ -18,6 +19,7 @@ from probes._payload.locate import MARKER_SHAPES
 __all__ = [
     "CalibrationFailed",
     "Read",
+    "error_like",
     "line_break_rewritten",
     "miss",
     "proven",
@@ -39,6 +41,39 @@ class CalibrationFailed(UsageError):
     def __init__(self, message: str, *, answer: str) -> None:
         super().__init__(message)
         self.answer = answer
+
+
+#: What a reply that is an error says, whatever flag it carries ("File not found: X",
+#: "No task found matching 'X'", "Invalid arguments", "does not exist").
+_ERROR_LIKE = re.compile(
+    r"\b(?:not\s+found|does\s*n[o']t\s+exist|doesn't\s+exist|no\s+such|not\s+exist"
+    r"|failed|invalid|cannot|can't|could\s+not|unable\s+to"
+    r"|no\s+\w+(?:\s+\w+)?\s+(?:found|matching|matches)"
+    r"|no\s+(?:results?|match(?:es)?|entries|items|notes|records|documents|files|tasks)"
+    r"|nothing\s+(?:found|matched)|0\s+results?)\b"
+    r"|\A\W*(?:error|exception)\b|\btoo_small\b|\btoo_big\b",
+    re.IGNORECASE,
+)
+
+
+#: How much of a reply's beginning says whether it is an error.
+_HEAD = 200
+
+
+def error_like(texts: Sequence[str], markers: Sequence[str]) -> str:
+    """The words of ``texts[i]`` (a calibration reply, ``markers[i]`` taken out of it)
+    that say it is an error (a thing not found, that does not exist, a call that
+    failed, an argument invalid), with or without an error flag; ``""`` when no reply
+    says so. Such a reply echoes the value it was given, not what was stored: it is
+    never a read-back."""
+    for text, marker in zip(texts, markers, strict=False):
+        rest = text.replace(marker, " ") if marker else text
+        # How a reply begins says whether it is an error: a long text (a document, a
+        # prompt) that speaks of invalid input further down is not one.
+        found = _ERROR_LIKE.search(rest[:_HEAD])
+        if found is not None:
+            return found.group(0)
+    return ""
 
 
 def proven(candidates: Sequence[str], read: Read, markers: Sequence[str]) -> str | None:

@@ -234,7 +234,8 @@ def test_help_lists_the_exit_codes_with_the_rules() -> None:
         "A value read back that is the calibration marker is lost, not a rewrite",
         "Values the client library refused before sending count toward none of these rules",
         "effect: landed, absent or unknown",
-        "With --all-tools: 3 when the server or a parameter's run broke",
+        "With --all-tools and --openapi, one rule for the exit code, --junit and --json: "
+        "1 when any finding beyond --allow exists",
         "With --clients: these rules hold for each client's run",
     ):
         assert said in codes, said

@@ -144,6 +144,11 @@ def _lib_regex_sub(pattern: str, text: str) -> str:
     return str(regex.sub(pattern, "", text))
 
 
+def _unfolded_header(value: str) -> str:
+    message = email.message_from_string(f"Subject: {value}\n\nb", policy=email.policy.default)
+    return str(message["Subject"])
+
+
 def _lib_ftfy_fix_encoding(text: str) -> str:
     ftfy = _lib("ftfy")
     return str(ftfy.fix_encoding(text))  # type: ignore[attr-defined]
@@ -416,6 +421,21 @@ CASES: list[Case] = [
         "email header folding SMTP",
         lambda: _folded_header(_PROSE, email.policy.SMTP),
     ),
+    (
+        "newline.removed",
+        "category-C sanitiser",
+        lambda: ("alpha\rbeta", _lib_regex_sub(r"[^\P{C}\n\t]", "alpha\rbeta")),
+    ),
+    (
+        "newline.removed",
+        "join splitlines",
+        lambda: ("a\nb\r\nc", "".join("a\nb\r\nc".splitlines())),
+    ),
+    (
+        "newline.removed",
+        "email header unfolding",
+        lambda: ("hello\n world", _unfolded_header("hello\n world")),
+    ),
     ("newline.final_added", "print", lambda: _printed("a")),
     ("newline.final_added", "print multiline", lambda: _printed("a\nb")),
     ("newline.final_added", "text-mode write crlf", _text_file_write_crlf_final),
@@ -455,6 +475,22 @@ CASES: list[Case] = [
         "path.basename",
         "PurePath.name",
         lambda: ("a/b/c d.md", pathlib.PurePosixPath("a/b/c d.md").name),
+    ),
+    ("path.normalized", "posixpath.normpath", lambda: ("x//y/./z", posixpath.normpath("x//y/./z"))),
+    (
+        "path.normalized",
+        "PurePosixPath trailing slash",
+        lambda: ("alpha dir/", str(pathlib.PurePosixPath("alpha dir/"))),
+    ),
+    (
+        "path.normalized",
+        "posixpath.normpath dot-dot",
+        lambda: ("alpha ../../etc/passwd beta", posixpath.normpath("alpha ../../etc/passwd beta")),
+    ),
+    (
+        "path.normalized",
+        "ntpath.normpath",
+        lambda: ("C:\\a\\..\\b", ntpath.normpath("C:\\a\\..\\b")),
     ),
     ("path.sanitized", "secure_filename", lambda: _secure_filename("My Report: 2024/Q1 & x.pdf")),
     ("path.sanitized", "secure_filename traversal", lambda: _secure_filename("../../etc/passwd")),

@@ -46,12 +46,14 @@ HINT_WORDS: dict[str, tuple[str, ...]] = {
     "newline.lf_to_crlf": ("LF as CRLF", "newline=''"),
     "newline.separator_to_lf": ("U+2028, U+2029", "split on LF only"),
     "newline.to_space": ("folds line breaks into spaces", "where line breaks are kept"),
+    "newline.removed": ("deletes line breaks", "escape them for the format"),
     "newline.inserted": ("wraps long lines at a width", "turn wrapping off"),
     "newline.final_added": ("appends a final newline", "end=''"),
     "newline.final_removed": ("drops the trailing newline", "read()"),
     "path.backslash_to_slash": ("rewrites `\\` as `/`", "not paths out of it"),
     "path.slash_to_backslash": ("rewrites `/` as `\\`", "not paths out of it"),
     "path.basename": ("last path component", "a field of its own"),
+    "path.normalized": ("normalises the value as a path", "already normalised"),
     "path.sanitized": ("safe file name", "store the original name"),
     "escape.json": ("JSON-encoded once too often", "decode it once"),
     "escape.html": ("HTML-escapes the value", "escape only where HTML is written"),
@@ -90,7 +92,7 @@ def test_every_kind_has_a_hint_and_a_sentence(kind: str) -> None:
 def test_the_hint_words_name_known_kinds() -> None:
     # Every kind of today's (a kind added later gets its words here).
     assert set(HINT_WORDS) <= set(KINDS)
-    assert len(HINT_WORDS) == 49
+    assert len(HINT_WORDS) == 51
 
 
 def test_hints_read_the_same_in_a_terminal_and_in_markdown() -> None:

@@ -335,6 +335,7 @@ def _quote_then(decode: Callable[[str], str]) -> Callable[[str], str]:
 def _library_cases() -> list[tuple[str, Callable[[str], object], Callable[[str], object], str]]:
     import html
     import json
+    import posixpath
     import shlex
     import unicodedata
     from urllib.parse import quote, unquote, unquote_plus
@@ -406,6 +407,18 @@ def _library_cases() -> list[tuple[str, Callable[[str], object], Callable[[str],
             "caf\u00e9 $HOME",
         ),
         (
+            "newline.removed",
+            _category_c_sanitiser,
+            lambda s: json.loads(f'"{_category_c_sanitiser(json.dumps(s)[1:-1])}"'),
+            "alpha\r\nbeta\rgamma",
+        ),
+        (
+            "path.normalized",
+            posixpath.normpath,
+            lambda s: unquote(posixpath.normpath(quote(s, safe=""))),
+            "x//y/./z/",
+        ),
+        (
             "encoding.question_mark",
             lambda s: s.encode("ascii", "replace").decode("ascii"),
             lambda s: s.encode("utf-8").decode("utf-8"),
@@ -418,6 +431,13 @@ def _library_cases() -> list[tuple[str, Callable[[str], object], Callable[[str],
             "we\u2019ll",
         ),
     ]
+
+
+def _category_c_sanitiser(text: str) -> str:
+    """A libSQL server's sanitiser: every Unicode category-C character but LF and TAB goes."""
+    import regex
+
+    return str(regex.sub(r"[^\P{C}\n\t]", "", text))
 
 
 #: Per kind of the library cases, the words of the hint that name the fix applied.
@@ -436,6 +456,8 @@ _FIX_WORDS = {
     "unescape.backslash": "quote the value for it (`shlex.quote`)",
     "escape.shell": "split it once where it is read",
     "encoding.question_mark": "use UTF-8 end to end",
+    "newline.removed": "escape them for the format",
+    "path.normalized": "percent-encode text that is not a path (`quote(value, safe='')`)",
     "encoding.mojibake": "the reader assumes cp1252; declare or assume UTF-8",
 }
 

@@ -84,10 +84,14 @@ exit codes:
      not annotated readOnlyHint or idempotentHint true (the run stops at once); or
      nothing was measured: no payload sent came back (the most common error is
      quoted). Results gathered so far are kept.
-  With --all-tools: 3 when the server or a parameter's run broke, or any parameter
-  surveyed measured nothing (no read-back, arguments not made, every payload lost
-  or rejected; the others' results are kept); tools left out with --skip-tool or
-  --only-tool are not counted.
+  With --all-tools and --openapi, one rule for the exit code, --junit and --json:
+  1 when any finding beyond --allow exists (a rewrite, a payload lost among values
+  that came back, an edit that never applied), even if other parameters measured
+  nothing; 3 only when nothing was found and the server or a parameter's run broke,
+  or a parameter surveyed measured nothing (no read-back, arguments not made, every
+  payload lost or rejected; the others' results are kept); 0 otherwise. Tools left
+  out with --skip-tool or --only-tool are not counted. With --config, a server's
+  finding outranks another's exit 3.
   With --clients: these rules hold for each client's run; one client that measured
   nothing is exit 3.
   With --check: 0 when the endpoint behaves as its card says, 1 on drift.

@@ -42,7 +42,7 @@ class RowsPrinter:
 
     def __call__(self, event: Event) -> None:
         from fidelity._sweep.rows_model import ParamRun
-        from fidelity._sweep.rows_verdict import run_lines
+        from fidelity._sweep.rows_verdict import findings, problem, run_lines
 
         if not isinstance(event, RunDone) or event.interrupted or event.failed:
             return
@@ -51,6 +51,13 @@ class RowsPrinter:
         stream = sys.stderr if self.plan.json == "-" else sys.stdout
         stream.write(run_lines(self.plan, self.inv, runs, self.payloads, self.noun))
         stream.flush()
+        # What could not be measured, said even when a finding makes the run exit 1 (exit
+        # 3 says it as its error).
+        surveyed = [r for r in runs if r.card is not None]
+        said = problem(self.inv, runs, surveyed, self.noun)
+        if said and findings(surveyed):
+            sys.stderr.write(f"fidelity: {safe(said)}\n")
+            sys.stderr.flush()
 
 
 def terminal(plan: ProbePlan) -> Listen:

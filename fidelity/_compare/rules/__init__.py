@@ -4,7 +4,7 @@ Each kind is a :class:`~fidelity._compare.rules.base.Rule`: cheap gates, a repla
 for a hunk (``match``) and the concrete rewrite functions a chain applies to a whole
 value (``apply``). The rules live by theme (``quotes``, ``newlines``, ``whitespace``,
 ``tabs``, ``invisible``, ``escapes``, ``shell``, ``unicode``, ``encoding``, ``mojibake``,
-``paths``); this module puts them in the order of preference the classifier tries them
+``paths``, ``normpath``); this module puts them in the order of preference the classifier tries them
 in: the most specific explanation comes first.
 """
 
@@ -16,6 +16,7 @@ from fidelity._compare.rules import (
     invisible,
     mojibake,
     newlines,
+    normpath,
     paths,
     quotes,
     shell,
@@ -61,9 +62,11 @@ RULES: tuple[Rule, ...] = (
     *escapes.RULES,
     *shell.RULES,
     *invisible.RULES,
+    newlines.REMOVED,
     *unicode.RULES,
     *encoding.RULES,
     *mojibake.RULES,
+    *normpath.RULES,
     *paths.RULES,
 )
 

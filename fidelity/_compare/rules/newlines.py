@@ -1,5 +1,5 @@
-"""Line breaks: CRLF, CR, LF, the Unicode separators, breaks that became spaces, and
-breaks inserted to wrap the text at a width."""
+"""Line breaks: CRLF, CR, LF, the Unicode separators, breaks that became spaces or were
+deleted, and breaks inserted to wrap the text at a width."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from fidelity._compare.rules.base import Context, Rule, alts_rule, table_rule
 
-__all__ = ["LINE_BREAKS", "RULES", "WRAP_WIDTHS", "wrap"]
+__all__ = ["LINE_BREAKS", "REMOVED", "RULES", "WRAP_WIDTHS", "wrap"]
 
 LINE_BREAKS = ("\r\n", "\n", "\r", "\u2028", "\u2029", "\x85")
 NEWLINE_TO_SPACE: dict[str, tuple[str, ...]] = dict.fromkeys(LINE_BREAKS, (" ",))
@@ -96,6 +96,78 @@ def wrap(text: str, width: int) -> str:
 
 def _wrap_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
     return [(wrap(s, width), "") for width in WRAP_WIDTHS]
+
+
+def _followed_by_lf(s: str, i: int, r: str, ctx: Context) -> bool:
+    """True when the CR at ``s[i]`` is followed by an LF: in ``s``, or, at its end, in
+    the received value right after the segment ``r`` (the text after a hunk is common)."""
+    if i + 1 < len(s):
+        return s[i + 1] == "\n"
+    if ctx.value is None:
+        return False
+    return ctx.value.startswith("\n", ctx.start + len(r))
+
+
+def _removed_alts(s: str, i: int, r: str, j: int, ctx: Context) -> Iterable[tuple[int, str]]:
+    """A line break deleted inside the value: LF, CRLF, or a CR that no LF follows (a CR
+    deleted before an LF that stays turned a CRLF into LF: ``newline.crlf_to_lf``)."""
+    c = s[i]
+    if c not in "\r\n" or _at_an_end(r, j, ctx) or (not r and _ends_sent(s, i, ctx)):
+        return ()
+    if c == "\n":
+        return ((1, ""),)
+    if s.startswith("\r\n", i):
+        return ((2, ""),)
+    return () if _followed_by_lf(s, i, r, ctx) else ((1, ""),)
+
+
+def _ends_sent(s: str, i: int, ctx: Context) -> bool:
+    """True when the break at ``s[i]`` is in a run of breaks at an end of the sent value
+    (a first step of a composition, with no received text to place it by)."""
+    head = ctx.start == 0 and not s[:i].strip("\r\n")
+    tail = not s[i:].strip("\r\n") and (ctx.sent is None or ctx.sent.endswith(s))
+    return head or tail
+
+
+def _at_an_end(r: str, j: int, ctx: Context) -> bool:
+    """True when received position ``j`` of segment ``r`` is an end of the value: a line
+    break deleted there was stripped (``whitespace.strip``, ``newline.final_removed``)."""
+    if ctx.value is None:
+        return j in (0, len(r))
+    at = ctx.start + j
+    return at in (0, len(ctx.value))
+
+
+_BREAK = re.compile("\r\n|\r|\n")
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def _removed_apply(s: str, ctx: Context) -> Iterable[tuple[str, str]]:
+    """Every line break deleted; every CR deleted that no LF follows (a sanitiser that
+    deletes control characters but keeps LF and tab). Breaks at an end of the value
+    stay: deleting them is a strip."""
+    head = len(s) - len(s.lstrip("\r\n")) if ctx.value is None or ctx.start == 0 else 0
+    ends = ctx.value is None or (ctx.sent is not None and ctx.sent.endswith(s))
+    tail = len(s) - len(s.rstrip("\r\n")) if ends else 0
+    if head + tail >= len(s):
+        return []
+    inner = s[head : len(s) - tail]
+    return [
+        (s[:head] + _BREAK.sub("", inner) + s[len(s) - tail :], ""),
+        (s[:head] + _LONE_CR.sub("", inner) + s[len(s) - tail :], ""),
+    ]
+
+
+#: ``newline.removed``: a line break (LF, CR or CRLF) deleted with nothing in its
+#: place. It comes after the whitespace rules (a run of blanks and breaks that became
+#: one space is a collapse).
+REMOVED = alts_rule(
+    "newline.removed",
+    _removed_alts,
+    _removed_apply,
+    src=re.compile("[\r\n]"),
+    dst=None,
+)
 
 
 RULES: tuple[Rule, ...] = (
