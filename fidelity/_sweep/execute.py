@@ -68,7 +68,9 @@ def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
 
 def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Probe]:
     if plan.kind is TargetKind.HTTP:
-        from probes import http
+        from fidelity._core.siblings import load
+
+        http = load("probes").http  # ours, beside a local probes too
 
         kwargs: dict[str, Any] = {
             "timeout": plan.timeout,
@@ -85,13 +87,16 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         if plan.rate is not None:
             kwargs["rate"] = plan.rate
         assert isinstance(plan.target, str)
-        return http(plan.target, **kwargs)
-    from probes import mcp
+        opened: AbstractContextManager[Probe] = http(plan.target, **kwargs)
+        return opened
+    from fidelity._core.siblings import load
+
+    mcp = load("probes").mcp  # ours, beside a local probes too
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     from fidelity._sweep.isolation import spawn_options
 
-    return mcp(
+    probe: AbstractContextManager[Probe] = mcp(
         target,
         tool=plan.tool,
         param=plan.param,
@@ -111,6 +116,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         prompt=plan.prompt,
         resource=plan.resource,
     )
+    return probe
 
 
 def open_target(
@@ -118,7 +124,9 @@ def open_target(
 ) -> tuple[AbstractContextManager[Probe], Probe]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
-    from probes import DestructiveToolRefused
+    from fidelity._core.siblings import load
+
+    DestructiveToolRefused = load("probes").DestructiveToolRefused  # ours, beside a local one
 
     try:
         manager = _open_probe(plan, client)

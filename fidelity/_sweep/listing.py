@@ -19,9 +19,11 @@ def tools_of(
     """The server's tools; with ``reads``, its prompts and resource templates after them
     (as ``prompt:NAME`` and ``resource:TEMPLATE`` records). ``cut`` gets how many tools
     the server listed past the cap (see ``McpProbe.tools_cut``)."""
+    from fidelity._core.siblings import load
     from fidelity._sweep.isolation import spawn_options
     from fidelity._sweep.request_options import mcp_headers
-    from probes import mcp
+
+    mcp = load("probes").mcp  # ours, beside a local probes too
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     try:

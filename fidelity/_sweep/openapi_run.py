@@ -70,7 +70,9 @@ def parse_defaults(values: Sequence[str] | None) -> dict[str, Any]:
 
 
 def _request_probe(plan: ProbePlan, field: OpField) -> Any:
-    from probes import http
+    from fidelity._core.siblings import load
+
+    http = load("probes").http  # ours, beside a local probes too
 
     request = field.request
     assert request is not None
