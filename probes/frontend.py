@@ -34,16 +34,19 @@ if TYPE_CHECKING:
     from probes._mcp.schema import schema_at, string_params
     from probes._mcp.sdk import sdk_major, sdk_version
     from probes._mcp.template import ArgumentTemplate
+    from probes._mcp.tool_cap import MAX_TOOLS
     from probes._mcp.tools import consent_reason
     from probes._payload.calibration import CalibrationFailed
     from probes._payload.expect import Expectation
     from probes._payload.locate import CALIBRATION_CALLS
     from probes._payload.paths import ParamPath
     from probes._payload.placeholders import TextTemplate
+    from probes._process import contained
 
 __all__ = [
     "CALIBRATION_CALLS",
     "DEFAULT_MAX_REPLY",
+    "MAX_TOOLS",
     "MIN_MAX_REPLY",
     "PROMPT",
     "ArgumentTemplate",
@@ -60,6 +63,7 @@ __all__ = [
     "builtin_targets",
     "check_clients",
     "consent_reason",
+    "contained",
     "install_needed",
     "inventory",
     "load_openapi",
@@ -92,6 +96,8 @@ _MODULES = {
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
+    "probes._mcp.tool_cap": ("MAX_TOOLS",),
+    "probes._process": ("contained",),
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
     "probes._payload.paths": ("ParamPath",),
     "probes._payload.calibration": ("CalibrationFailed",),

@@ -110,9 +110,9 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
-        **spawn_options(plan.sandbox),
+        **spawn_options(plan.sandbox, plan.env),
         headers=mcp_headers(plan),
-        transport=plan.transport,  # type: ignore[arg-type]
+        transport=plan.transport,
         expect=plan.expect,
         prompt=plan.prompt,
         resource=plan.resource,
@@ -433,6 +433,11 @@ def run_warnings(probe: Probe, verdict: Verdict | None) -> tuple[str, ...]:
     lines, first = probe.stdout_noise
     if lines:
         warnings.append(noise_warning(lines, first))
+    cut = getattr(probe, "tools_cut", 0)
+    if cut:
+        from fidelity._sweep.listing import tools_cut_warning
+
+        warnings.append(tools_cut_warning(cut))
     return tuple(warnings)
 
 

@@ -22,7 +22,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["made_value", "template_text", "unique_fields", "unique_text", "with_path"]
+from fidelity._core.errors import UsageError
+
+__all__ = [
+    "MAX_MADE",
+    "MadeBudget",
+    "made_value",
+    "template_text",
+    "unique_fields",
+    "unique_text",
+    "with_path",
+]
 
 #: The field names whose values a service commonly wants unique (the name's last word,
 #: snake_case, kebab-case or camelCase: ``name``, ``user_name``, ``displayName``...).
@@ -46,6 +56,29 @@ _FORMATS = {
     "ipv6": "::1",
 }
 _MAX_DEPTH = 12
+#: The most values made for one document's requests, all fields together: a schema
+#: whose required properties fan out (a reference used twice at every level) would
+#: otherwise make a body of billions of values for each of its hundreds of fields.
+MAX_MADE = 500_000
+
+
+class MadeBudget:
+    """The values a document's requests may still make (``MAX_MADE`` in all)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = MAX_MADE) -> None:
+        self.left = left
+
+    def spend(self) -> None:
+        """Count one value made; one sentence (``UsageError``) once none is left."""
+        self.left -= 1
+        if self.left < 0:
+            raise UsageError(
+                f"the OpenAPI document's request bodies would take more than {MAX_MADE} "
+                "values to make (required properties that fan out at every level); select "
+                "fewer operations with --only-op, or give the values with --default."
+            )
 
 
 def _branch(schema: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -93,8 +126,15 @@ def _of(schema: Mapping[str, Any], key: str, kind: Any, empty: Any) -> Any:
     return value if isinstance(value, kind) else empty
 
 
-def made_value(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) -> Any:
-    """One plain value ``schema`` accepts."""
+def made_value(
+    schema: Mapping[str, Any],
+    rng: random.Random,
+    depth: int = 0,
+    budget: MadeBudget | None = None,
+) -> Any:
+    """One plain value ``schema`` accepts (each value made spends one of ``budget``)."""
+    if budget is not None:
+        budget.spend()
     schema = _branch(schema)
     for key in ("const", "default", "example"):
         if key in schema:
@@ -108,14 +148,14 @@ def made_value(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) ->
         props: Mapping[str, Any] = _of(schema, "properties", Mapping, {})
         required: list[Any] = _of(schema, "required", list, [])
         return {
-            name: made_value(props[name], rng, depth + 1)
+            name: made_value(props[name], rng, depth + 1, budget)
             for name in required
             if isinstance(props.get(name), Mapping)
         }
     if kind == "array":
         items: Mapping[str, Any] = _of(schema, "items", Mapping, {})
         count = int(schema.get("minItems", 0) or 0)
-        return [made_value(items, rng, depth + 1) for _ in range(count)]
+        return [made_value(items, rng, depth + 1, budget) for _ in range(count)]
     if kind == "integer":
         return _number(schema, rng)
     if kind == "number":
@@ -210,7 +250,11 @@ def _child(schema: Mapping[str, Any], part: str | int) -> Mapping[str, Any]:
 
 
 def with_path(
-    body: dict[str, Any], schema: Mapping[str, Any], parts: Sequence[str | int], rng: random.Random
+    body: dict[str, Any],
+    schema: Mapping[str, Any],
+    parts: Sequence[str | int],
+    rng: random.Random,
+    budget: MadeBudget | None = None,
 ) -> dict[str, Any]:
     """``body`` with the objects and lists on the way to ``parts`` made (a list that
     is too short gets items made from its schema; the last place holds a made string
@@ -222,7 +266,7 @@ def with_path(
         blank: Any = "" if last else ([] if _kind(_branch(schema)) == "array" else {})
         if isinstance(part, int) and isinstance(node, list):
             while len(node) <= part:
-                node.append(made_value(schema, rng) if not last else "")
+                node.append(made_value(schema, rng, 0, budget) if not last else "")
             if not last and not isinstance(node[part], (dict, list)):
                 node[part] = blank
             node = node[part]

@@ -41,6 +41,7 @@ __all__ = [
     "describe",
     "fields",
     "operations",
+    "path_segment",
     "valid_request",
 ]
 
@@ -159,7 +160,7 @@ def _url(fill: Fill, op: Operation, rng: random.Random, payload: tuple[str, str]
                 path = path.replace("{" + name + "}", "{value}")
             continue
         if where == "path":
-            path = path.replace("{" + name + "}", _param_text(fill, param, rng))
+            path = path.replace("{" + name + "}", _param_text(fill, param, rng, _segment))
         elif where == "query" and (param.get("required") or name in fill.defaults):
             query.append(f"{quote_plus(name)}={_param_text(fill, param, rng, quote_plus)}")
     url = fill.base + path
@@ -184,8 +185,10 @@ def _body_template(
     """The JSON body as a template: the required fields made (unique per request where a
     service wants them so), ``--default`` over them (its ``{n}`` and ``{run}`` kept), the
     containers on the way to ``parts`` made too (a list gets one item to replace)."""
-    made = made_value(schema, rng)
-    body: dict[str, Any] = with_path(made if isinstance(made, dict) else {}, schema, parts, rng)
+    made = made_value(schema, rng, budget=fill.budget)
+    body: dict[str, Any] = with_path(
+        made if isinstance(made, dict) else {}, schema, parts, rng, fill.budget
+    )
     body = unique_fields(body, schema)
     for name, value in fill.defaults.items():
         if isinstance(schema.get("properties"), Mapping) and name in schema["properties"]:
@@ -193,10 +196,66 @@ def _body_template(
     return body
 
 
+def path_segment(value: str) -> str:
+    """``value`` as one path segment: percent-encoded, ``/`` included, and a dot
+    segment (``.``, ``..``) as ``%2E``/``%2E%2E``, so the request path never
+    normalises to another route (``/files/../view`` would be ``/view``)."""
+    if value in (".", ".."):
+        return "%2E" * len(value)
+    return quote(value, safe="")
+
+
+def _dot_segment(path: str) -> bool:
+    """Whether the operation's own path holds a ``.`` or ``..`` segment."""
+    return any(part in (".", "..") for part in path.split("?", maxsplit=1)[0].split("/"))
+
+
+#: The names by which a request asks a server to take it as another method.
+_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override", "_method"})
+
+
+def _overridden(op: Operation, fill: Fill) -> str:
+    """The method a request of ``op`` would ask for in a method override (a header or
+    query parameter such as ``X-HTTP-Method-Override``, a body field ``_method``, or
+    the same in ``--header``), when that is not a safe method; ``""`` otherwise."""
+    rng = fill.rng(op)
+    asked: list[Any] = [v for k, v in fill.sent_headers.items() if k.lower() in _OVERRIDES]
+    for param in op.parameters:
+        name = str(param.get("name", ""))
+        if param.get("in") in ("header", "query") and name.lower() in _OVERRIDES:
+            asked.append(fill.value(name, _param_schema(param), rng))
+    body = _body(op)
+    props = body[1].get("properties") if body is not None else None
+    for name, schema in props.items() if isinstance(props, Mapping) else ():
+        if str(name).lower() in _OVERRIDES and isinstance(schema, Mapping):
+            asked.append(fill.value(str(name), schema, rng))
+    for value in asked:
+        method = str(value).strip().upper()
+        if method not in SAFE_METHODS:
+            return method or "another method"
+    return ""
+
+
+def _segment(value: str, safe: str = "") -> str:
+    """:func:`path_segment` in the form :func:`_param_text` calls its encoder."""
+    del safe
+    return path_segment(value)
+
+
 def _guard(op: Operation, fill: Fill) -> str:
-    if op.method in SAFE_METHODS or fill.yes:
+    if _dot_segment(op.path):
+        return "its path holds a dot segment (. or ..), which would lead to another route"
+    if fill.yes:
         return ""
-    return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    if op.method not in SAFE_METHODS:
+        return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    method = _overridden(op, fill)
+    if method:
+        return (
+            f"needs --yes (a method override asks the server to take this {op.method} as "
+            f"{safe(method)[:20]}, which may change or delete data)"
+        )
+    return ""
 
 
 def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:

@@ -25,8 +25,10 @@ from fidelity._sweep.isolation import check_control, with_sandbox, work_dir
 from fidelity._sweep.request_options import (
     body_send,
     default_method,
+    expand_secrets,
     http_name,
     parse_auth,
+    parse_env,
     parse_headers,
     parse_method,
 )
@@ -123,6 +125,9 @@ class ProbePlan:
     config_tools: str | None = None
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
+    #: ``--env NAME=VALUE``: variables of a stdio server's environment (``${VAR}``
+    #: expanded), merged over the minimal one the SDK gives it (or the sandbox's).
+    env: tuple[tuple[str, str], ...] = ()
     #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
     #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
     #: template (HTTP) and the name given with ``--name``.
@@ -452,7 +457,7 @@ def _check_target_options(
     if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
         raise UsageError(
             "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
-            "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
+            "server takes its secrets from its environment (--env NAME=VALUE)."
         )
     if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
         raise UsageError(
@@ -509,6 +514,7 @@ def _templates(
 
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    expand_secrets(args)
     kind, target = _resolve_target(args)
     _check_transport_options(args, kind)
     if args.read_args is not None and args.read_tool is None:
@@ -552,6 +558,7 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         config_tools=getattr(args, "config_tools", None),
         defaults=control.defaults,
         sandbox=control.sandbox,
+        env=parse_env(getattr(args, "env", None), kind),
         headers=parse_headers(args.header),
         auth=parse_auth(args.auth),
         given_name=args.name,

@@ -159,6 +159,7 @@ class McpProbe(Probe):
         self._sessions = Sessions(options, on_new=self._listed_again)
         self._calls = CallStep(self._sessions, self.timeout)
         self._tools: tuple[McpTool, ...] | None = None
+        self._tools_cut = 0
         self._configured = False
         self._plan: CallPlan | None = None
         self._split = False
@@ -207,6 +208,7 @@ class McpProbe(Probe):
             session = self._sessions.connect()
             if first:
                 self._tools = self._records(session)
+                self._tools_cut = getattr(session, "tools_cut", 0)
         except (TargetError, UsageError):
             if first:
                 self.close()
@@ -296,6 +298,12 @@ class McpProbe(Probe):
         if client is not None:
             options["mode"] = None
         return McpProbe(**options)
+
+    @property
+    def tools_cut(self) -> int:
+        """How many tools the server listed when that was more than a run reads (5000:
+        only the first are kept, even within one ``tools/list`` page); ``0`` otherwise."""
+        return self._tools_cut
 
     @property
     def stdout_noise(self) -> tuple[int, str]:

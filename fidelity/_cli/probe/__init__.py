@@ -299,6 +299,14 @@ def register(sub: Any) -> None:
         "and a minimal environment, all removed afterwards",
     )
     target.add_argument(
+        "--env",
+        action="append",
+        metavar="NAME=VALUE",
+        help="MCP stdio: a variable in the server's environment (repeat for several; "
+        "${VAR} is taken from your environment): the way to pass a secret, whose value is "
+        "shown as *** everywhere and never recorded",
+    )
+    target.add_argument(
         "--openapi",
         metavar="SPEC",
         help="HTTP: survey every string field of every operation of this OpenAPI 3.0/3.1 "
