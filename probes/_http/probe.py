@@ -200,6 +200,12 @@ class HttpProbe(Probe):
         given = [*(step.form or {}).values(), *session.secrets]
         found = {*self._secrets, *(s for s in given if len(s) >= 4)}
         self._secrets = tuple(sorted(found, key=len, reverse=True))
+        # Every output of the run masks them too: the session's cookies and token, and
+        # the login form's secret-looking fields (its password, not its user name).
+        from fidelity._core.secrets import looks_secret, remember
+
+        remember(*session.secrets)
+        remember(*(v for k, v in (step.form or {}).items() if looks_secret(k)))
 
     def close(self) -> None:
         """Stop the worker threads and close the client's connections."""
