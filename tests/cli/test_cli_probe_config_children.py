@@ -97,10 +97,10 @@ class _Scanner(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_POST = _scan  # noqa: N815
-    do_GET = _scan  # noqa: N815
+    do_POST = _scan
+    do_GET = _scan
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
