@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from fidelity._cli.probe import arguments
-from fidelity._cli.probe.arguments import plain_arguments
+from fidelity._sweep import arguments
+from fidelity._sweep.arguments import plain_arguments
 from probes import McpTool
 
 ROUNDS = 5

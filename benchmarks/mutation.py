@@ -50,7 +50,7 @@ Hand-written mutants, for mutations that cosmic-ray's operators never make (dele
 reported apart (they are not in the score):
 
     [[areas.guard.extra]]
-    path = "fidelity/_cli/probe/execute.py"
+    path = "fidelity/_sweep/execute.py"
     find = "allow_destructive=plan.yes"      # must occur exactly once in the file
     replace = "allow_destructive=True"
     note = "the CLI no longer asks for --yes"

@@ -171,8 +171,9 @@ def test_the_layout_map_names_every_subpackage() -> None:
         assert folder in layout, f"CONTRIBUTING's layout map does not name {folder}"
 
 
-#: The front ends: they reach ``probes`` through its public faces only.
-FRONT_ENDS = ("fidelity._cli", "fidelity._pytest")
+#: The front ends and the sweep below the CLI: they reach ``probes`` through its public
+#: faces only.
+FRONT_ENDS = ("fidelity._cli", "fidelity._sweep", "fidelity._pytest")
 #: The concrete probe classes a front end must not test for (it asks the contract).
 CONCRETE_PROBES = {"McpProbe", "HttpProbe", "ChainProbe", "FunctionProbe", "RateLimited"}
 

@@ -193,9 +193,9 @@ def test_every_install_command_shown_works_without_a_package_index() -> None:
 
 
 def test_the_safety_section_states_the_limits_the_code_applies() -> None:
-    from fidelity._cli.probe import listing
-    from fidelity._cli.probe.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT
     from fidelity._report.html import text as html_text
+    from fidelity._sweep import listing
+    from fidelity._sweep.plan import DEFAULT_MAX_REPLY as CLI_DEFAULT
     from probes._mcp import session
     from probes._mcp.node import session as node_session
     from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, size_text

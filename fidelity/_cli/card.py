@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         return _join(args, named)
     if args.junit is not None:
         from fidelity._cli.joined import FAILED_CASE, read_parts
-        from fidelity._cli.junit import write_junit
+        from fidelity._sweep.junit import write_junit
 
         failed = read_parts(_texts(args))
         write_junit(

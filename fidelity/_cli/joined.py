@@ -61,10 +61,10 @@ def write_cards(
     """Write the cards' JSON collection, their blocks in the document at ``card_path``
     (each in the block of its name; every other byte kept) and their JUnit, each on
     its own; the first failure is raised after."""
-    from fidelity._cli.junit import write_junit
-    from fidelity._cli.probe.outputs import write_each
     from fidelity._report import document
     from fidelity._report.json_doc import COLLECTION, SCHEMA_VERSION, dump
+    from fidelity._sweep.junit import write_junit
+    from fidelity._sweep.outputs import write_each
 
     steps: list[Callable[[], object]] = []
     if json_path is not None:

@@ -150,7 +150,7 @@ def _save(
     if args.card is not None:
         _write(args.card, "\n".join(card_markdown(c) for c in cards))
     if args.junit is not None and final:
-        from fidelity._cli.junit import write_junit
+        from fidelity._sweep.junit import write_junit
 
         write_junit(args.junit, cards)
     if args.html is not None and final:

@@ -291,7 +291,7 @@ def test_one_target_options_are_refused_with_config(tmp_path: Path) -> None:
 
 
 def test_jsonc_comments_inside_strings_are_kept() -> None:
-    from fidelity._cli.probe.config import strip_jsonc
+    from fidelity._sweep.config import strip_jsonc
 
     text = '{"a": "http://x//y /* z */", // c\n "b": [1, 2,], /* d */}'
     assert json.loads(strip_jsonc(text)) == {"a": "http://x//y /* z */", "b": [1, 2]}

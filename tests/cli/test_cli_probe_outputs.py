@@ -17,10 +17,10 @@ from _support.cli import fidelity_inprocess, start, stop
 from _support.processes import wait_for
 from _support.servers import HOSTILE_MCP
 
-from fidelity._cli.probe.outputs import write_reports
-from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import UsageError
 from fidelity._report.results import ResultWriter
+from fidelity._sweep.outputs import write_reports
+from fidelity._sweep.plan import ProbePlan, TargetKind
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),

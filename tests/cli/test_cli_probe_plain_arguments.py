@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fidelity._cli.probe import arguments
-from fidelity._cli.probe.arguments import plain_arguments
 from fidelity._core.errors import UsageError
+from fidelity._sweep import arguments
+from fidelity._sweep.arguments import plain_arguments
 from probes import McpTool
 
 _NAMES = st.text(alphabet="abcdefghij_", min_size=1, max_size=6)

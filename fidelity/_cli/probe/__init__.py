@@ -3,7 +3,7 @@
 Targets: an HTTP endpoint (``fidelity probe URL``), an MCP server over Streamable
 HTTP (``--mcp URL`` or ``mcp+http(s)://...``) or over stdio
 (``fidelity probe --mcp -- COMMAND ARGS...``). Registration imports nothing heavy; the
-work is in :mod:`fidelity._cli.probe.execute`.
+work is in :mod:`fidelity._sweep.execute`.
 """
 
 from __future__ import annotations
@@ -394,8 +394,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, probe the target, write the reports; return the exit code."""
-    from fidelity._cli.probe.isolation import sandboxed
-    from fidelity._cli.probe.plan import plan_from_args
+    from fidelity._sweep.isolation import sandboxed
+    from fidelity._sweep.plan import plan_from_args
 
     if args.config is not None:
         from fidelity._cli.probe.servers import execute_config
@@ -415,13 +415,13 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     with sandboxed(plan.sandbox):
         if plan.all_tools and not plan.list_tools:
-            from fidelity._cli.probe.alltools import execute_all
+            from fidelity._sweep.alltools import execute_all
 
             return execute_all(plan)
         if plan.clients and not (plan.list_tools or plan.dry_run):
-            from fidelity._cli.probe.clients import execute_clients
+            from fidelity._sweep.clients import execute_clients
 
             return execute_clients(plan)
-        from fidelity._cli.probe.execute import execute
+        from fidelity._sweep.execute import execute
 
         return execute(plan)

@@ -1,5 +1,5 @@
 """The command line of ``fidelity probe --openapi SPEC [URL]``: its options checked,
-the base URL found, then the run (:mod:`~fidelity._cli.probe.openapi_run`)."""
+the base URL found, then the run (:mod:`~fidelity._sweep.openapi_run`)."""
 
 from __future__ import annotations
 
@@ -39,13 +39,13 @@ def refuse_openapi_options(args: argparse.Namespace) -> None:
 
 def run_openapi(args: argparse.Namespace) -> int:
     """Check the ``--openapi`` command line, find the base URL, run the survey."""
-    from fidelity._cli.probe.openapi_run import (
+    from fidelity._sweep.openapi_run import (
         OpenApiOptions,
         execute_openapi,
         parse_defaults,
         resolve_base,
     )
-    from fidelity._cli.probe.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
+    from fidelity._sweep.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
 
     if getattr(args, "check", None) is not None:
         raise UsageError(

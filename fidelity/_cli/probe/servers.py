@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.config import HEADER_VARIABLE, ConfigServer, read_config, redact
 from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
+from fidelity._sweep.config import HEADER_VARIABLE, ConfigServer, read_config, redact
 
 if TYPE_CHECKING:
     import argparse
@@ -158,8 +158,8 @@ def _sentence(err: str) -> str:
 def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[Card, ...]:
     """The cards of one server's part, named ``SERVER.NAME``, their target the server's
     name, its secrets hidden."""
-    from fidelity._cli.probe.execute import readable_name
     from fidelity._report.card import cards_from_json
+    from fidelity._sweep.execute import readable_name
 
     cards = []
     for card in cards_from_json(redact(text, secrets)):
@@ -174,7 +174,7 @@ def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[C
 
 
 def _check(args: argparse.Namespace) -> None:
-    from fidelity._cli.probe.isolation import tool_globs
+    from fidelity._sweep.isolation import tool_globs
 
     tool_globs("--skip-tool", args.skip_tool)
     tool_globs("--only-tool", args.only_tool)

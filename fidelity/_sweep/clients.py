@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.render import safe
 from fidelity._probe.observation import Observation
 from fidelity._report.card_render import card_json
 from fidelity._run.events import Dispatch, Event, RunDone, RunStarted
 from fidelity._run.messages import one_line
+from fidelity._sweep.plan import ProbePlan
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -97,7 +97,7 @@ class _Matrix:
         return ClientsSection.of([r.result() for r in self.runs], self.plan.allow)
 
     def card(self, *, complete: bool) -> Card:
-        from fidelity._cli.probe.execute import run_card, survey_of
+        from fidelity._sweep.execute import run_card, survey_of
 
         # The map is the first client's that measured (a client that failed has none).
         first = next((r for r in self.runs if r.observations), self.runs[0])
@@ -155,10 +155,10 @@ def _survey_one(
 
 
 def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
-    from fidelity._cli.probe.execute import survey_of
-    from fidelity._cli.probe.terminal import summary_line
     from fidelity._report.client_map import render_client_map
     from fidelity._report.terminal import use_color
+    from fidelity._sweep.execute import survey_of
+    from fidelity._sweep.terminal import summary_line
 
     stream = sys.stderr if plan.json == "-" else sys.stdout
     if not plan.quiet:
@@ -177,7 +177,7 @@ def _print(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> None:
         if not run.complete:
             line += f"; incomplete: {run.error.rstrip('.')}"
         stream.write(safe(line) + ".\n")
-    from fidelity._cli.probe.execute import noise_warning
+    from fidelity._sweep.execute import noise_warning
 
     for run in matrix.runs:
         # A failure is the exit's sentence (see _exit_code); the warnings are said here.
@@ -231,7 +231,7 @@ def _preflight(plan: ProbePlan) -> None:
 def _open_first(plan: ProbePlan) -> tuple[int, Any, Probe, dict[str, str]]:
     """Open the target through the first client that can (it calibrates the run for
     all); the clients before it that could not, with why."""
-    from fidelity._cli.probe.execute import open_target
+    from fidelity._sweep.execute import open_target
 
     unopened: dict[str, str] = {}
     for index, client in enumerate(plan.clients):
@@ -263,9 +263,9 @@ def _calibrate_first(
     plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
 ) -> _First:
     """Check the outputs, calibrate through the first client and pin what it found."""
-    from fidelity._cli.probe.execute import announce, calibration_failed, card_name, resolve
-    from fidelity._cli.probe.outputs import check_outputs
     from fidelity._run.target import CalibrationFailure, prepare
+    from fidelity._sweep.execute import announce, calibration_failed, card_name, resolve
+    from fidelity._sweep.outputs import check_outputs
 
     count = len(plan.clients)
     # The card's block name is known once the probe is open, before any call is made.
@@ -279,7 +279,7 @@ def _calibrate_first(
     spent = probe.requests or 0
     name = card_name(resolved, probe)
     if plan.check is not None:
-        from fidelity._cli.probe.check import require_block
+        from fidelity._sweep.check import require_block
 
         require_block(plan.check, name, checked)
     setup = probe.setup
@@ -304,7 +304,7 @@ def _each_client(
 ) -> None:
     """Run every client in turn (``opened``: the first one that opened the target, its
     session and probe); one that breaks keeps its error, the others go on."""
-    from fidelity._cli.probe.execute import open_target
+    from fidelity._sweep.execute import open_target
 
     first, manager, probe = opened
     # Every later client gets the read-back the first one located (no calibration call
@@ -344,15 +344,15 @@ def _each_client(
 
 def execute_clients(plan: ProbePlan) -> int:
     """Run ``fidelity probe --clients`` as planned; return the exit code."""
-    from fidelity._cli.probe.execute import catalogue_payloads, with_seed
-    from fidelity._cli.probe.outputs import card_writers, check_outputs
     from fidelity._report.results import ResultWriter
+    from fidelity._sweep.execute import catalogue_payloads, with_seed
+    from fidelity._sweep.outputs import card_writers, check_outputs
 
     payloads = catalogue_payloads(plan)
     check_outputs(plan)
     checked = None
     if plan.check is not None:
-        from fidelity._cli.probe.check import read_document
+        from fidelity._sweep.check import read_document
 
         # Read once, before anything is sent: the block is looked up in these bytes
         # and the run's card checked against them.
@@ -393,7 +393,7 @@ def execute_clients(plan: ProbePlan) -> int:
     code = _exit_code(plan, matrix, section)
     if plan.check is not None:
         # --check judges drift of the card's map (the first client's), not rewrites.
-        from fidelity._cli.probe.check import check_card
+        from fidelity._sweep.check import check_card
 
         out = sys.stderr if plan.json == "-" else sys.stdout
         return check_card(plan.check, card, out, checked)
@@ -423,7 +423,7 @@ def _exit_code(plan: ProbePlan, matrix: _Matrix, section: ClientsSection) -> int
         failure = run.verdict(plan).failure
         if failure:
             raise TargetError(f"through {run.client}: {failure}")
-    from fidelity._cli.probe.execute import survey_of
+    from fidelity._sweep.execute import survey_of
 
     unexpected = any(
         survey_of(plan, matrix.chain, r.observations, matrix.examples, matrix.name).unexpected

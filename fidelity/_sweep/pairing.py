@@ -21,8 +21,8 @@ from fidelity._core.render import safe
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._cli.probe.rows_model import ParamRun
+    from fidelity._sweep.plan import ProbePlan
+    from fidelity._sweep.rows_model import ParamRun
     from probes import McpTool
     from probes.frontend import ToolParam
 

@@ -153,7 +153,7 @@ def check_all_tools(
     """Check ``--all-tools`` and ``--args-for 'TOOL=JSON'``; return the pinned arguments
     per tool, in the order given (``{sandbox}`` checked as ``sandbox`` names it; the
     caller replaces it)."""
-    from fidelity._cli.probe.isolation import with_sandbox
+    from fidelity._sweep.isolation import with_sandbox
     from probes.frontend import ArgumentTemplate
 
     all_tools = bool(getattr(args, "all_tools", False))

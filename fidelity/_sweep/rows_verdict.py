@@ -10,19 +10,19 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._core.errors import ExitCode, TargetError
 from fidelity._core.kinds import FAMILIES, Status
 from fidelity._core.render import safe
 from fidelity._report.card_render import card_hints
 from fidelity._run.events import Event, RunDone
 from fidelity._run.verdict import measured_counts, not_applied, unmeasured
+from fidelity._sweep.rows_model import ParamRun
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._cli.probe.rows_model import Rows
     from fidelity._core.payload import Payload
     from fidelity._probe.observation import Observation
+    from fidelity._sweep.plan import ProbePlan
+    from fidelity._sweep.rows_model import Rows
 
 __all__ = ["RowsPrinter", "exit_code"]
 

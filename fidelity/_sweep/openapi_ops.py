@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from fidelity._cli.probe.openapi_made import made_value, with_path
-from fidelity._cli.probe.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
-from fidelity._cli.probe.openapi_read import read_back
-from fidelity._cli.probe.templates import literal_braces
 from fidelity._core.render import safe
+from fidelity._sweep.openapi_made import made_value, with_path
+from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
+from fidelity._sweep.openapi_read import read_back
+from fidelity._sweep.templates import literal_braces
 
 __all__ = ["SAFE_METHODS", "describe", "fields", "operations"]
 

@@ -10,7 +10,7 @@ could read back. Each payload is then the README's edit recipe:
    read-only, with a content parameter and the edit's naming arguments: ``path``,
    ``file_path``... the same values);
 2. the edit replaces ``old="{payload}"`` with ``new="{payload}{mark}"``;
-3. a read-only tool paired with the write (:mod:`fidelity._cli.probe.pairing`) reads
+3. a read-only tool paired with the write (:mod:`fidelity._sweep.pairing`) reads
    the file back, which must equal ``{payload}{mark}`` (``--expect``).
 
 A read-back without the mark is an edit that did not apply: ``rejected``, with
@@ -32,7 +32,7 @@ from fidelity._core.render import safe
 from probes.frontend import ParamPath, ToolParam
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
+    from fidelity._sweep.plan import ProbePlan
     from probes import McpTool
     from probes.frontend import Inventory
 
@@ -235,7 +235,7 @@ def survey_edit(
     row's own failures (they are its run: ``survey``'s, or ``skip(why, requests)``).
     An attempt is made only while ``share`` holds ``least`` of its steps (the calibration
     calls and one payload, each a seed, the edit and a read)."""
-    from fidelity._cli.probe.pairing import read_pairs
+    from fidelity._sweep.pairing import read_pairs
 
     defaults = dict(plan.defaults)
     try:
@@ -293,7 +293,7 @@ def survey_edit(
 def plan_line(row: EditRow, rows: Sequence[object]) -> str:
     """How ``row`` will be probed, for ``--dry-run`` (no call made: the read tools are
     the candidates, the first that proves itself is kept)."""
-    from fidelity._cli.probe.pairing import read_pairs
+    from fidelity._sweep.pairing import read_pairs
 
     tools = _surveyed_tools(rows)
     writes = _writes(row.tool, tools)

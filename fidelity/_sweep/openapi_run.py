@@ -1,11 +1,11 @@
 """``fidelity probe --openapi SPEC [URL]``: every string field of every operation.
 
-The document is read (:mod:`~fidelity._cli.probe.openapi_doc`), its operations and
-their string fields found (:mod:`~fidelity._cli.probe.openapi_ops`), and each field
+The document is read (:func:`probes.frontend.load_openapi`), its operations and
+their string fields found (:mod:`~fidelity._sweep.openapi_ops`), and each field
 surveyed as one HTTP endpoint would be (``probes.http`` with the operation's method,
 URL, body template and send place): a calibration call that finds the read-back, the
 payloads within its share of ``--max-requests``, the verdict. The rows, outputs and
-verdict rules are those of ``--all-tools`` (:mod:`~fidelity._cli.probe.rows`, whose
+verdict rules are those of ``--all-tools`` (:mod:`~fidelity._sweep.rows`, whose
 loop runs both): one row ``POST /notes body.title`` per field.
 """
 
@@ -19,19 +19,19 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.execute import catalogue_payloads, with_seed
-from fidelity._cli.probe.openapi_model import Fill, OpField, OpInventory
-from fidelity._cli.probe.openapi_ops import fields, operations
-from fidelity._cli.probe.rows import run_param, run_rows
-from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._run.messages import as_options, one_line
+from fidelity._sweep.execute import catalogue_payloads, with_seed
+from fidelity._sweep.openapi_model import Fill, OpField, OpInventory
+from fidelity._sweep.openapi_ops import fields, operations
+from fidelity._sweep.rows import run_param, run_rows
+from fidelity._sweep.rows_model import ParamRun
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
     from fidelity._core.payload import Payload
+    from fidelity._sweep.plan import ProbePlan
 
 __all__ = ["OpenApiOptions", "execute_openapi", "parse_defaults"]
 
@@ -158,7 +158,7 @@ def resolve_base(spec: str, given: str | None, timeout: float) -> str:
 
 def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
     """Run ``fidelity probe --openapi`` as planned; return the exit code."""
-    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._sweep.outputs import check_outputs
 
     check_outputs(plan)
     inv = inventory_of(plan, options)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fidelity._cli.probe.openapi_made import made_value
+from fidelity._sweep.openapi_made import made_value
 
 __all__ = ["FieldRequest", "Fill", "OpField", "OpInventory", "Operation"]
 

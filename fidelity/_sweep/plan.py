@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from fidelity._cli.probe.isolation import check_control, with_sandbox, work_dir
-from fidelity._cli.probe.request_options import (
+from fidelity._core.errors import UsageError
+from fidelity._core.kinds import check_kinds, families_from_text
+from fidelity._core.render import safe
+from fidelity._sweep.isolation import check_control, with_sandbox, work_dir
+from fidelity._sweep.request_options import (
     body_send,
     default_method,
     http_name,
@@ -26,7 +29,7 @@ from fidelity._cli.probe.request_options import (
     parse_headers,
     parse_method,
 )
-from fidelity._cli.probe.templates import (
+from fidelity._sweep.templates import (
     check_all_tools,
     check_expect,
     check_mcp_options,
@@ -34,9 +37,6 @@ from fidelity._cli.probe.templates import (
     parse_json_object,
     parse_step,
 )
-from fidelity._core.errors import UsageError
-from fidelity._core.kinds import check_kinds, families_from_text
-from fidelity._core.render import safe
 from probes.frontend import DEFAULT_MAX_REPLY, MIN_MAX_REPLY
 
 __all__ = [

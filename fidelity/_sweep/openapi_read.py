@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from fidelity._cli.probe.openapi_made import _branch
+from fidelity._sweep.openapi_made import _branch
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.openapi_model import FieldRequest, Fill, Operation
+    from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation
 
 __all__ = ["read_back"]
 

@@ -9,14 +9,14 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._cli.probe.rows_model import ParamRun
 from fidelity._report.card_render import card_dict
 from fidelity._run.events import Event, RunDone, TargetDone
+from fidelity._sweep.rows_model import ParamRun
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
-    from fidelity._cli.probe.rows_model import Rows
     from fidelity._run.events import Handler
+    from fidelity._sweep.plan import ProbePlan
+    from fidelity._sweep.rows_model import Rows
 
 __all__ = ["RowsJson", "RowsPage", "collection", "rows_writers", "write_progress"]
 
@@ -123,6 +123,6 @@ def rows_writers(plan: ProbePlan, inv: Rows, noun: str) -> tuple[Handler, ...]:
     """The handlers that write a run over many rows, in order: the JSON collection, a
     --card block per row (a card of a run that did not complete never replaces a
     complete block), the --html page, the --junit cases."""
-    from fidelity._cli.probe.outputs import CardBlocks, JunitCases
+    from fidelity._sweep.outputs import CardBlocks, JunitCases
 
     return (RowsJson(plan, inv), CardBlocks(plan), RowsPage(plan, inv, noun), JunitCases(plan))

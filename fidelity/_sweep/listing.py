@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.plan import ProbePlan, TargetKind
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._core.text import utf8_len
 from fidelity._run.messages import as_options, one_line
+from fidelity._sweep.plan import ProbePlan, TargetKind
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
@@ -39,8 +39,8 @@ _ARGS_CHARS = 200
 def _tools_of(plan: ProbePlan, *, reads: bool = False) -> tuple[Any, ...]:
     """The server's tools; with ``reads``, its prompts and resource templates after them
     (as ``prompt:NAME`` and ``resource:TEMPLATE`` records)."""
-    from fidelity._cli.probe.isolation import spawn_options
-    from fidelity._cli.probe.request_options import mcp_headers
+    from fidelity._sweep.isolation import spawn_options
+    from fidelity._sweep.request_options import mcp_headers
     from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target

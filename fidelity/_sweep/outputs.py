@@ -21,11 +21,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.plan import ProbePlan
 from fidelity._core.errors import UsageError
 from fidelity._core.render import safe
 from fidelity._report.card_render import card_html, card_json, card_markdown
 from fidelity._run.events import Dispatch, Event, ObservationMade, RunDone, RunStarted
+from fidelity._sweep.plan import ProbePlan
 
 if TYPE_CHECKING:
     from fidelity._report.card import Card
@@ -221,7 +221,7 @@ class JunitCases:
     def __call__(self, event: Event) -> None:
         if self.plan.junit is None or not isinstance(event, RunDone) or event.failed:
             return
-        from fidelity._cli.junit import write_junit
+        from fidelity._sweep.junit import write_junit
 
         write_junit(self.plan.junit, list(event.cards))
 

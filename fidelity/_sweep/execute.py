@@ -5,8 +5,8 @@ The target is opened and prepared (:func:`fidelity._run.target.prepare`), swept
 :class:`~fidelity._run.events.Dispatch`: the JSON result kept current with each
 observation (so an interrupted run keeps what it saw), then at
 :class:`~fidelity._run.events.RunDone` the HTML page, the card block, the JUnit cases
-(:mod:`~fidelity._cli.probe.outputs`) and the terminal map
-(:mod:`~fidelity._cli.probe.terminal`). The run's circuit breaker stops a target that
+(:mod:`~fidelity._sweep.outputs`) and the terminal map
+(:mod:`~fidelity._sweep.terminal`). The run's circuit breaker stops a target that
 never answered after its first failure, one that stops answering after three
 consecutive failures; either way the observations made so far are written, marked
 incomplete, and the command exits 3 with one sentence.
@@ -20,11 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.outputs import refuse_other_target
-from fidelity._cli.probe.plan import ProbePlan, TargetKind
-from fidelity._cli.probe.request_options import mcp_headers, request_options
-from fidelity._cli.probe.terminal import Shown
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._probe.contract import Probe
@@ -37,6 +32,11 @@ from fidelity._run.messages import as_options, one_line
 from fidelity._run.sweep import sweep
 from fidelity._run.target import CalibrationFailure, Prepared, prepare
 from fidelity._run.verdict import Verdict, broke, judge, not_applied
+from fidelity._sweep.arguments import plain_arguments
+from fidelity._sweep.outputs import refuse_other_target
+from fidelity._sweep.plan import ProbePlan, TargetKind
+from fidelity._sweep.request_options import mcp_headers, request_options
+from fidelity._sweep.terminal import Shown
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
@@ -88,7 +88,7 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
     from probes import mcp
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
-    from fidelity._cli.probe.isolation import spawn_options
+    from fidelity._sweep.isolation import spawn_options
 
     return mcp(
         target,
@@ -232,21 +232,21 @@ def run_card(survey: Survey, setup: Any, *, complete: bool) -> Card:
 def execute(plan: ProbePlan) -> int:
     """Run ``fidelity probe`` as planned; return the exit code."""
     if plan.list_tools:
-        from fidelity._cli.probe.listing import list_tools
+        from fidelity._sweep.listing import list_tools
 
         return list_tools(plan)
     payloads = catalogue_payloads(plan)
     plan = with_seed(plan)
     if plan.dry_run:
-        from fidelity._cli.probe.listing import dry_run
+        from fidelity._sweep.listing import dry_run
 
         return dry_run(plan, payloads)
-    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._sweep.outputs import check_outputs
 
     check_outputs(plan)
     checked = None
     if plan.check is not None:
-        from fidelity._cli.probe.check import read_document
+        from fidelity._sweep.check import read_document
 
         # Read once, before anything is sent: the block is looked up in these bytes
         # and the run's card checked against them.
@@ -278,7 +278,7 @@ def _probe(
     plan: ProbePlan, probe: Probe, payloads: Sequence[Payload], checked: bytes | None
 ) -> int:
     plan = with_seed(plan)
-    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._sweep.outputs import check_outputs
 
     # The card's block name is known once the probe is open, before any call is made.
     check_outputs(plan, card_name(plan, probe))
@@ -296,7 +296,7 @@ def _probe(
     planned = len(payloads) + plan.examples - (examples - drawn)
     name = card_name(resolved, probe)
     if plan.check is not None:
-        from fidelity._cli.probe.check import require_block
+        from fidelity._sweep.check import require_block
 
         require_block(plan.check, name, checked)
     setup = probe.setup
@@ -354,8 +354,8 @@ def _handlers(plan: ProbePlan, snapshot: Callable[[Sequence[Observation]], Card]
     """The outputs of a one-card run as handlers of its events: the JSON result (kept
     current with ``snapshot``, the card of the observations so far), the HTML page, the
     card block, the JUnit cases; then the terminal map."""
-    from fidelity._cli.probe.outputs import card_writers
-    from fidelity._cli.probe.terminal import MapPrinter
+    from fidelity._sweep.outputs import card_writers
+    from fidelity._sweep.terminal import MapPrinter
 
     writer = None
     if plan.json is not None:
@@ -375,7 +375,7 @@ def _exit_code(
     if verdict.failure:
         raise TargetError(verdict.failure)
     if plan.check is not None:
-        from fidelity._cli.probe.check import check_card
+        from fidelity._sweep.check import check_card
 
         out = sys.stderr if plan.json == "-" else sys.stdout
         return check_card(plan.check, card, out, checked)

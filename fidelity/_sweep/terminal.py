@@ -14,8 +14,8 @@ from fidelity._core.render import safe
 from fidelity._run.events import Event, RunDone
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
     from fidelity._survey.result import Survey
+    from fidelity._sweep.plan import ProbePlan
 
 __all__ = ["MapPrinter", "Shown", "summary_line"]
 

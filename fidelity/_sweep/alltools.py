@@ -12,9 +12,9 @@ whose value does not come back is listed as "no read-back" with the tool's answe
 and nothing more is sent to it), then the payloads, within its share of
 ``--max-requests``, stopped by the same rules (timeouts follow each tool's
 annotations), judged by the same verdict. The loop over the parameters, their
-outputs and the run's verdict are the rows' (:mod:`~fidelity._cli.probe.rows`), which
+outputs and the run's verdict are the rows' (:mod:`~fidelity._sweep.rows`), which
 ``--openapi`` shares; a write tool read back by a read-only one is
-:mod:`~fidelity._cli.probe.pairing`'s.
+:mod:`~fidelity._sweep.pairing`'s.
 
 The outputs hold one entry per ``tool.param``: a row of the terminal map, a card in
 the JSON result (a card collection, with the parameters not surveyed and why), a
@@ -31,16 +31,16 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from fidelity._cli.probe.arguments import plain_arguments
-from fidelity._cli.probe.edits import EditRow, edit_rows, plan_line, survey_edit
-from fidelity._cli.probe.execute import catalogue_payloads, open_target, readable_name, with_seed
-from fidelity._cli.probe.plan import ProbePlan
-from fidelity._cli.probe.rows import run_param, run_rows
-from fidelity._cli.probe.rows_model import ParamRun, Rows
-from fidelity._cli.probe.templates import literal_braces
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
 from fidelity._run.messages import as_options, one_line
+from fidelity._sweep.arguments import plain_arguments
+from fidelity._sweep.edits import EditRow, edit_rows, plan_line, survey_edit
+from fidelity._sweep.execute import catalogue_payloads, open_target, readable_name, with_seed
+from fidelity._sweep.plan import ProbePlan
+from fidelity._sweep.rows import run_param, run_rows
+from fidelity._sweep.rows_model import ParamRun, Rows
+from fidelity._sweep.templates import literal_braces
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def _survey_param(
     """Run one parameter as the single-tool form would; never raises for the
     parameter's own failures (they are its ``ParamRun``). A parameter that does not
     come back is read back with a paired read-only tool among ``readers``, if one
-    proves itself (:mod:`fidelity._cli.probe.pairing`)."""
+    proves itself (:mod:`fidelity._sweep.pairing`)."""
     try:
         args = _arguments(param, pinned, dict(plan.defaults))
     except UsageError as exc:
@@ -157,7 +157,7 @@ def _survey_param(
     run = _survey_sub(sub, param, payloads)
     if not run.skipped.startswith(_NO_ECHO):
         return run
-    from fidelity._cli.probe.pairing import read_paired
+    from fidelity._sweep.pairing import read_paired
 
     return read_paired(
         run,
@@ -180,8 +180,8 @@ def _survey_edit(
     tools: Sequence[McpTool],
     readers: Sequence[McpTool],
 ) -> ParamRun:
-    """An edit-shaped row, with the apply check (:mod:`fidelity._cli.probe.edits`)."""
-    from fidelity._cli.probe.isolation import left_out
+    """An edit-shaped row, with the apply check (:mod:`fidelity._sweep.edits`)."""
+    from fidelity._sweep.isolation import left_out
 
     return survey_edit(
         plan, row, pinned.get(row.tool.name), share,
@@ -237,7 +237,7 @@ def _left_out(plan: ProbePlan, tools: Sequence[McpTool], inv: Inventory) -> Inve
     ``--skip-tool``/``--only-tool`` leave out (never called), and those ``--default``
     gives; a glob that matches no tool is a usage error (in a server's run of
     ``--config``, the parent's to judge over every server: :func:`_config_tools`)."""
-    from fidelity._cli.probe.isolation import left_out
+    from fidelity._sweep.isolation import left_out
 
     names = [t.name for t in tools]
     for option, globs in (("--skip-tool", plan.skip_tools), ("--only-tool", plan.only_tools)):
@@ -265,7 +265,7 @@ def _config_tools(plan: ProbePlan, tools: Sequence[McpTool]) -> bool:
     """In a server's run of ``--config``: write the server's tool names where the parent
     reads them, and say so when the file's globs leave out every tool of this server
     (then nothing is surveyed here, by the user's choice: not a failure). True then."""
-    from fidelity._cli.probe.isolation import left_out
+    from fidelity._sweep.isolation import left_out
 
     if plan.config_tools is None:
         return False
@@ -284,9 +284,9 @@ def _config_tools(plan: ProbePlan, tools: Sequence[McpTool]) -> bool:
 
 def execute_all(plan: ProbePlan) -> int:
     """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
-    from fidelity._cli.probe.isolation import left_out
-    from fidelity._cli.probe.listing import _tools_of
-    from fidelity._cli.probe.outputs import check_outputs
+    from fidelity._sweep.isolation import left_out
+    from fidelity._sweep.listing import _tools_of
+    from fidelity._sweep.outputs import check_outputs
     from probes.frontend import inventory
 
     check_outputs(plan)

@@ -3,11 +3,11 @@
 A row is one tool parameter of ``--all-tools`` or one field of an ``--openapi``
 operation: each is opened, calibrated and swept on its own (:func:`run_param`), within
 its share of ``--max-requests``, and ends as a
-:class:`~fidelity._cli.probe.rows_model.ParamRun`. :func:`run_rows` is
+:class:`~fidelity._sweep.rows_model.ParamRun`. :func:`run_rows` is
 the loop both forms go through: the shares, the JSON result kept current after each
 row, a server that could not be reached ending the run, an interrupted run keeping
-what it saw; then the outputs and the verdict (:mod:`~fidelity._cli.probe.rows_outputs`,
-:mod:`~fidelity._cli.probe.rows_verdict`).
+what it saw; then the outputs and the verdict (:mod:`~fidelity._sweep.rows_outputs`,
+:mod:`~fidelity._sweep.rows_verdict`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from fidelity._cli.probe.execute import card_name, run_card, run_warnings, survey_of
-from fidelity._cli.probe.rows_model import Interrupted, ParamRun, Row, Rows
-from fidelity._cli.probe.rows_outputs import rows_writers
-from fidelity._cli.probe.rows_verdict import RowsPrinter, exit_code
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._run.breaker import stop_note
 from fidelity._run.budget import calls_per_payload, within_budget
@@ -27,12 +23,16 @@ from fidelity._run.messages import one_line
 from fidelity._run.pacing import calibration_pace
 from fidelity._run.sweep import sweep
 from fidelity._run.verdict import Verdict, broke, judge
+from fidelity._sweep.execute import card_name, run_card, run_warnings, survey_of
+from fidelity._sweep.rows_model import Interrupted, ParamRun, Row, Rows
+from fidelity._sweep.rows_outputs import rows_writers
+from fidelity._sweep.rows_verdict import RowsPrinter, exit_code
 
 if TYPE_CHECKING:
-    from fidelity._cli.probe.plan import ProbePlan
     from fidelity._core.payload import Payload
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Observation
+    from fidelity._sweep.plan import ProbePlan
 
 __all__ = ["SurveyOne", "run_param", "run_rows"]
 
