@@ -2,7 +2,9 @@
 
 ``compare(sent, received)`` names every rewrite in the vocabulary of ``KINDS``;
 ``survey(target)`` pushes the payload catalogue through a chain and returns the
-transformation map and its contract card; ``surveys_to_html`` draws the map of several
+transformation map and its contract card; ``sweep(mcp=...)`` surveys every string
+parameter of a whole MCP server (or OpenAPI document) as ``fidelity probe --all-tools``
+does and returns a ``Sweep``; ``surveys_to_html`` draws the map of several
 chains as one page. Importing this package stays light: the survey, card, Hypothesis,
 httpx and MCP machinery load only when used.
 """
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from fidelity._survey.page import surveys_to_html
     from fidelity._survey.result import Survey
     from fidelity._survey.run import survey
+    from fidelity._sweep.api import sweep
+    from fidelity._sweep.result import Sweep, SweepRow
 
 
 __all__ = [
@@ -48,6 +52,8 @@ __all__ = [
     "Probe",
     "Status",
     "Survey",
+    "Sweep",
+    "SweepRow",
     "TargetError",
     "Transformation",
     "UsageError",
@@ -57,6 +63,7 @@ __all__ = [
     "safe",
     "survey",
     "surveys_to_html",
+    "sweep",
 ]
 
 # Every name but the exceptions loads its module on first use: the pytest plugin lives
@@ -75,6 +82,8 @@ _MODULES = {
     "fidelity._survey.result": ("Survey",),
     "fidelity._survey.run": ("survey",),
     "fidelity._survey.page": ("surveys_to_html",),
+    "fidelity._sweep.api": ("sweep",),
+    "fidelity._sweep.result": ("Sweep", "SweepRow"),
 }
 
 

@@ -8,7 +8,7 @@ appears through :func:`fidelity._core.render.safe`, with its code points.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from fidelity._compare.api import compare
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from fidelity._pytest.state import PluginState
     from fidelity._survey.clients import ClientSurvey
     from fidelity._survey.result import Survey
+    from fidelity._sweep.result import Sweep
 
 __all__ = ["Recorder", "describe_observation"]
 
@@ -298,6 +299,59 @@ class Recorder:
         if unexpected:
             raise FidelityError(_survey_failure(card_name, result, unexpected))
         return result
+
+    def sweep(
+        self,
+        server: object,
+        *,
+        allow: Iterable[str] = (),
+        families: Sequence[str] | None = None,
+        yes: bool = False,
+        sandbox: bool = False,
+        skip_tools: Sequence[str] = (),
+        only_tools: Sequence[str] = (),
+        defaults: Mapping[str, Any] | None = None,
+        args_for: Mapping[str, Mapping[str, Any]] | None = None,
+        max_requests: int | None = None,
+        timeout: float | None = None,
+    ) -> Sweep:
+        """Sweep every string parameter of the MCP ``server`` and record its cards.
+
+        ``server`` is the server's command (a list of words), its Streamable HTTP URL, or
+        an MCP probe (``probes.mcp_module("package.server:app")``: its server is swept,
+        every tool, as ``fidelity probe --all-tools`` does). The options are
+        :func:`fidelity.sweep`'s; ``families`` defaults to ``--fidelity-families``, the
+        allowed kinds are the marker's and ``allow``. Each card is recorded as a
+        survey's is; the test fails with a short report when the sweep's exit code is
+        not 0 (rows rewritten beyond the allowed kinds, a run that broke or measured
+        nothing). Returns the :class:`fidelity.Sweep`.
+        """
+        __tracebackhide__ = True
+        from fidelity._pytest.sweep import sweep_server
+
+        try:
+            context = self._context()
+            allowed = self._allowed(context, allow)
+            chosen = tuple(families) if families is not None else self._state.settings.families
+            return sweep_server(
+                self._state,
+                context,
+                server,
+                allowed=allowed,
+                families=chosen,
+                options={
+                    "yes": yes,
+                    "sandbox": sandbox,
+                    "skip_tools": skip_tools,
+                    "only_tools": only_tools,
+                    "defaults": defaults,
+                    "args_for": args_for,
+                    "max_requests": max_requests,
+                    "timeout": timeout,
+                },
+            )
+        except UsageError as exc:  # shown from the test's line, not from deep inside
+            raise UsageError(str(exc)) from None
 
     def _catalogue(self, families: tuple[str, ...] | None, per_family: int) -> tuple[Payload, ...]:
         __tracebackhide__ = True

@@ -38,7 +38,7 @@ from fidelity._sweep.arguments import plain_arguments
 from fidelity._sweep.edits import EditRow, edit_rows, plan_line, survey_edit
 from fidelity._sweep.execute import catalogue_payloads, open_target, readable_name, with_seed
 from fidelity._sweep.plan import ProbePlan
-from fidelity._sweep.rows import run_param, run_rows
+from fidelity._sweep.rows import Listen, run_param, run_rows
 from fidelity._sweep.rows_model import ParamRun, Rows
 from fidelity._sweep.templates import literal_braces
 from probes.frontend import CALIBRATION_CALLS
@@ -282,8 +282,9 @@ def _config_tools(plan: ProbePlan, tools: Sequence[McpTool]) -> bool:
     return True
 
 
-def execute_all(plan: ProbePlan) -> int:
-    """Run ``fidelity probe --all-tools`` as planned; return the exit code."""
+def execute_all(plan: ProbePlan, listen: Listen | None = None) -> int:
+    """Run ``fidelity probe --all-tools`` as planned; return the exit code (``listen``:
+    who hears the run, see :func:`~fidelity._sweep.rows.run_rows`)."""
     from fidelity._sweep.isolation import left_out
     from fidelity._sweep.listing import _tools_of
     from fidelity._sweep.outputs import check_outputs
@@ -324,7 +325,7 @@ def execute_all(plan: ProbePlan) -> int:
         pins = pinned.get(param.tool.name)
         return _survey_param(plan, param, pins, payloads, share, readers=readers)
 
-    return run_rows(plan, inv, survey_one, payloads, noun="tool parameter")
+    return run_rows(plan, inv, survey_one, payloads, noun="tool parameter", listen=listen)
 
 
 # -- looking first ------------------------------------------------------------------

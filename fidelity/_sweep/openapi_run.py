@@ -25,7 +25,7 @@ from fidelity._run.messages import as_options, one_line
 from fidelity._sweep.execute import catalogue_payloads, with_seed
 from fidelity._sweep.openapi_model import Fill, OpField, OpInventory
 from fidelity._sweep.openapi_ops import fields, operations
-from fidelity._sweep.rows import run_param, run_rows
+from fidelity._sweep.rows import Listen, run_param, run_rows
 from fidelity._sweep.rows_model import ParamRun
 from probes.frontend import CALIBRATION_CALLS
 
@@ -156,8 +156,9 @@ def resolve_base(spec: str, given: str | None, timeout: float) -> str:
     return openapi_base_url(load_openapi(spec, timeout=timeout), given, spec)
 
 
-def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
-    """Run ``fidelity probe --openapi`` as planned; return the exit code."""
+def execute_openapi(plan: ProbePlan, options: OpenApiOptions, listen: Listen | None = None) -> int:
+    """Run ``fidelity probe --openapi`` as planned; return the exit code (``listen``:
+    who hears the run, see :func:`~fidelity._sweep.rows.run_rows`)."""
     from fidelity._sweep.outputs import check_outputs
 
     check_outputs(plan)
@@ -178,7 +179,7 @@ def execute_openapi(plan: ProbePlan, options: OpenApiOptions) -> int:
     def survey_one(field: Any, share: int | None) -> ParamRun:
         return _survey_field(plan, field, payloads, share)
 
-    return run_rows(plan, inv, survey_one, payloads, noun=_NOUN)
+    return run_rows(plan, inv, survey_one, payloads, noun=_NOUN, listen=listen)
 
 
 def _dry_run(plan: ProbePlan, inv: OpInventory, payloads: Sequence[Payload]) -> int:

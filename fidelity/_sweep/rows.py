@@ -26,15 +26,16 @@ from fidelity._run.verdict import Verdict, broke, judge
 from fidelity._sweep.execute import card_name, run_card, run_warnings, survey_of
 from fidelity._sweep.rows_model import Interrupted, ParamRun, Row, Rows
 from fidelity._sweep.rows_outputs import rows_writers
-from fidelity._sweep.rows_verdict import RowsPrinter, exit_code
+from fidelity._sweep.rows_verdict import exit_code
 
 if TYPE_CHECKING:
     from fidelity._core.payload import Payload
     from fidelity._probe.contract import Probe
     from fidelity._probe.observation import Observation
+    from fidelity._run.events import Handler
     from fidelity._sweep.plan import ProbePlan
 
-__all__ = ["SurveyOne", "run_param", "run_rows"]
+__all__ = ["Listen", "SurveyOne", "run_param", "run_rows"]
 
 
 def run_param(
@@ -135,6 +136,11 @@ def _failure(
 
 #: Runs one row within its share of ``--max-requests`` (``None``: no limit).
 SurveyOne = Callable[[Row, "int | None"], ParamRun]
+#: Who hears a run over many rows, given the rows found, the payloads and the noun of a
+#: row: the terminal ``fidelity probe`` subscribes (the lines of
+#: :class:`~fidelity._sweep.rows_verdict.RowsPrinter`), the record :func:`fidelity.sweep`
+#: returns; nobody when none is given. They are told after the writers.
+Listen = Callable[[Rows, "Sequence[Payload]", str], "Sequence[Handler]"]
 
 
 def run_rows(
@@ -144,6 +150,7 @@ def run_rows(
     payloads: Sequence[Payload],
     *,
     noun: str,
+    listen: Listen | None = None,
 ) -> int:
     """Run every row ``inv`` surveys through ``survey_one``, each within its share of
     what is left of ``--max-requests``; keep the JSON result current after each; stop
@@ -151,9 +158,9 @@ def run_rows(
     the exit code by the run's verdict rules (``noun`` names a row in the sentences).
     An interrupted run writes what it saw, marked incomplete, and is raised again."""
     surveyed = inv.surveyed
-    dispatch = Dispatch(
-        rows_writers(plan, inv, noun), reporters=(RowsPrinter(plan, inv, payloads, noun),)
-    )
+    writers = rows_writers(plan, inv, noun)
+    reporters = () if listen is None else listen(inv, payloads, noun)
+    dispatch = Dispatch(writers, reporters=reporters)
     dispatch(RunStarted(name=plan.name, targets=tuple(row.name for row in surveyed)))
     runs: list[ParamRun] = []
     spent = 0

@@ -27,6 +27,8 @@ FIDELITY_ALL = {
     "Probe",
     "Status",
     "Survey",
+    "Sweep",
+    "SweepRow",
     "TargetError",
     "Transformation",
     "UsageError",
@@ -36,6 +38,7 @@ FIDELITY_ALL = {
     "safe",
     "survey",
     "surveys_to_html",
+    "sweep",
 }
 
 PROBES_ALL = {

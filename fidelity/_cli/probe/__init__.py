@@ -415,9 +415,10 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     with sandboxed(plan.sandbox):
         if plan.all_tools and not plan.list_tools:
+            from fidelity._cli.probe.listeners import terminal
             from fidelity._sweep.alltools import execute_all
 
-            return execute_all(plan)
+            return execute_all(plan, terminal(plan))
         if plan.clients and not (plan.list_tools or plan.dry_run):
             from fidelity._sweep.clients import execute_clients
 

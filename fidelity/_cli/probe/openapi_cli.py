@@ -39,6 +39,7 @@ def refuse_openapi_options(args: argparse.Namespace) -> None:
 
 def run_openapi(args: argparse.Namespace) -> int:
     """Check the ``--openapi`` command line, find the base URL, run the survey."""
+    from fidelity._cli.probe.listeners import terminal
     from fidelity._sweep.openapi_run import (
         OpenApiOptions,
         execute_openapi,
@@ -77,4 +78,4 @@ def run_openapi(args: argparse.Namespace) -> int:
     base = resolve_base(options.spec, words[0] if words else None, timeout)
     args.target = [base]
     plan = plan_from_args(args)
-    return execute_openapi(plan, options)
+    return execute_openapi(plan, options, terminal(plan))
