@@ -10,11 +10,14 @@ use, as the package face does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from fidelity._core.errors import UsageError
 from fidelity._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from fidelity._probe.observation import Observation
     from probes._builtin import builtin_targets
     from probes._http.openapi import load_openapi, openapi_base_url
     from probes._http.places import ReadSpec, SendSpec
@@ -31,16 +34,19 @@ if TYPE_CHECKING:
     from probes._mcp.schema import schema_at, string_params
     from probes._mcp.sdk import sdk_major, sdk_version
     from probes._mcp.template import ArgumentTemplate
+    from probes._mcp.tool_cap import MAX_TOOLS
     from probes._mcp.tools import consent_reason
     from probes._payload.calibration import CalibrationFailed
     from probes._payload.expect import Expectation
     from probes._payload.locate import CALIBRATION_CALLS
     from probes._payload.paths import ParamPath
     from probes._payload.placeholders import TextTemplate
+    from probes._process import contained
 
 __all__ = [
     "CALIBRATION_CALLS",
     "DEFAULT_MAX_REPLY",
+    "MAX_TOOLS",
     "MIN_MAX_REPLY",
     "PROMPT",
     "ArgumentTemplate",
@@ -57,6 +63,7 @@ __all__ = [
     "builtin_targets",
     "check_clients",
     "consent_reason",
+    "contained",
     "install_needed",
     "inventory",
     "load_openapi",
@@ -68,6 +75,7 @@ __all__ = [
     "parse_mcp_read",
     "raw_call",
     "raw_request",
+    "read_after_restart",
     "route_of",
     "sandbox_env",
     "sandboxed",
@@ -88,6 +96,8 @@ _MODULES = {
     "probes._mcp.calls": ("other_arguments",),
     "probes._mcp.clients": ("check_clients",),
     "probes._mcp.inventory": ("Inventory", "ToolParam", "inventory"),
+    "probes._mcp.tool_cap": ("MAX_TOOLS",),
+    "probes._process": ("contained",),
     "probes._mcp.node.setup": ("install_needed", "typescript_client"),
     "probes._payload.paths": ("ParamPath",),
     "probes._payload.calibration": ("CalibrationFailed",),
@@ -140,3 +150,23 @@ def serve_mcp_reflector(transport: str = "stdio", host: str = "127.0.0.1", port:
     from probes._mcp.reflector import serve
 
     serve(transport, host, port)
+
+
+def read_after_restart(
+    probe: object, command: str | None, observations: Sequence[Observation]
+) -> list[Observation]:
+    """Every value read back once more after a restart: of the HTTP service by the
+    shell ``command`` (``--restart``), or of the stdio MCP server the probe started
+    (``command`` ``None``: ``--read-after-restart``)."""
+    if command is not None:
+        from probes._http.restart import read_after_restart as http_again
+
+        return http_again(probe, command, observations)
+    from probes._mcp.probe import McpProbe
+    from probes._mcp.restart import read_after_restart as mcp_again
+
+    if not isinstance(probe, McpProbe):
+        raise UsageError(
+            "--read-after-restart restarts a stdio MCP server; for HTTP give --restart CMD."
+        )
+    return mcp_again(probe, observations)

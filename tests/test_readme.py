@@ -122,6 +122,16 @@ def test_the_docs_have_runnable_examples() -> None:
     assert (ROOT / "mkdocs.yml").is_file()
 
 
+def test_the_built_site_is_navigable_from_files() -> None:
+    # Pages built as NAME.html (not NAME/index.html), no web fonts: site/index.html
+    # opened from the disk links to the other pages. CI builds the site (.ci/run).
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))
+    assert config["use_directory_urls"] is False
+    assert config["theme"]["font"] is False
+
+
 @pytest.mark.parametrize(
     ("document", "name", "source", "shown", "args"),
     [(d, *f) for d in DOCUMENTS for f in _test_files(d)],

@@ -11,7 +11,10 @@ code, never a traceback:
 SIGTERM and SIGHUP (what CI sends when it cancels a job, what a closed terminal sends)
 end a command the way Ctrl-C does: the servers it started are stopped, the results
 gathered so far are kept, and the exit code is 128 + the signal number. A signal that
-was ignored when the command started (``nohup``) stays ignored.
+was ignored when the command started (``nohup``) stays ignored. On Linux the command is
+a child subreaper while it runs (``probes._process.contained``): a process a server
+started that detached itself (a double-forked ``setsid`` daemon) is ended with the
+command, by signal or not.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import forget, mask
 
 __all__ = ["main"]
 
@@ -106,8 +110,10 @@ def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Nam
     """``run(args)`` with SIGTERM and SIGHUP ending it; a signal or Ctrl-C that reaches
     here inside an exception group (a server's task group: ``fidelity reflect mcp
     --transport http``) comes out alone, so it is reported as itself."""
+    from probes.frontend import contained
+
     try:
-        with _ending_signals():
+        with _ending_signals(), contained(), _masked_streams():
             return run(args)
     except BaseExceptionGroup as group:
         stopped = group.subgroup(lambda exc: isinstance(exc, KeyboardInterrupt))
@@ -119,9 +125,34 @@ def _run_ended_once(run: Callable[[argparse.Namespace], int], args: argparse.Nam
         raise first from None
 
 
+class _MaskedStream:
+    """A text stream whose writes have every known secret masked (everything the
+    command prints goes through :func:`fidelity._core.secrets.mask`)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        return int(self._inner.write(mask(text)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextmanager
+def _masked_streams() -> Iterator[None]:
+    """Mask the run's secrets in everything written to stdout and stderr."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _MaskedStream(out), _MaskedStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def error(message: str) -> None:
-    """Print one terminal-safe error sentence on stderr."""
-    print(f"fidelity: {safe(message)}", file=sys.stderr)
+    """Print one terminal-safe error sentence on stderr (every known secret masked)."""
+    print(f"fidelity: {safe(mask(message))}", file=sys.stderr)
 
 
 def _hypothesis_out_of_cwd() -> None:
@@ -137,6 +168,14 @@ def _hypothesis_out_of_cwd() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    forget()  # a run knows the secrets its own command line gives, and no others
+    try:
+        return _main(argv)
+    finally:
+        forget()  # and leaves none behind (a run in a process that goes on)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _hypothesis_out_of_cwd()
     parser = _parser()
     args = parser.parse_args(argv)

@@ -186,13 +186,12 @@ def run(args: argparse.Namespace) -> int:
     if len(args.result) > 1 and args.update is not None:
         return _join(args, named)
     if args.junit is not None:
-        from fidelity._sweep.joined import FAILED_CASE, read_parts
+        from fidelity._sweep.joined import FAILED_CASE, read_parts, read_unmeasured
         from fidelity._sweep.junit import write_junit
 
-        failed = read_parts(_texts(args))
-        write_junit(
-            args.junit, [card for _, card in named], [(s, FAILED_CASE, e) for s, e in failed]
-        )
+        texts = _texts(args)
+        failed = [(s, FAILED_CASE, e) for s, e in read_parts(texts)] + read_unmeasured(texts)
+        write_junit(args.junit, [card for _, card in named], failed)
     if args.describe:
         return _describe(named)
     if args.update is not None:

@@ -16,6 +16,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from fidelity._core.secrets import mask, mask_url, mask_words
+
 __all__ = ["ProbeSetup", "SetupStep"]
 
 
@@ -76,6 +78,11 @@ class ProbeSetup:
     def __post_init__(self) -> None:
         for key in ("args", "read_args", "body"):
             object.__setattr__(self, key, _canonical(getattr(self, key)))
+        # A record never holds a secret: the values of secret-looking NAME=VALUE words of
+        # a server's command, a URL's password and secret-looking query values.
+        object.__setattr__(self, "target", _masked_target(self.transport, self.target))
+        if self.read_url:
+            object.__setattr__(self, "read_url", mask_url(self.read_url))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: empty fields left out, templates as JSON values."""
@@ -241,6 +248,15 @@ class ProbeSetup:
 
 def _compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=True)
+
+
+def _masked_target(transport: str, target: str) -> str:
+    if transport != "mcp stdio":
+        return mask_url(target)
+    try:
+        return shlex.join(mask_words(shlex.split(target)))
+    except ValueError:  # not a shell-quoted command: masked as text
+        return mask(target)
 
 
 def _canonical(text: str) -> str:

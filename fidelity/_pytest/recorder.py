@@ -134,13 +134,13 @@ class Recorder:
 
     @property
     def strategies(self) -> ModuleType:
-        """param-fidelity's ``strategies`` package (a clear error if a local one shadows it)."""
+        """param-fidelity's ``strategies`` package, even beside a local one."""
         __tracebackhide__ = True
         return _load("strategies")
 
     @property
     def probes(self) -> ModuleType:
-        """param-fidelity's ``probes`` package (a clear error if a local one shadows it)."""
+        """param-fidelity's ``probes`` package, even beside a local one."""
         __tracebackhide__ = True
         return _load("probes")
 

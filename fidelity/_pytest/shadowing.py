@@ -1,8 +1,9 @@
-"""The plugin's hint when a user's own ``strategies`` or ``probes`` shadows ours.
+"""The plugin's hint when a user's own ``strategies`` or ``probes`` owns the name.
 
 With ``tests/`` or the repository root on ``sys.path``, ``import strategies`` finds the
-user's module, and ``strategies.text()`` fails with an obscure ``AttributeError``. The
-plugin then adds one sentence saying which file shadows ours. It says so only when
+user's module (the plugin itself still uses ours, see ``fidelity._core.siblings``), and
+``strategies.text()`` fails with an obscure ``AttributeError``. The plugin then adds
+one sentence saying which file owns the name and where ours is. It says so only when
 the missing name is one of our package's public names: a typo in the user's own
 module of the same name (``strategies.bulid``) is none of our business, and the
 plugin stays silent in repositories that never use it.
@@ -66,11 +67,11 @@ def shadowing_hint(text: str) -> str | None:
             ours = _public_names(package)
             if ours is not None and name not in ours:
                 continue
-            from fidelity._core.errors import UsageError
-            from fidelity._core.siblings import load
-
-            try:
-                load(package)
-            except UsageError as exc:
-                return str(exc)
+            where = getattr(module, "__file__", None) or "a namespace package"
+            return (
+                f"the module {package!r} imported from {where} is the repository's own, "
+                f"not param-fidelity's {package} package: a local {package!r} module owns "
+                f"the name here. The fixture's `fidelity.{package}` is always "
+                f"param-fidelity's; or rename the local module."
+            )
     return None

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from fidelity._core.errors import UsageError
 
-__all__ = ["Block", "find_block", "newline_of", "normalized", "replace_block"]
+__all__ = ["Block", "check_block_name", "find_block", "newline_of", "normalized", "replace_block"]
 
 _NAME = re.compile(r"[A-Za-z0-9_.:/@+-][A-Za-z0-9_.:/@+ -]*")
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -45,6 +45,11 @@ def _check_name(name: str) -> None:
             f"block name {name!r} cannot be used in a marker; "
             "use letters, digits and . _ - : / @ +."
         )
+
+
+def check_block_name(name: str) -> None:
+    """Raise ``UsageError`` (one sentence) when ``name`` cannot name a block."""
+    _check_name(name)
 
 
 def _marker(which: str, name: str) -> re.Pattern[bytes]:

@@ -383,10 +383,10 @@ def hint_text(rewrite: Rewrite) -> tuple[str, int]:
             return f"the reader assumes {codec}; declare or assume UTF-8.", 1
     if kind == "whitespace.strip" and rewrite.detail == "leading line break":
         return (
-            "one line break at the start of the value is dropped: an HTML parser drops the "
-            "line feed right after `<pre>`, `<textarea>` or `<listing>` (html5lib, "
-            "browsers), or `strip()` removed it; write an extra line feed after the tag, "
-            "or carry the value outside those elements.",
+            "one line break at the start of the value is dropped: most often `strip()` "
+            "removed it (stop stripping this value); or an HTML parser drops the line feed "
+            "right after `<pre>`, `<textarea>` or `<listing>` (html5lib, browsers): write "
+            "an extra line feed after the tag, or carry the value outside those elements.",
             1,
         )
     if kind == "truncate" and rewrite.detail.endswith("nul"):

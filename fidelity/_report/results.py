@@ -27,6 +27,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from fidelity._core.errors import UsageError
+from fidelity._core.secrets import mask, mask_bytes
 from fidelity._probe.observation import Observation
 
 __all__ = ["STDOUT", "ResultWriter", "read_limited", "writable", "write_atomic"]
@@ -117,9 +118,12 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, what: str = ""
     renamed over the file with :func:`os.replace`. An existing file keeps its
     permission bits. The file must be one that :func:`writable` lets replace (a
     symbolic link in the same directory is kept, the file it names replaced); a path
-    that cannot be written raises :class:`UsageError`, naming ``what``.
+    that cannot be written raises :class:`UsageError`, naming ``what``. Every secret
+    the run knows is masked in it first (:func:`fidelity._core.secrets.mask`): this is
+    where every output file goes through.
     """
     target = writable(path, what)
+    data = mask(data) if isinstance(data, str) else mask_bytes(data)  # every output
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     directory = target.parent if str(target.parent) else Path(".")
     try:
@@ -249,6 +253,7 @@ class ResultWriter:
     def finish(self, text: str) -> None:
         """Write the final result ``text``; later checkpoints are ignored."""
         if self.to_stdout:
+            text = mask(text)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
             sys.stdout.flush()
         else:

@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fidelity._core.secrets import known
 from fidelity._probe.contract import Probe
 from fidelity._probe.observation import Observation
 from fidelity._run.breaker import Breaker, Stopped
 from fidelity._run.budget import Budget, BudgetSpent, calls_per_payload
 from fidelity._run.events import Handler, ObservationMade, ParameterDone
+from fidelity._run.masking import Masked
 from fidelity._run.options import RunOptions
 from fidelity._run.pacing import RateLimited
 
@@ -76,10 +78,12 @@ def sweep(
     if budget is None:
         budget = Budget(plan.max_requests, probe, plan.concurrency)
     target: Probe = probe
+    if known():  # a server that echoes a credential: masked before anything sees it
+        target = Masked(probe)
     if plan.rate is not None and plan.is_mcp:
         paced_from = calibrated if just_called is None else just_called
         per_payload = calls_per_payload(plan, probe)
-        target = RateLimited(probe, plan.rate, per_payload, just_called=paced_from)
+        target = RateLimited(target, plan.rate, per_payload, just_called=paced_from)
 
     def observed(observation: Observation) -> None:
         seen.append(observation)

@@ -32,12 +32,18 @@ OPTION_NAMES = (
     "target", "mcp", "tool", "prompt", "resource", "param", "args", "before", "send",
     "header", "auth", "method", "read_method", "body", "name", "read", "read_tool",
     "read_args", "expect", "read_url", "id_from", "all_tools", "args_for", "skip_tool",
-    "only_tool", "config_tools", "sandbox", "openapi", "only_op", "skip_op", "default", "errors",
+    "only_tool", "config_tools", "sandbox", "env", "openapi", "only_op", "skip_op",
+    "default", "errors",
     "clients", "yes", "config", "server", "jobs", "families", "examples", "max_requests",
     "rate", "concurrency", "timeout", "seed", "max_reply", "allow", "card", "check", "json",
-    "html", "junit", "quiet", "list_tools", "dry_run",
+    "html", "junit", "quiet", "list_tools", "dry_run", "transport", "retries", "retry_writes",
+    "form", "multipart", "login", "login_form", "login_body", "csrf_from", "csrf_to",
+    "restart", "read_after_restart",
 )  # fmt: skip
-_FLAGS = {"mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run", "errors"}
+_FLAGS = {
+    "mcp", "all_tools", "sandbox", "yes", "quiet", "list_tools", "dry_run", "errors",
+    "retry_writes", "multipart", "read_after_restart",
+}  # fmt: skip
 
 
 @overload
@@ -203,29 +209,35 @@ def sweep(
         "skip_op": _items(skip_ops) or None,
         "quiet": True,
     }
-    if errors:
-        from fidelity._sweep.errors_api import errors_of
+    from fidelity._core.secrets import forget
 
+    forget()  # the sweep's secrets (headers, auth) are masked in what it writes, then gone
+    try:
+        if errors:
+            from fidelity._sweep.errors_api import errors_of
+
+            if config is not None:
+                raise UsageError(
+                    "errors=True checks one server or API; for a config file run "
+                    "fidelity probe --config FILE --errors."
+                )
+
+            values["allow"] = None
+            if openapi is not None:
+                return errors_of(_options(values, openapi=openapi), base_url, allow=verdicts)
+            assert mcp is not None
+            words = [mcp] if isinstance(mcp, str) else list(mcp)
+            mcp_options = _options(values, target=words, mcp=True, errors=True)
+            return errors_of(mcp_options, None, allow=verdicts)
         if config is not None:
-            raise UsageError(
-                "errors=True checks one server or API; for a config file run "
-                "fidelity probe --config FILE --errors."
-            )
-
-        values["allow"] = None
+            return _sweep_config(values, config, server, jobs, base_url=base_url)
         if openapi is not None:
-            return errors_of(_options(values, openapi=openapi), base_url, allow=verdicts)
+            return _sweep_openapi(_options(values, openapi=openapi), base_url)
         assert mcp is not None
         words = [mcp] if isinstance(mcp, str) else list(mcp)
-        mcp_options = _options(values, target=words, mcp=True, errors=True)
-        return errors_of(mcp_options, None, allow=verdicts)
-    if config is not None:
-        return _sweep_config(values, config, server, jobs, base_url=base_url)
-    if openapi is not None:
-        return _sweep_openapi(_options(values, openapi=openapi), base_url)
-    assert mcp is not None
-    words = [mcp] if isinstance(mcp, str) else list(mcp)
-    return _sweep_mcp(_options(values, target=words, mcp=True, all_tools=True))
+        return _sweep_mcp(_options(values, target=words, mcp=True, all_tools=True))
+    finally:
+        forget()
 
 
 def _options(values: Mapping[str, Any], **more: Any) -> argparse.Namespace:
@@ -316,8 +328,11 @@ def _sweep_openapi(options: argparse.Namespace, base_url: str | None) -> Sweep:
         skip=tuple(options.skip_op or ()),
         defaults=parse_defaults(options.default),
     )
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
     timeout = parse_seconds("--timeout", options.timeout, default=DEFAULT_TIMEOUT)
-    options.target = [resolve_base(spec, base_url, timeout)]
+    headers, auth = parse_headers(options.header), parse_auth(options.auth)
+    options.target = [resolve_base(spec, base_url, timeout, headers=headers, auth=auth)]
     plan = plan_from_args(options)
     recorder = Recorder()
     return _ended(recorder, plan, lambda: execute_openapi(plan, openapi, recorder.listen))

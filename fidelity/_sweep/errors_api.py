@@ -53,7 +53,10 @@ def _openapi(options: argparse.Namespace, base_url: str | None) -> ErrorContract
         skip=tuple(options.skip_op or ()),
         defaults=parse_defaults(options.default),
     )
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
     timeout = parse_seconds("--timeout", options.timeout, default=DEFAULT_TIMEOUT)
-    options.target = [resolve_base(spec, base_url, timeout)]
+    headers, auth = parse_headers(options.header), parse_auth(options.auth)
+    options.target = [resolve_base(spec, base_url, timeout, headers=headers, auth=auth)]
     plan = plan_from_args(options)
     return openapi_errors(plan, openapi, name="errors")

@@ -200,7 +200,9 @@ def openapi_errors(plan: Any, options: Any, *, name: str) -> ErrorContract:
     from fidelity._sweep.request_options import mcp_headers
     from probes.frontend import load_openapi
 
-    document = load_openapi(options.spec, timeout=plan.timeout)
+    document = load_openapi(
+        options.spec, timeout=plan.timeout, headers=dict(plan.headers), auth=plan.auth
+    )
     catalogue = tuple(operations(document))
     chosen = operations(document, options.only, options.skip)
     if not chosen:
@@ -217,6 +219,7 @@ def openapi_errors(plan: Any, options: Any, *, name: str) -> ErrorContract:
         yes=plan.yes,
         headers=headers,
         catalogue=catalogue,
+        sent_headers=dict(plan.headers),
     )
     return run_http_errors(
         chosen, fill, name=name, shown=plan.shown_target, timeout=plan.timeout, secrets=secrets

@@ -79,7 +79,7 @@ def errors_plan(args: argparse.Namespace) -> tuple[ProbePlan, ErrorsPlan, ErrorO
     )
     check_outputs(outputs)
     secrets = tuple(v for _, v in plan.headers) + ((plan.auth[1],) if plan.auth else ())
-    options = {"headers": mcp_headers(plan), **spawn_options(plan.sandbox)}
+    options = {"headers": mcp_headers(plan), **spawn_options(plan.sandbox, plan.env)}
     run = ErrorsPlan(
         target=plan.target,
         name=name,

@@ -132,7 +132,9 @@ def _cases(plan: ErrorsPlan, chosen: Sequence[McpTool], names: Sequence[str]) ->
 
 
 def _probe(plan: ErrorsPlan) -> Any:
-    from probes import mcp
+    from fidelity._core.siblings import load
+
+    mcp = load("probes").mcp  # ours, beside a local probes too
 
     options = dict(plan.probe_options)
     if plan.max_reply is not None:

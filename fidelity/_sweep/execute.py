@@ -68,7 +68,9 @@ def catalogue_payloads(plan: ProbePlan) -> tuple[Payload, ...]:
 
 def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextManager[Probe]:
     if plan.kind is TargetKind.HTTP:
-        from probes import http
+        from fidelity._core.siblings import load
+
+        http = load("probes").http  # ours, beside a local probes too
 
         kwargs: dict[str, Any] = {
             "timeout": plan.timeout,
@@ -85,13 +87,16 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         if plan.rate is not None:
             kwargs["rate"] = plan.rate
         assert isinstance(plan.target, str)
-        return http(plan.target, **kwargs)
-    from probes import mcp
+        opened: AbstractContextManager[Probe] = http(plan.target, **kwargs)
+        return opened
+    from fidelity._core.siblings import load
+
+    mcp = load("probes").mcp  # ours, beside a local probes too
 
     target: list[str] | str = list(plan.target) if isinstance(plan.target, tuple) else plan.target
     from fidelity._sweep.isolation import spawn_options
 
-    return mcp(
+    probe: AbstractContextManager[Probe] = mcp(
         target,
         tool=plan.tool,
         param=plan.param,
@@ -105,12 +110,14 @@ def _open_probe(plan: ProbePlan, client: str | None = None) -> AbstractContextMa
         fill_args=plain_arguments,
         client=client,
         max_reply=plan.max_reply,
-        **spawn_options(plan.sandbox),
+        **spawn_options(plan.sandbox, plan.env),
         headers=mcp_headers(plan),
+        transport=plan.transport,
         expect=plan.expect,
         prompt=plan.prompt,
         resource=plan.resource,
     )
+    return probe
 
 
 def open_target(
@@ -118,7 +125,9 @@ def open_target(
 ) -> tuple[AbstractContextManager[Probe], Probe]:
     """Build and open the probe (MCP: through ``client``); its errors become one line in
     the options' words."""
-    from probes import DestructiveToolRefused
+    from fidelity._core.siblings import load
+
+    DestructiveToolRefused = load("probes").DestructiveToolRefused  # ours, beside a local one
 
     try:
         manager = _open_probe(plan, client)
@@ -338,6 +347,11 @@ def _probe(
         dispatch(RunDone(complete=False, cards=(card,), outcome=shown if swept.answered else None))
         raise TargetError(swept.stopped)
     result = swept.result or partial(seen)
+    if plan.restart is not None or plan.read_after_restart:
+        from probes.frontend import read_after_restart
+
+        again = read_after_restart(probe, plan.restart, result.observations)
+        result = survey_of(plan, probe.name, again, examples, name=name, target=probe.environment)
     # The verdict, once: its warnings go into the card, its failure into the exit.
     verdict = judge(result.observations, read=plan.read, read_found=probe.read_found)
     warnings = run_warnings(probe, verdict)
@@ -345,10 +359,23 @@ def _probe(
     notes = (
         examples_note(examples, drawn, plan.seed),
         _unsent(plan, planned, len(result.observations)),
+        _restarted(plan, result.observations),
     )
     shown = Shown(survey=result, note="; ".join(n for n in notes if n), warnings=warnings)
     dispatch(RunDone(complete=True, cards=(card,), outcome=shown))
     return _exit_code(plan, result, verdict, card, checked)
+
+
+def _restarted(plan: ProbePlan, observations: Sequence[Observation]) -> str:
+    """The note of ``--restart``: how many values read back differently only then."""
+    if plan.restart is None and not plan.read_after_restart:
+        return ""
+    changed = sum(1 for o in observations if o.blame == "the restart")
+    lost = sum(1 for o in observations if o.error_type == "AfterRestart")
+    return (
+        f"read again after a restart: {changed} value{'s' if changed != 1 else ''} changed only "
+        f"then, {lost} could no longer be read back"
+    )
 
 
 def _handlers(
@@ -406,6 +433,11 @@ def run_warnings(probe: Probe, verdict: Verdict | None) -> tuple[str, ...]:
     lines, first = probe.stdout_noise
     if lines:
         warnings.append(noise_warning(lines, first))
+    cut = getattr(probe, "tools_cut", 0)
+    if cut:
+        from fidelity._sweep.listing import tools_cut_warning
+
+        warnings.append(tools_cut_warning(cut))
     return tuple(warnings)
 
 

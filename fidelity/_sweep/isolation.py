@@ -165,13 +165,23 @@ TEST_ENV: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.Context
 )
 
 
-def spawn_options(root: str | None) -> dict[str, Any]:
+def spawn_options(
+    root: str | None, env: Sequence[tuple[str, str]] | Mapping[str, str] = ()
+) -> dict[str, Any]:
     """The environment of the server as ``probes.mcp`` takes it: from the command line,
     the SDK's minimal environment, not the caller's (``inherit_env=False``: such a
     server is often a third-party package, and the shell's variables, tokens included,
     are not its business; the same server gets the same variables from any shell); in
     a test (``TEST_ENV``), the test's environment with the probe's ``env`` on top. In a
-    sandbox, its ``env`` and ``cwd`` there."""
+    sandbox, its ``env`` and ``cwd`` there. ``env`` (``--env``) goes over all of them."""
+    options = _spawn_options(root)
+    given = dict(env)
+    if given:
+        options["env"] = {**options.get("env", {}), **given}
+    return options
+
+
+def _spawn_options(root: str | None) -> dict[str, Any]:
     extra = TEST_ENV.get()
     if extra is None:
         if root is None:

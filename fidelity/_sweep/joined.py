@@ -18,7 +18,14 @@ from fidelity._report.card_render import card_dict, card_markdown
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["FAILED_CASE", "collection", "read_parts", "servers_map", "write_cards"]
+__all__ = [
+    "FAILED_CASE",
+    "collection",
+    "read_parts",
+    "read_unmeasured",
+    "servers_map",
+    "write_cards",
+]
 
 #: The case of a server that could not be surveyed at all (it did not start...).
 FAILED_CASE = "(server)"
@@ -112,3 +119,21 @@ def read_parts(texts: Sequence[bytes]) -> list[tuple[str, str]]:
                 if isinstance(server, str) and isinstance(error, str):
                     failed.append((safe(server), safe(error)))
     return failed
+
+
+def read_unmeasured(texts: Sequence[bytes]) -> list[tuple[str, str, str]]:
+    """The rows a part records as measuring nothing ((target, case, sentence), in
+    order): the ``unmeasured_rows`` list of a collection an ``--all-tools`` or ``--openapi``
+    run wrote, each an ``<error>`` case of the JUnit file, as in the run's own."""
+    from fidelity._report.json_doc import load
+
+    found: list[tuple[str, str, str]] = []
+    for text in texts:
+        raw = load(text)
+        items = raw.get("unmeasured_rows", []) if isinstance(raw, dict) else []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict):
+                target, case, error = item.get("target"), item.get("case"), item.get("error")
+                if isinstance(target, str) and isinstance(case, str) and isinstance(error, str):
+                    found.append((safe(target), safe(case), safe(error)))
+    return found

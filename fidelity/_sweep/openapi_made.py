@@ -5,15 +5,43 @@
 within its bounds (a required property of an object, one item of a list that must
 not be empty); ``random`` draws the numbers, so ``--seed`` makes the same request
 again. :func:`with_path` makes the containers on the way to the payload's place.
+
+A made value is the same in every request, so a service that wants names, ids or
+titles unique answers the second request 409 Conflict and the field is never
+measured. :func:`unique_text` makes such a field's value a template unique per
+request instead: the made text and ``-{run}-{n}`` (the run's id and the payload's
+number), within the schema's ``minLength`` and ``maxLength``; :func:`unique_fields`
+applies it to an object's fields and :func:`template_text` keeps a ``--default``
+value's ``{n}`` and ``{run}`` as placeholders and its other braces literal.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["made_value", "with_path"]
+from fidelity._core.errors import UsageError
+
+__all__ = [
+    "MAX_MADE",
+    "MadeBudget",
+    "made_value",
+    "template_text",
+    "unique_fields",
+    "unique_text",
+    "with_path",
+]
+
+#: The field names whose values a service commonly wants unique (the name's last word,
+#: snake_case, kebab-case or camelCase: ``name``, ``user_name``, ``displayName``...).
+_WORDS = "name|username|id|uid|title|slug|key|login|handle|label|email|identifier|code"
+_UNIQUE = re.compile(rf"(?:^|[_\-.])(?:{_WORDS})$")
+_CAMEL = re.compile(rf"[a-z0-9](?:{_WORDS.title()}|ID)$")
+#: ``-{run}-{n}`` as sent: 8 hex digits of the run, at most 7 digits of ``{n}``.
+_SUFFIX, _SUFFIX_LONGEST, _SHORT_SUFFIX_LONGEST = "-{run}-{n}", 17, 15
+_SUFFIX_SHORTEST = 11
 
 _FORMATS = {
     "date-time": "2024-01-01T00:00:00Z",
@@ -28,6 +56,29 @@ _FORMATS = {
     "ipv6": "::1",
 }
 _MAX_DEPTH = 12
+#: The most values made for one document's requests, all fields together: a schema
+#: whose required properties fan out (a reference used twice at every level) would
+#: otherwise make a body of billions of values for each of its hundreds of fields.
+MAX_MADE = 500_000
+
+
+class MadeBudget:
+    """The values a document's requests may still make (``MAX_MADE`` in all)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = MAX_MADE) -> None:
+        self.left = left
+
+    def spend(self) -> None:
+        """Count one value made; one sentence (``UsageError``) once none is left."""
+        self.left -= 1
+        if self.left < 0:
+            raise UsageError(
+                f"the OpenAPI document's request bodies would take more than {MAX_MADE} "
+                "values to make (required properties that fan out at every level); select "
+                "fewer operations with --only-op, or give the values with --default."
+            )
 
 
 def _branch(schema: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -75,8 +126,15 @@ def _of(schema: Mapping[str, Any], key: str, kind: Any, empty: Any) -> Any:
     return value if isinstance(value, kind) else empty
 
 
-def made_value(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) -> Any:
-    """One plain value ``schema`` accepts."""
+def made_value(
+    schema: Mapping[str, Any],
+    rng: random.Random,
+    depth: int = 0,
+    budget: MadeBudget | None = None,
+) -> Any:
+    """One plain value ``schema`` accepts (each value made spends one of ``budget``)."""
+    if budget is not None:
+        budget.spend()
     schema = _branch(schema)
     for key in ("const", "default", "example"):
         if key in schema:
@@ -90,14 +148,14 @@ def made_value(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) ->
         props: Mapping[str, Any] = _of(schema, "properties", Mapping, {})
         required: list[Any] = _of(schema, "required", list, [])
         return {
-            name: made_value(props[name], rng, depth + 1)
+            name: made_value(props[name], rng, depth + 1, budget)
             for name in required
             if isinstance(props.get(name), Mapping)
         }
     if kind == "array":
         items: Mapping[str, Any] = _of(schema, "items", Mapping, {})
         count = int(schema.get("minItems", 0) or 0)
-        return [made_value(items, rng, depth + 1) for _ in range(count)]
+        return [made_value(items, rng, depth + 1, budget) for _ in range(count)]
     if kind == "integer":
         return _number(schema, rng)
     if kind == "number":
@@ -116,6 +174,71 @@ def made_value(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) ->
     return text[: int(maximum)] if isinstance(maximum, int) and maximum > 0 else text
 
 
+def unique_text(name: str, schema: Mapping[str, Any], made: Any) -> str | None:
+    """The template of a unique value for field ``name`` (``made`` its made value, brace
+    free), or ``None`` when the field is not one a service wants unique, or its schema
+    leaves no room for a unique value: not a free string (``const``, ``enum``,
+    ``pattern``, a ``format`` other than ``email``), a ``maxLength`` under 15."""
+    schema = _branch(schema)
+    wanted = _UNIQUE.search(name.lower()) or _CAMEL.search(name)
+    if not wanted or not isinstance(made, str) or _kind(schema) != "string":
+        return None
+    if any(k in schema for k in ("const", "enum", "pattern")):
+        return None
+    fmt = schema.get("format")
+    if fmt == "email" and "@" in made:
+        local, _, domain = made.partition("@")
+        return f"{local}{_SUFFIX}@{domain}"
+    if fmt is not None:
+        return None
+    maximum = schema.get("maxLength")
+    minimum = int(schema.get("minLength", 0) or 0)
+    base = made
+    if isinstance(maximum, int):
+        if maximum < _SHORT_SUFFIX_LONGEST:
+            return None
+        if maximum < _SUFFIX_LONGEST + 1:
+            return "{run}{n}" if minimum <= 9 else None
+        base = base[: maximum - _SUFFIX_LONGEST]
+    if len(base) + _SUFFIX_SHORTEST < minimum:
+        base = (base * (minimum // max(len(base), 1) + 1))[: minimum - _SUFFIX_SHORTEST]
+    return f"{base}{_SUFFIX}"
+
+
+def unique_fields(value: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
+    """``value`` (made from ``schema``) as template text: its braces literal, and each
+    field a service wants unique (see :func:`unique_text`) unique per request."""
+    schema = _branch(schema)
+    if isinstance(value, dict) and depth <= _MAX_DEPTH:
+        props: Mapping[str, Any] = _of(schema, "properties", Mapping, {})
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            sub = props.get(key)
+            sub = sub if isinstance(sub, Mapping) else {}
+            unique = unique_text(str(key), sub, item)
+            out[key] = unique if unique is not None else unique_fields(item, sub, depth + 1)
+        return out
+    if isinstance(value, list) and depth <= _MAX_DEPTH:
+        items: Mapping[str, Any] = _of(schema, "items", Mapping, {})
+        return [unique_fields(item, items, depth + 1) for item in value]
+    if isinstance(value, str):
+        return value.replace("{", "{{").replace("}", "}}")
+    return value
+
+
+def template_text(value: Any) -> Any:
+    """A ``--default`` value as template text: ``{n}`` and ``{run}`` kept as the
+    placeholders they are, every other brace literal."""
+    if isinstance(value, dict):
+        return {k: template_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [template_text(v) for v in value]
+    if isinstance(value, str):
+        escaped = value.replace("{", "{{").replace("}", "}}")
+        return escaped.replace("{{n}}", "{n}").replace("{{run}}", "{run}")
+    return value
+
+
 def _child(schema: Mapping[str, Any], part: str | int) -> Mapping[str, Any]:
     schema = _branch(schema)
     if isinstance(part, int):
@@ -127,7 +250,11 @@ def _child(schema: Mapping[str, Any], part: str | int) -> Mapping[str, Any]:
 
 
 def with_path(
-    body: dict[str, Any], schema: Mapping[str, Any], parts: Sequence[str | int], rng: random.Random
+    body: dict[str, Any],
+    schema: Mapping[str, Any],
+    parts: Sequence[str | int],
+    rng: random.Random,
+    budget: MadeBudget | None = None,
 ) -> dict[str, Any]:
     """``body`` with the objects and lists on the way to ``parts`` made (a list that
     is too short gets items made from its schema; the last place holds a made string
@@ -139,7 +266,7 @@ def with_path(
         blank: Any = "" if last else ([] if _kind(_branch(schema)) == "array" else {})
         if isinstance(part, int) and isinstance(node, list):
             while len(node) <= part:
-                node.append(made_value(schema, rng) if not last else "")
+                node.append(made_value(schema, rng, 0, budget) if not last else "")
             if not last and not isinstance(node[part], (dict, list)):
                 node[part] = blank
             node = node[part]

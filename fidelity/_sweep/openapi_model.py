@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fidelity._sweep.openapi_made import made_value
+from fidelity._sweep.openapi_made import MadeBudget, made_value
 
 __all__ = ["FieldRequest", "Fill", "OpField", "OpInventory", "Operation"]
 
@@ -99,6 +99,11 @@ class Fill:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Every operation of the document (the read-back looks its reads up there).
     catalogue: tuple[Operation, ...] = ()
+    #: The headers every request carries (``--header``): a method override there
+    #: makes every operation a write for the guard.
+    sent_headers: Mapping[str, str] = field(default_factory=dict)
+    #: The values the document's requests may still make, all fields together.
+    budget: MadeBudget = field(default_factory=MadeBudget, compare=False)
 
     def rng(self, op: Operation) -> random.Random:
         """A generator for ``op``'s values: the same with the same ``--seed``."""
@@ -108,4 +113,4 @@ class Fill:
         """A parameter's value: ``--default NAME=JSON``, else made from its schema."""
         if name in self.defaults:
             return self.defaults[name]
-        return made_value(schema, rng)
+        return made_value(schema, rng, budget=self.budget)

@@ -17,16 +17,22 @@ from __future__ import annotations
 import fnmatch
 import json
 import random
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus
 
 from fidelity._core.render import safe
-from fidelity._sweep.openapi_made import made_value, with_path
+from fidelity._sweep.openapi_made import (
+    made_value,
+    template_text,
+    unique_fields,
+    unique_text,
+    with_path,
+)
 from fidelity._sweep.openapi_model import FieldRequest, Fill, Operation, OpField, OpInventory
 from fidelity._sweep.openapi_read import read_back
-from fidelity._sweep.templates import literal_braces
 
 __all__ = [
     "SAFE_METHODS",
@@ -35,6 +41,7 @@ __all__ = [
     "describe",
     "fields",
     "operations",
+    "path_segment",
     "valid_request",
 ]
 
@@ -122,11 +129,30 @@ def _param_schema(param: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"type": "string"}
 
 
+def _param_text(
+    fill: Fill,
+    param: Mapping[str, Any],
+    rng: random.Random,
+    encode: Callable[..., str] = quote,
+) -> str:
+    """A path or query parameter's value as URL template text: ``--default``'s with its
+    ``{n}`` and ``{run}`` kept, a made one unique per request when a service wants it
+    so (see :func:`unique_text`), everything else percent-encoded by ``encode``."""
+    name, schema = str(param.get("name", "")), _param_schema(param)
+    value = fill.value(name, schema, rng)
+    if name in fill.defaults:
+        encoded = encode(_text(value), safe="")
+        return encoded.replace("%7Bn%7D", "{n}").replace("%7Brun%7D", "{run}")
+    made = encode(_text(value), safe="")
+    unique = unique_text(name, schema, made) if isinstance(value, str) else None
+    return unique if unique is not None else made
+
+
 def _url(fill: Fill, op: Operation, rng: random.Random, payload: tuple[str, str] | None) -> str:
     """The operation's URL: the path parameters and the required query parameters
     made, the one that is ``payload`` (place, name) left to the probe."""
     path = op.path
-    query: list[tuple[str, str]] = []
+    query: list[str] = []
     for param in op.parameters:
         where, name = param.get("in"), str(param.get("name", ""))
         if payload == (where, name):
@@ -134,12 +160,11 @@ def _url(fill: Fill, op: Operation, rng: random.Random, payload: tuple[str, str]
                 path = path.replace("{" + name + "}", "{value}")
             continue
         if where == "path":
-            value = _text(fill.value(name, _param_schema(param), rng))
-            path = path.replace("{" + name + "}", quote(value, safe=""))
+            path = path.replace("{" + name + "}", _param_text(fill, param, rng, _segment))
         elif where == "query" and (param.get("required") or name in fill.defaults):
-            query.append((name, _text(fill.value(name, _param_schema(param), rng))))
+            query.append(f"{quote_plus(name)}={_param_text(fill, param, rng, quote_plus)}")
     url = fill.base + path
-    return f"{url}?{urlencode(query)}" if query else url
+    return f"{url}?{'&'.join(query)}" if query else url
 
 
 def _headers(
@@ -157,20 +182,80 @@ def _headers(
 def _body_template(
     fill: Fill, schema: Mapping[str, Any], rng: random.Random, parts: Sequence[str | int]
 ) -> dict[str, Any]:
-    """The JSON body: the required fields made (``--default`` over them), the
+    """The JSON body as a template: the required fields made (unique per request where a
+    service wants them so), ``--default`` over them (its ``{n}`` and ``{run}`` kept), the
     containers on the way to ``parts`` made too (a list gets one item to replace)."""
-    made = made_value(schema, rng)
-    body: dict[str, Any] = made if isinstance(made, dict) else {}
+    made = made_value(schema, rng, budget=fill.budget)
+    body: dict[str, Any] = with_path(
+        made if isinstance(made, dict) else {}, schema, parts, rng, fill.budget
+    )
+    body = unique_fields(body, schema)
     for name, value in fill.defaults.items():
         if isinstance(schema.get("properties"), Mapping) and name in schema["properties"]:
-            body[name] = value
-    return with_path(body, schema, parts, rng)
+            body[name] = template_text(value)
+    return body
+
+
+def path_segment(value: str) -> str:
+    """``value`` as one path segment: percent-encoded, ``/`` included, and a dot
+    segment (``.``, ``..``) as ``%2E``/``%2E%2E``, so the request path never
+    normalises to another route (``/files/../view`` would be ``/view``)."""
+    if value in (".", ".."):
+        return "%2E" * len(value)
+    return quote(value, safe="")
+
+
+def _dot_segment(path: str) -> bool:
+    """Whether the operation's own path holds a ``.`` or ``..`` segment."""
+    return any(part in (".", "..") for part in path.split("?", maxsplit=1)[0].split("/"))
+
+
+#: The names by which a request asks a server to take it as another method.
+_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override", "_method"})
+
+
+def _overridden(op: Operation, fill: Fill) -> str:
+    """The method a request of ``op`` would ask for in a method override (a header or
+    query parameter such as ``X-HTTP-Method-Override``, a body field ``_method``, or
+    the same in ``--header``), when that is not a safe method; ``""`` otherwise."""
+    rng = fill.rng(op)
+    asked: list[Any] = [v for k, v in fill.sent_headers.items() if k.lower() in _OVERRIDES]
+    for param in op.parameters:
+        name = str(param.get("name", ""))
+        if param.get("in") in ("header", "query") and name.lower() in _OVERRIDES:
+            asked.append(fill.value(name, _param_schema(param), rng))
+    body = _body(op)
+    props = body[1].get("properties") if body is not None else None
+    for name, schema in props.items() if isinstance(props, Mapping) else ():
+        if str(name).lower() in _OVERRIDES and isinstance(schema, Mapping):
+            asked.append(fill.value(str(name), schema, rng))
+    for value in asked:
+        method = str(value).strip().upper()
+        if method not in SAFE_METHODS:
+            return method or "another method"
+    return ""
+
+
+def _segment(value: str, safe: str = "") -> str:
+    """:func:`path_segment` in the form :func:`_param_text` calls its encoder."""
+    del safe
+    return path_segment(value)
 
 
 def _guard(op: Operation, fill: Fill) -> str:
-    if op.method in SAFE_METHODS or fill.yes:
+    if _dot_segment(op.path):
+        return "its path holds a dot segment (. or ..), which would lead to another route"
+    if fill.yes:
         return ""
-    return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    if op.method not in SAFE_METHODS:
+        return f"needs --yes ({op.method} may change or delete data; only GET, HEAD, OPTIONS run)"
+    method = _overridden(op, fill)
+    if method:
+        return (
+            f"needs --yes (a method override asks the server to take this {op.method} as "
+            f"{safe(method)[:20]}, which may change or delete data)"
+        )
+    return ""
 
 
 def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
@@ -203,7 +288,7 @@ def _param_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
         body = _body(op)
         template = None
         if body is not None and body[0] == "application/json":
-            template = literal_braces(_body_template(fill, body[1], rng, ()))
+            template = _body_template(fill, body[1], rng, ())
         request = FieldRequest(
             url=_url(fill, op, rng, (where, name)),
             method=op.method,
@@ -235,9 +320,7 @@ def _body_fields(op: Operation, fill: Fill, refused: str) -> list[OpField]:
         rng = fill.rng(op)
         if media == "application/json":
             send = "json:" + ".".join(str(p) for p in parts)
-            template: Mapping[str, Any] | None = literal_braces(
-                _body_template(fill, schema, rng, parts)
-            )
+            template: Mapping[str, Any] | None = _body_template(fill, schema, rng, parts)
         else:
             send = f"{'multipart' if prefix == 'multipart' else 'form'}:{parts[0]}"
             template = None
@@ -288,17 +371,43 @@ class ValidRequest:
 def valid_request(op: Operation, fill: Fill) -> ValidRequest:
     """The request of ``op`` with every required value made from the schema (or
     ``--default``): what the error contract makes one value of malformed."""
+    import secrets
+
     rng = fill.rng(op)
     body = _body(op)
     media, schema = body if body is not None else (None, {})
     made = _body_template(fill, schema, rng, ()) if media == "application/json" else None
+    run = secrets.token_hex(4)  # the templates' {run}; {n} is 0
     return ValidRequest(
-        url=_url(fill, op, rng, None),
-        headers=_headers(fill, op, rng, None),
+        url=_concrete(_url(fill, op, rng, None), run, literal=False),
+        headers={
+            k: _concrete(v, run, literal=False) for k, v in _headers(fill, op, rng, None).items()
+        },
         media=media,
         schema=schema,
-        body=made,
+        body=_concrete(made, run),
     )
+
+
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{(n|run)\}")
+_PLACEHOLDER = re.compile(r"\{(n|run)\}")
+
+
+def _concrete(value: Any, run: str, *, literal: bool = True) -> Any:
+    """A template (a URL, a header value, a JSON body) as one request sends it: ``{run}``
+    and ``{n}`` (0) filled, and, in a body, ``{{`` and ``}}`` as the braces they are."""
+    if isinstance(value, dict):
+        return {k: _concrete(v, run, literal=literal) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_concrete(v, run, literal=literal) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return match.group(0)[0] if name is None else (run if name == "run" else "0")
+
+    return (_TEMPLATE if literal else _PLACEHOLDER).sub(one, value)
 
 
 def consent(op: Operation, fill: Fill) -> str:

@@ -170,6 +170,8 @@ def read_back(
     ):
         if found is not None:
             url, id_from, words = found
+            if any(part in (".", "..") for part in urlsplit(url).path.split("/")):
+                continue  # a read path that climbs would read another route
             return dataclasses.replace(
                 request, read_url=url, id_from=id_from or None, read_how=words
             )

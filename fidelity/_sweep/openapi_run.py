@@ -18,9 +18,11 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from fidelity._core.errors import ExitCode, TargetError, UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import mask_url
 from fidelity._run.messages import as_options, one_line
 from fidelity._sweep.execute import catalogue_payloads, with_seed
 from fidelity._sweep.openapi_model import Fill, OpField, OpInventory
@@ -68,7 +70,9 @@ def parse_defaults(values: Sequence[str] | None) -> dict[str, Any]:
 
 
 def _request_probe(plan: ProbePlan, field: OpField) -> Any:
-    from probes import http
+    from fidelity._core.siblings import load
+
+    http = load("probes").http  # ours, beside a local probes too
 
     request = field.request
     assert request is not None
@@ -81,6 +85,8 @@ def _request_probe(plan: ProbePlan, field: OpField) -> Any:
         "max_body": plan.max_reply,
         "read_url": request.read_url,
         "id_from": request.id_from,
+        "retries": plan.retries,
+        "retry_writes": plan.retry_writes,
     }
     if request.body is not None:
         kwargs["body"] = dict(request.body)
@@ -130,7 +136,9 @@ def inventory_of(plan: ProbePlan, options: OpenApiOptions) -> OpInventory:
     """Read the document and find the fields to survey (nothing is sent)."""
     from probes.frontend import load_openapi
 
-    document = load_openapi(options.spec, timeout=plan.timeout)
+    document = load_openapi(
+        options.spec, timeout=plan.timeout, headers=dict(plan.headers), auth=plan.auth
+    )
     assert isinstance(plan.target, str)
     catalogue = tuple(operations(document))
     chosen = operations(document, options.only, options.skip)
@@ -145,15 +153,48 @@ def inventory_of(plan: ProbePlan, options: OpenApiOptions) -> OpInventory:
         seed=plan.seed,
         yes=plan.yes,
         catalogue=catalogue,
+        sent_headers=dict(plan.headers),
     )
     return fields(chosen, fill)
 
 
-def resolve_base(spec: str, given: str | None, timeout: float) -> str:
-    """The base URL: ``given``, or the document's first server."""
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def resolve_base(
+    spec: str,
+    given: str | None,
+    timeout: float,
+    *,
+    headers: Sequence[tuple[str, str]] = (),
+    auth: tuple[str, str] | None = None,
+) -> str:
+    """The base URL: ``given``, or the document's first server. The document is fetched
+    with the run's ``headers`` and ``auth`` (to its own origin only); with credentials,
+    a server of another origin than the document's URL needs to be ``given``: they go
+    only to an origin named on the command line."""
     from probes.frontend import load_openapi, openapi_base_url
 
-    return openapi_base_url(load_openapi(spec, timeout=timeout), given, spec)
+    document = load_openapi(spec, timeout=timeout, headers=dict(headers), auth=auth)
+    base = openapi_base_url(document, given, spec)
+    named = spec.lower().startswith(("http://", "https://"))
+    credentials = bool(headers) or auth is not None
+    if given is None and credentials and (not named or _origin(base) != _origin(spec)):
+        where = f"another origin than {safe(mask_url(spec))}" if named else "a file"
+        raise UsageError(
+            f"--openapi's document names the server {safe(mask_url(base))} and came "
+            f"from {where}; --header and --auth are sent only to an origin named on "
+            f"the command line: give the base URL after the options to send them there "
+            f"(such as fidelity probe --openapi SPEC {safe(mask_url(base))})."
+        )
+    return base
 
 
 def execute_openapi(plan: ProbePlan, options: OpenApiOptions, listen: Listen | None = None) -> int:

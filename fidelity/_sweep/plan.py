@@ -20,12 +20,15 @@ from typing import Any
 from fidelity._core.errors import UsageError
 from fidelity._core.kinds import check_kinds, families_from_text
 from fidelity._core.render import safe
+from fidelity._sweep.http_flags import form_send, plan_fields
 from fidelity._sweep.isolation import check_control, with_sandbox, work_dir
 from fidelity._sweep.request_options import (
     body_send,
     default_method,
+    expand_secrets,
     http_name,
     parse_auth,
+    parse_env,
     parse_headers,
     parse_method,
 )
@@ -122,6 +125,9 @@ class ProbePlan:
     config_tools: str | None = None
     defaults: tuple[tuple[str, Any], ...] = ()
     sandbox: str | None = None
+    #: ``--env NAME=VALUE``: variables of a stdio server's environment (``${VAR}``
+    #: expanded), merged over the minimal one the SDK gives it (or the sandbox's).
+    env: tuple[tuple[str, str], ...] = ()
     #: The request options: headers (``${VAR}`` expanded), basic auth, the write's and
     #: the read-back's methods (HTTP; ``method`` resolved to its default), the body
     #: template (HTTP) and the name given with ``--name``.
@@ -135,6 +141,20 @@ class ProbePlan:
     prompt: str | None = None
     resource: str | None = None
     junit: str | None = None
+    #: MCP over a URL: ``"sse"`` for the legacy HTTP+SSE transport only (``--transport``).
+    transport: str | None = None
+    #: HTTP: how often a "not now" answer is sent again, and whether a write is too.
+    retries: int = 2
+    retry_writes: bool = False
+    #: HTTP: the ``--form`` fields (a template), sent as multipart with ``--multipart``,
+    #: and the login step (``--login``...), as ``probes.http``'s ``login=`` takes it.
+    form: tuple[tuple[str, str], ...] = ()
+    multipart: bool = False
+    login: dict[str, Any] | None = None
+    #: HTTP: the command that restarts the service before a last read of every value.
+    restart: str | None = None
+    #: MCP stdio: read every value back again after the server restarted.
+    read_after_restart: bool = False
 
     @property
     def is_mcp(self) -> bool:
@@ -316,10 +336,14 @@ def _check_places(
         raise UsageError(as_options(str(exc))) from None
     if kind is TargetKind.HTTP and send in ("path", "url"):
         assert isinstance(target, str)
-        if target.count("{value}") != 1:
+        count = target.count("{value}")
+        if send == "path" and not count and target.count("{payload}") == 1:
+            count = 1  # {payload} in the path is the send place of --send path
+        if count != 1:
             raise UsageError(
                 f"--send {send} needs the URL to hold {{value}} exactly once, where the "
-                "payload goes, such as http://127.0.0.1:8000/items/{value}."
+                "payload goes, such as http://127.0.0.1:8000/items/{value}"
+                f"{' (or {payload}, as one path segment)' if send == 'path' else ''}."
             )
 
 
@@ -421,7 +445,7 @@ def _budget(args: argparse.Namespace, kind: TargetKind) -> dict[str, Any]:
 
 
 def _check_target_options(
-    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...]
+    args: argparse.Namespace, kind: TargetKind, target: str | tuple[str, ...], send: str | None
 ) -> None:
     """The options that fit one kind of target only, against the kind given."""
     if kind is not TargetKind.HTTP and args.send is not None:
@@ -429,11 +453,11 @@ def _check_target_options(
             f"--send {args.send!r} places the payload in an HTTP request; for an MCP tool "
             "name the argument with --param NAME (and the others with --args JSON)."
         )
-    _check_places(kind, target, args.send, args.read)
+    _check_places(kind, target, send, args.read)
     if kind is TargetKind.MCP_STDIO and (args.header or args.auth is not None):
         raise UsageError(
             "--header and --auth apply to HTTP targets and MCP over Streamable HTTP; a stdio "
-            "server takes its secrets from its environment (-- env NAME=VALUE COMMAND)."
+            "server takes its secrets from its environment (--env NAME=VALUE)."
         )
     if (args.header or args.auth is not None) and "typescript" in (args.clients or ""):
         raise UsageError(
@@ -442,10 +466,16 @@ def _check_target_options(
         )
 
 
-def _request(args: argparse.Namespace) -> dict[str, Any]:
-    """The HTTP request's shape: ``--body``, where the payload is sent, the methods."""
+def _request(args: argparse.Namespace, target: str | tuple[str, ...]) -> dict[str, Any]:
+    """The HTTP request's shape: ``--body``, where the payload is sent, the methods.
+    A URL that holds ``{payload}`` is the send place (``--send path``) unless
+    ``--send`` or a ``"{payload}"`` in ``--body`` says another."""
     body = parse_json_object("--body", args.body)
     send = body_send(body, args.send, getattr(args, "expect", None))
+    if send is None:
+        send = form_send(args)
+    if send is None and isinstance(target, str) and "{payload}" in target:
+        send = "path"
     method = parse_method("--method", args.method) or default_method(send, body)
     read_method = parse_method("--read-method", args.read_method) or "GET"
     if args.read_method is not None and args.read_url is None:
@@ -484,14 +514,15 @@ def _templates(
 
 def plan_from_args(args: argparse.Namespace) -> ProbePlan:
     """Check the parsed ``fidelity probe`` arguments and return the plan."""
+    expand_secrets(args)
     kind, target = _resolve_target(args)
     _check_transport_options(args, kind)
     if args.read_args is not None and args.read_tool is None:
         raise UsageError("--read-args needs --read-tool, the tool that reads the value back.")
     budget = _budget(args, kind)
     _check_stdout(args)
-    _check_target_options(args, kind, target)
-    request = _request(args)
+    request = _request(args, target) if kind is TargetKind.HTTP else _request(args, ())
+    _check_target_options(args, kind, target, request["send"])
     control = check_control(args, kind)
     templates = _templates(args, kind, target, work_dir(control.sandbox))
     prompt, resource = _read_only_target(args)
@@ -527,9 +558,33 @@ def plan_from_args(args: argparse.Namespace) -> ProbePlan:
         config_tools=getattr(args, "config_tools", None),
         defaults=control.defaults,
         sandbox=control.sandbox,
+        env=parse_env(getattr(args, "env", None), kind),
         headers=parse_headers(args.header),
         auth=parse_auth(args.auth),
         given_name=args.name,
         prompt=prompt,
         resource=resource,
+        transport=_mcp_transport(args, kind),
+        **plan_fields(args, kind is TargetKind.HTTP),
     )
+
+
+def _mcp_transport(args: argparse.Namespace, kind: TargetKind) -> str | None:
+    """``--transport http|sse``: MCP over a URL only."""
+    transport: str | None = getattr(args, "transport", None)
+    if getattr(args, "read_after_restart", False) and kind is TargetKind.MCP_HTTP:
+        raise UsageError(
+            "--read-after-restart restarts a stdio server the run started; a server at a URL "
+            "is restarted by its own means."
+        )
+    if transport is not None and kind is not TargetKind.MCP_HTTP:
+        raise UsageError(
+            f"--transport {transport} chooses how an MCP server at a URL is reached; give "
+            "--mcp and an http(s) URL (or an mcp+http(s) URL)."
+        )
+    if transport == "sse" and "typescript" in (args.clients or ""):
+        raise UsageError(
+            "--transport sse goes through the Python MCP clients; leave typescript out of "
+            "--clients."
+        )
+    return transport

@@ -38,14 +38,26 @@ class _Planned(Protocol):
     def max_requests(self) -> int | None: ...
     @property
     def concurrency(self) -> int: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def retry_writes(self) -> bool: ...
+    @property
+    def form(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def multipart(self) -> bool: ...
+    @property
+    def login(self) -> dict[str, Any] | None: ...
 
 
 __all__ = [
     "body_send",
     "default_method",
+    "expand_secrets",
     "http_name",
     "mcp_headers",
     "parse_auth",
+    "parse_env",
     "parse_headers",
     "parse_method",
     "request_options",
@@ -53,20 +65,95 @@ __all__ = [
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Header values that hold no secret (never masked everywhere).
+_PLAIN_HEADERS = frozenset(
+    {"accept", "accept-encoding", "accept-language", "content-type", "user-agent"}
+)
 _IN_QUERY_PATH_HEADER = ("query", "path", "url", "header")
 
 
-def _expand(value: str, environ: Mapping[str, str]) -> str:
+def _expand(value: str, environ: Mapping[str, str], option: str = "--header") -> str:
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in environ:
             raise UsageError(
-                f"--header refers to ${{{name}}}, which is not set in the environment; "
+                f"{option} refers to ${{{name}}}, which is not set in the environment; "
                 f"export {name} or write the value itself."
             )
         return environ[name]
 
     return _VAR.sub(one, value)
+
+
+def _expand_url(url: str, option: str, environ: Mapping[str, str]) -> str:
+    """``url`` with ``${VAR}`` expanded in its userinfo and its query."""
+    if "${" not in url:
+        return url
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if at:
+        authority = f"{_expand(userinfo, environ, option)}@{host}"
+    path, mark, query = tail.partition("?")
+    if mark:
+        tail = f"{path}?{_expand(query, environ, option)}"
+    if not slash and "?" in authority:  # http://host?token=${T}
+        host_part, _, query = authority.partition("?")
+        authority = f"{host_part}?{_expand(query, environ, option)}"
+    return f"{scheme}{sep}{authority}{slash}{tail}"
+
+
+def _basic(credentials: str) -> str:
+    """The token of basic auth for ``USER:PASS`` (what the ``Authorization`` header holds)."""
+    import base64
+
+    return base64.b64encode(credentials.encode("utf-8")).decode("ascii")
+
+
+def expand_secrets(args: Any, environ: Mapping[str, str] | None = None) -> None:
+    """Expand ``${VAR}`` in ``--auth`` and in the target URL's and ``--read-url``'s
+    userinfo and query (as ``--header`` does), in ``args``; then remember every secret
+    the command line holds (:mod:`fidelity._core.secrets`): header values and the
+    token after their scheme, the password of ``--auth`` and of a URL, a URL's
+    secret-looking query values, the value of a secret-looking ``NAME=VALUE`` word of
+    a stdio server's command, and ``--env`` values."""
+    from fidelity._core.secrets import looks_secret, remember, remember_env, remember_url
+
+    environ = os.environ if environ is None else environ
+    if getattr(args, "auth", None) is not None:
+        args.auth = _expand(args.auth, environ, "--auth")
+        remember(args.auth.partition(":")[2], _basic(args.auth))
+    if getattr(args, "read_url", None):
+        args.read_url = _expand_url(args.read_url, "--read-url", environ)
+        remember_url(args.read_url)
+    words = list(getattr(args, "target", None) or ())
+    if words and "://" in words[0] and len(words) == 1:
+        words[0] = _expand_url(words[0], "the target URL", environ)
+        args.target = words
+        remember_url(words[0])
+        userinfo = words[0].partition("://")[2].partition("/")[0].rpartition("@")[0]
+        if ":" in userinfo:
+            from urllib.parse import unquote
+
+            remember(_basic(unquote(userinfo)))
+    else:
+        for word in words:
+            name, sep, value = word.partition("=")
+            if sep and looks_secret(name.lstrip("-")):
+                remember(value)
+            elif sep and _ENV_NAME.fullmatch(name):
+                remember_env([(name, value)])
+    for value in getattr(args, "header", None) or ():
+        name, _, text = value.partition(":")
+        if name.strip().lower() in _PLAIN_HEADERS:
+            continue
+        text = _expand(text.strip(), environ)
+        remember(text, text.rpartition(" ")[2])
+        if name.strip().lower() == "cookie":  # each cookie's value on its own
+            remember(*(pair.partition("=")[2].strip() for pair in text.split(";")))
+    env = [value.partition("=") for value in getattr(args, "env", None) or ()]
+    remember_env([(name, _expand(text, environ, "--env")) for name, _, text in env])
 
 
 def parse_headers(
@@ -91,6 +178,31 @@ def parse_headers(
             )
         headers.append((name, text))
     return tuple(headers)
+
+
+def parse_env(
+    values: Sequence[str] | None, kind: object, environ: Mapping[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Parse each ``--env NAME=VALUE`` (``${VAR}`` from the environment): a stdio
+    server's variables."""
+    if not values:
+        return ()
+    if str(kind) != "mcp-stdio":
+        raise UsageError(
+            "--env sets variables of a stdio MCP server's environment; give it with "
+            "--mcp -- COMMAND ARGS..."
+        )
+    environ = os.environ if environ is None else environ
+    found: list[tuple[str, str]] = []
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not _ENV_NAME.fullmatch(name):
+            raise UsageError(
+                f"--env {safe(name[:40])!r}... must be NAME=VALUE with a variable name such "
+                "as API_TOKEN."
+            )
+        found.append((name, _expand(text, environ, "--env")))
+    return tuple(found)
 
 
 def parse_auth(value: str | None) -> tuple[str, str] | None:
@@ -198,7 +310,14 @@ def request_options(plan: _Planned) -> dict[str, Any]:
         "method": plan.method,
         "read_method": plan.read_method,
         "body": plan.body,
+        "retries": plan.retries,
+        "retry_writes": plan.retry_writes,
+        "request_limit": plan.max_requests,
     }
+    if plan.form:
+        options.update(form=dict(plan.form), multipart=plan.multipart)
+    if plan.login is not None:
+        options["login"] = plan.login
     calibration = 0 if plan.read is not None else 1
     budget = plan.max_requests
     if budget is not None and budget - calibration < _REFLECTOR_COST * plan.concurrency:

@@ -158,7 +158,9 @@ class _RowsOutputs:
     def to_json(self) -> str:
         from fidelity._sweep.rows_outputs import collection
 
-        return collection(self.inv, self.runs, complete=self.complete)
+        return collection(
+            self.inv, self.runs, complete=self.complete, plan=self.plan, noun=self.noun
+        )
 
     def write_card(self, path: str) -> None:
         from fidelity._sweep.outputs import CardBlocks
@@ -171,9 +173,12 @@ class _RowsOutputs:
         RowsPage(dataclasses.replace(self.plan, html=path), self.inv, self.noun)(self._done())
 
     def write_junit(self, path: str) -> None:
+        # A case per card, and an <error> case per row surveyed that measured nothing.
         from fidelity._sweep.junit import write_junit
+        from fidelity._sweep.rows_outputs import unmeasured_cases
 
-        write_junit(path, list(self.cards))
+        failed = unmeasured_cases(self.plan, self.inv, self.runs, self.noun)
+        write_junit(path, list(self.cards), failed)
 
     def _done(self) -> RunDone:
         return RunDone(complete=self.complete, cards=self.cards, outcome=self.runs)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from fidelity._sweep.plan import ProbePlan
     from fidelity._sweep.rows_model import Rows
 
-__all__ = ["exit_code", "findings", "never_applied", "problem", "run_lines"]
+__all__ = ["exit_code", "findings", "never_applied", "none_surveyed", "problem", "run_lines"]
 
 
 def run_lines(
@@ -200,7 +200,7 @@ def problem(
             f"{noun}s surveyed came back (the lines starting 'warning:' say why)."
         )
     if not surveyed:
-        return f"nothing was measured: {_none_surveyed(inv, noun)}"
+        return f"nothing was measured: {none_surveyed(inv, noun)}"
     failures = [r for r in runs if r.failure]
     if failures:
         names = ", ".join(safe(r.param.name) for r in failures)
@@ -217,7 +217,8 @@ def _unmeasured(runs: Sequence[ParamRun]) -> list[ParamRun]:
     return [r for r in runs if not r.failure and (r.nothing or (r.card is None and r.skipped))]
 
 
-def _none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
+def none_surveyed(inv: Rows, noun: str = "tool parameter") -> str:
+    """Why no row was surveyed, in one sentence (the end of "nothing was measured: ")."""
     tools = len({p.tool.name for p in inv.params})
     params = len(inv.params)
     group, _, thing = noun.partition(" ")  # tool parameter, operation field

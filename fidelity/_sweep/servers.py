@@ -20,6 +20,7 @@ code is worse).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import json
@@ -37,10 +38,24 @@ from fidelity._core.errors import ExitCode, UsageError
 from fidelity._core.render import safe
 from fidelity._sweep.config import HEADER_VARIABLE, ConfigServer, read_config, redact
 
+#: The variables through which a child run gets a stdio server's ``env`` values (its
+#: ``--env 'NAME=${FIDELITY_CONFIG_ENV_0}'``): never on its command line.
+ENV_VARIABLE = "FIDELITY_CONFIG_ENV_"
+#: What the children get, all together, to end after a signal before they are killed.
+_END_WAIT = 10.0
+
 if TYPE_CHECKING:
     from fidelity._report.card import Card
 
-__all__ = ["Fleet", "FleetOptions", "Section", "fleet_options", "run_fleet", "server_cards"]
+__all__ = [
+    "Fleet",
+    "FleetOptions",
+    "Section",
+    "check_block_names",
+    "fleet_options",
+    "run_fleet",
+    "server_cards",
+]
 
 #: A listener of the servers' sections: the server's name, its exit code, and what it
 #: printed (stdout then stderr, secrets hidden, made safe), called as each one ends.
@@ -94,6 +109,9 @@ class Fleet:
     parts: tuple[tuple[str, str], ...]
     exit_code: int
     unmatched: str = ""
+    #: The signal (or Ctrl-C) that stopped the run before every server ended: the
+    #: children were ended (SIGTERM, then SIGKILL) and what they gave is here.
+    stopped: KeyboardInterrupt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +153,12 @@ def _flags(values: Mapping[str, Any]) -> list[str]:
 
 def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -> _Child:
     part = work / f"part{index}.json"
-    env = {**os.environ, **server.env}
-    for key in [k for k in env if k.startswith(HEADER_VARIABLE)]:
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith((HEADER_VARIABLE, ENV_VARIABLE))]:
         del env[key]
+    # The child's temporary files, its --sandbox included, go in the run's own
+    # directory: removed with it, even when a child had to be killed.
+    env["TMPDIR"] = str(work)
     argv = [sys.executable, "-m", "fidelity", "probe", "--mcp", "--all-tools"]
     argv += [*flags, "--json", str(part), "--config-tools", str(_tools_file(part))]
     if server.url is not None:
@@ -146,6 +167,11 @@ def _start(server: ConfigServer, flags: Sequence[str], work: Path, index: int) -
             argv += ["--header", f"{name}: ${{{HEADER_VARIABLE}{i}}}"]
         argv.append(server.url)
     else:
+        # The server's env map reaches the server (merged over the minimal environment
+        # the SDK gives it), its values through variables: never on a command line.
+        for i, (name, value) in enumerate(sorted(server.env.items())):
+            env[f"{ENV_VARIABLE}{i}"] = value
+            argv += ["--env", f"{name}=${{{ENV_VARIABLE}{i}}}"]
         argv += ["--", *server.command]
     # Closed when read (_read), once the child ended.
     out = tempfile.TemporaryFile(dir=work)  # noqa: SIM115
@@ -199,6 +225,23 @@ def server_cards(server: str, text: str, secrets: Sequence[str] = ()) -> tuple[C
         name = readable_name(f"{server}.{card.name}")
         cards.append(dataclasses.replace(card, name=name, facts=facts))
     return tuple(cards)
+
+
+def check_block_names(servers: Sequence[ConfigServer]) -> None:
+    """Refuse, before the first server starts, a server name that cannot begin the
+    name of a card block (``SERVER.TOOL.PARAM``)."""
+    from fidelity._report.block import check_block_name
+    from fidelity._sweep.execute import readable_name
+
+    for server in servers:
+        try:
+            check_block_name(readable_name(f"{server.name}.tool"))
+        except UsageError:
+            raise UsageError(
+                f"--config server {safe(server.name)!r} cannot name a card block (its blocks "
+                "are SERVER.TOOL.PARAM); with --card, name it with letters, digits, spaces "
+                "within and . _ - : / @ + only."
+            ) from None
 
 
 def fleet_options(values: Mapping[str, Any]) -> FleetOptions:
@@ -256,15 +299,45 @@ def _unmatched(options: FleetOptions, ends: Sequence[tuple[str, _Ended]]) -> str
     )
 
 
+def _ended(child: _Child, code: int, done: dict[str, _Ended], section: Section | None) -> None:
+    """Note a child's end and give its section whole to ``section``."""
+    secrets = child.server.secrets
+    out, err = _read(child.out, secrets), _read(child.err, secrets)
+    part = child.part.read_text("utf-8") if child.part.exists() else ""
+    done[child.server.name] = _Ended(
+        code, redact(part, secrets), _sentence(err), _tool_names(child.part)
+    )
+    if section is not None:
+        section(child.server.name, code, "\n".join(t for t in (out, err) if t))
+
+
+def _stop(running: list[_Child], done: dict[str, _Ended], section: Section | None) -> None:
+    """End the children still running: SIGTERM, so each ends its servers' process
+    groups, removes its sandbox and writes its partial part; SIGKILL for those not
+    ended within ``_END_WAIT`` seconds in all."""
+    for child in running:
+        with contextlib.suppress(ProcessLookupError):
+            child.process.terminate()
+    deadline = time.monotonic() + _END_WAIT
+    for child in running:
+        try:
+            code = child.process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            child.process.kill()
+            code = child.process.wait(timeout=10)
+        _ended(child, code, done, section)
+    running.clear()
+
+
 def _run_all(
     servers: Sequence[ConfigServer],
     flags: Sequence[str],
     jobs: int,
     work: Path,
     section: Section | None,
-) -> dict[str, _Ended]:
+) -> tuple[dict[str, _Ended], KeyboardInterrupt | None]:
     """Run the servers, ``jobs`` at once; give each section whole to ``section`` as it
-    ends; return each server's end."""
+    ends; return each server's end, and the signal (or Ctrl-C) that stopped the run."""
     waiting = list(enumerate(servers))
     running: list[_Child] = []
     done: dict[str, _Ended] = {}
@@ -278,31 +351,35 @@ def _run_all(
                 if code is None:
                     continue
                 running.remove(child)
-                secrets = child.server.secrets
-                out, err = _read(child.out, secrets), _read(child.err, secrets)
-                part = child.part.read_text("utf-8") if child.part.exists() else ""
-                done[child.server.name] = _Ended(
-                    code, redact(part, secrets), _sentence(err), _tool_names(child.part)
-                )
-                if section is not None:
-                    section(child.server.name, code, "\n".join(t for t in (out, err) if t))
+                _ended(child, code, done, section)
             time.sleep(0.05)
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: end the children well
+        _stop(running, done, section)
+        return done, stop
     finally:
         for child in running:
             child.process.kill()
             child.process.wait(timeout=10)
-    return done
+    return done, None
 
 
 def run_fleet(options: FleetOptions, section: Section | None = None) -> Fleet:
     """Run every server of ``options``, ``jobs`` at once, each section given to
     ``section`` as it ends; return how they ended. Nothing is printed or written."""
+    from fidelity._core.secrets import remember, remember_env
+
+    for server in options.servers:  # the file's secrets are the run's, masked everywhere
+        remember(*server.headers.values())
+        remember_env(server.env)
     with tempfile.TemporaryDirectory(prefix="fidelity-config-") as work:
-        done = _run_all(options.servers, options.flags, options.jobs, Path(work), section)
+        done, stop = _run_all(options.servers, options.flags, options.jobs, Path(work), section)
     cards: list[Card] = []
     failed: list[tuple[str, str]] = []
     for server in options.servers:
-        ended = done[server.name]
+        ended = done.get(server.name)
+        if ended is None:  # never started: the run was stopped first
+            failed.append((server.name, "not surveyed: the run was stopped before it started"))
+            continue
         shown = server_cards(server.name, ended.part) if ended.part else ()
         cards += shown
         if not shown and ended.code:
@@ -314,7 +391,8 @@ def run_fleet(options: FleetOptions, section: Section | None = None) -> Fleet:
     # may have been called): said once the results are written, with the usage error's
     # code (a server that broke, exit 3, still wins).
     unmatched = _unmatched(
-        options, [(server.name, done[server.name]) for server in options.servers]
+        options,
+        [(server.name, done[server.name]) for server in options.servers if server.name in done],
     )
     if unmatched:
         codes.append(ExitCode.USAGE)
@@ -325,7 +403,10 @@ def run_fleet(options: FleetOptions, section: Section | None = None) -> Fleet:
     return Fleet(
         cards=tuple(cards),
         failed=tuple(failed),
-        parts=tuple((server.name, done[server.name].part) for server in options.servers),
+        parts=tuple(
+            (name, done[name].part) for name in (s.name for s in options.servers) if name in done
+        ),
         exit_code=int(worst),
         unmatched=unmatched,
+        stopped=stop,
     )

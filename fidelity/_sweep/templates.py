@@ -3,7 +3,8 @@ is sent.
 
 ``--args``, ``--read-args`` and each ``--before 'TOOL=JSON'`` are JSON objects whose
 strings may hold placeholders (a whole ``"{payload}"``, ``{n}``, ``{run}``); ``--param``
-is a path into the arguments; ``--read-url`` holds ``{id}``, ``{n}``, ``{run}``. Each
+is a path into the arguments; ``--read-url`` holds ``{id}``, ``{n}``, ``{run}`` and
+``{payload}`` (the value as one path segment, for a resource keyed by it). Each
 is parsed here, in the words of the command line, so a mistake is one sentence and
 exit code 2 before the server is even started.
 """
@@ -115,7 +116,9 @@ def check_read_url(read_url: str | None, id_from: str | None) -> None:
 
     names: frozenset[str] = frozenset()
     if read_url is not None:
-        parsed = TextTemplate.parse(read_url, allowed=("id", "n", "run"), where="--read-url")
+        parsed = TextTemplate.parse(
+            read_url, allowed=("id", "n", "run", "payload"), where="--read-url"
+        )
         names = parsed.names
     if id_from is not None:
         if read_url is None:

@@ -58,7 +58,7 @@ class HttpProbe(Protocol):
 
     def _is_reflection(self, reply: Reply) -> bool: ...
 
-    def _read_back(self, reply: Reply, n: int) -> Reply: ...
+    def _read_back(self, reply: Reply, n: int, text: str = "") -> Reply: ...
 
     def _name(self) -> str: ...
 
@@ -134,7 +134,7 @@ def _send(probe: HttpProbe, marker: str, i: int) -> Reply | None:
         if probe.reflector is None and reply.status < 400:
             probe._plain = probe._decided = True
         if reply.status < 400 and probe._read_url is not None:
-            reply = probe._read_back(reply, CALIBRATION_NUMBERS[i])
+            reply = probe._read_back(reply, CALIBRATION_NUMBERS[i], marker)
     except ExchangeFailure as failure:
         reason = failure.error.rstrip(". ")
         if failure.status in (Status.REJECTED, Status.LOST):

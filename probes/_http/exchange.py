@@ -5,8 +5,9 @@ connect/read/write/pool timeouts, plus a total deadline for the whole exchange
 (httpx's read timeout is per read and never fires against a server that drips a byte
 a second; :mod:`probes._http.deadline` caps every wait at the time left), and a cap
 on the body size, read streaming (a 50 MiB body is never read whole). Failures
-become :class:`ExchangeFailure` carrying the outcome status; nothing is ever
-retried, since a request that timed out may have taken effect.
+become :class:`ExchangeFailure` carrying the outcome status. An exchange is sent once:
+:mod:`probes._http.retry` decides whether the probe sends it again (never after a
+timeout, which may have taken effect).
 """
 
 from __future__ import annotations
@@ -35,13 +36,22 @@ class ExchangeFailure(Exception):
     """An exchange that ended without a usable response: ``status`` says how."""
 
     def __init__(
-        self, status: Status, error_type: str, error: str, *, client_side: bool = False
+        self,
+        status: Status,
+        error_type: str,
+        error: str,
+        *,
+        client_side: bool = False,
+        unanswered: bool = False,
     ) -> None:
         super().__init__(error)
         self.status = status
         self.error_type = error_type
         self.error = error
         self.client_side = client_side
+        #: True when the connection failed before a byte of the response came back (a
+        #: reset, a refused connection): a request that is safe to send again may be.
+        self.unanswered = unanswered
 
 
 class Reply:
@@ -52,13 +62,16 @@ class Reply:
     echo them.
     """
 
-    __slots__ = ("_document", "_error", "response", "secrets")
+    __slots__ = ("_document", "_error", "note", "response", "secrets")
 
     def __init__(self, response: httpx.Response) -> None:
         self.response = response
         self._document: Any = None
         self._error: ValueError | None = None
         self.secrets: tuple[str, ...] = ()
+        #: Why an answer "not now" (429, 503) stands: retried as often as allowed, or
+        #: a write that is not sent twice (see :mod:`probes._http.retry`).
+        self.note = ""
 
     def json(self) -> Any:
         """The body parsed as JSON (httpx's ``Response.json``), memoized."""
@@ -220,9 +233,11 @@ def exchange(
     ends = time.monotonic() + timeout
     if sent is not None:
         sent()
+    answered = False
     try:
         with deadline(timeout):
             response = transport.handle_request(request)
+            answered = True
             response.request = request
             response.default_encoding = default_encoding
             try:
@@ -241,7 +256,10 @@ def exchange(
         ) from None
     except httpx.ConnectError as exc:
         raise ExchangeFailure(
-            Status.BROKEN, "ConnectError", f"could not connect to {origin} ({exc})."
+            Status.BROKEN,
+            "ConnectError",
+            f"could not connect to {origin} ({exc}).",
+            unanswered=True,
         ) from None
     except httpx.LocalProtocolError as exc:
         raise ExchangeFailure(
@@ -251,7 +269,9 @@ def exchange(
             client_side=True,
         ) from None
     except httpx.HTTPError as exc:  # RemoteProtocolError, ReadError, WriteError, ...
-        raise ExchangeFailure(Status.BROKEN, type(exc).__name__, _dropped(origin, exc)) from None
+        raise ExchangeFailure(
+            Status.BROKEN, type(exc).__name__, _dropped(origin, exc), unanswered=not answered
+        ) from None
     headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-encoding"]
     whole = httpx.Response(
         response.status_code,

@@ -20,15 +20,17 @@ from fidelity._core.errors import UsageError
 from probes._http.body import body_template
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec, parse_read, parse_send
+from probes._http.session import Login
+from probes._http.templated import sample_url
 from probes._http.url import check_url, shown_url
 from probes._mcp.template import ArgumentTemplate
 from probes._payload.expect import Expectation
-from probes._payload.placeholders import TextTemplate
+from probes._payload.placeholders import PAYLOAD, TextTemplate
 
 __all__ = ["DEFAULT_MAX_BODY", "HttpOptions"]
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
-#: The placeholders of ``read_url``.
+#: The placeholders of ``read_url`` (``{payload}`` as one path segment).
 _READ_URL_NAMES = ("id", "n", "run")
 
 
@@ -58,6 +60,11 @@ class HttpOptions:
     read_method: str = "GET"
     auth: tuple[str, str] | None = None
     expect: str | None = None
+    retries: int = 2
+    retry_writes: bool = False
+    form: Mapping[str, str] | None = None
+    multipart: bool = False
+    login: Mapping[str, Any] | None = None
     send_spec: SendSpec = dataclasses.field(init=False)
     #: Where the value is read back (the default place until calibration, read=None).
     read_spec: ReadSpec = dataclasses.field(init=False)
@@ -69,6 +76,9 @@ class HttpOptions:
     uses_reflector: bool | None = dataclasses.field(init=False)
     emit_url: str = dataclasses.field(init=False)
     body_template: ArgumentTemplate | None = dataclasses.field(init=False)
+    #: The URL as a template: ``{payload}`` standing for the send place of
+    #: ``send='path'`` (as ``{value}``) when the URL holds no ``{value}``.
+    template_url: str = dataclasses.field(init=False)
     #: The URL requests go to: without the credentials it held (they are in ``headers``).
     request_url: str = dataclasses.field(init=False)
     #: The URL as shown in names, records and messages: a password as ``***``.
@@ -77,14 +87,20 @@ class HttpOptions:
     #: the URL's credentials.
     request_headers: dict[str, str] = dataclasses.field(init=False)
     expected: Expectation = dataclasses.field(init=False)
+    #: The login step (``login``) checked, or ``None``.
+    login_step: Login | None = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         _check_url("url", self.url)
         self._resolve("send_spec", parse_send(self.send))
+        self._resolve("template_url", self._template_url())
         self._resolve("read_spec", parse_read(self.read if self.read is not None else "json:text"))
         _positive("timeout", self.timeout)
         _positive("concurrency", self.concurrency, integer=True)
         _positive("max_body", self.max_body, integer=True)
+        retries = self.retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
+            raise UsageError(f"retries={retries!r} must be a whole number from 0 to 10.")
         if self.rate is not None:
             _positive("rate", self.rate)
         _check_encoding(self.default_encoding)
@@ -101,20 +117,22 @@ class HttpOptions:
         if self.reflector and self.read_url is not None:
             raise UsageError("reflector=True measures one request; it cannot use read_url.")
         self._resolve("uses_reflector", False if self.read_url is not None else self.reflector)
-        origin = httpx.URL(self.url.replace(PLACEHOLDER, "v"))
+        origin = httpx.URL(sample_url(self.url.replace(PLACEHOLDER, "v")))
         self._resolve("emit_url", str(origin.copy_with(raw_path=b"/_fidelity/emit")))
         if self.body is not None and self.send_spec.where in ("form", "multipart", "filename"):
             raise UsageError(
                 f"body is a JSON body template; send={self.send!r} fills the body with a form."
             )
         self._resolve("body_template", body_template(self.body))
+        self._check_form()
+        self._resolve("login_step", Login.of(self.login) if self.login is not None else None)
         if self.body_template is not None and self.expect is None:
             self.body_template.refuse_embedded()
         self._resolve_credentials()
 
     def _resolve_credentials(self) -> None:
         headers = {str(k): str(v) for k, v in (self.headers or {}).items()}
-        user, password, url = _credentials(self.url)
+        user, password, url = _credentials(self.template_url)
         if self.auth is not None:
             if not (isinstance(self.auth, tuple) and len(self.auth) == 2):
                 raise UsageError("auth must be a (user, password) pair.")
@@ -129,11 +147,34 @@ class HttpOptions:
         self._resolve("shown_url", shown)
         self._resolve("request_headers", headers)
 
+    def _check_form(self) -> None:
+        form = self.form
+        if form is None:
+            if self.multipart and self.send_spec.where not in ("multipart", "filename"):
+                raise UsageError("multipart=True encodes the form; give form= (its fields).")
+            return
+        if not isinstance(form, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in form.items()
+        ):
+            raise UsageError("form must map field names to text (with {payload}, {n}, {run}).")
+        if self.body is not None or self.send_spec.where in ("json", "body"):
+            raise UsageError(
+                f"form is the request body; send={self.send!r} and body= fill it with JSON or "
+                "text: give send='form:NAME' (or 'multipart:NAME'), query:NAME, header:NAME or "
+                "path."
+            )
+
     def _resolve(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)
 
+    def _template_url(self) -> str:
+        url = self.url
+        if self.send_spec.where == "path" and PLACEHOLDER not in url and url.count(PAYLOAD) == 1:
+            return url.replace(PAYLOAD, PLACEHOLDER)
+        return url
+
     def _check_placeholder(self) -> None:
-        count = self.url.count(PLACEHOLDER)
+        count = self.template_url.count(PLACEHOLDER)
         if self.send_spec.where in ("path", "url") and count != 1:
             raise UsageError(
                 f"send={self.send!r} needs the URL to hold {PLACEHOLDER} exactly once, e.g. "
@@ -150,7 +191,7 @@ class HttpOptions:
         """Where the reflector's evidence holds the value (``url`` resolved)."""
         if self.send_spec.where != "url":
             return self.send_spec
-        before = self.url.split(PLACEHOLDER, 1)[0]
+        before = self.template_url.split(PLACEHOLDER, 1)[0]
         if "?" in before and before.endswith("="):
             query = before.split("?", 1)[1]
             name = query.rsplit("&", 1)[-1][:-1]
@@ -167,14 +208,9 @@ class HttpOptions:
             template = TextTemplate.parse(
                 read_url, allowed=(*_READ_URL_NAMES, "payload"), where="read_url"
             )
-            if "payload" in template.names:
-                raise UsageError(
-                    "read_url holds {payload}; the value is read back by what the write "
-                    "returned ({id}) or by names unique to the payload ({n}, {run})."
-                )
             # An id from a Location header is a path (/items/1), not one segment.
             location = (id_from or "").lower().replace(" ", "") == "header:location"
-            sample = {"id": "/1" if location else "1", "n": "1", "run": "r"}
+            sample = {"id": "/1" if location else "1", "n": "1", "run": "r", "payload": "v"}
             _check_url("read_url", template.fill(sample))
         self._resolve("read_template", template)
         self._resolve("id_spec", _id_spec(id_from) if id_from is not None else None)
@@ -225,7 +261,7 @@ def _positive(name: str, value: object, *, integer: bool = False) -> None:
 def _check_url(name: str, url: object) -> str:
     if not isinstance(url, str):
         raise UsageError(f"{name}={url!r} must be a URL string.")
-    check_url(name, url, parse_as=url.replace(PLACEHOLDER, "v"))
+    check_url(name, url, parse_as=sample_url(url.replace(PLACEHOLDER, "v")))
     return url
 
 

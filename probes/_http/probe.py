@@ -4,8 +4,9 @@ One synchronous ``httpx.Client`` (one connection pool) serves every payload of a
 survey; ``observe_many`` runs up to ``concurrency`` observations at once in worker
 threads (in the caller's thread when ``concurrency`` is 1) and yields results in input
 order. Every exchange is bounded as a whole, not only per read (see
-:mod:`probes._http.exchange` and :mod:`probes._http.deadline`), and never retried;
-``requests`` counts the requests sent.
+:mod:`probes._http.exchange` and :mod:`probes._http.deadline`); a "not now" answer
+(429, 503) or a connection reset before the answer began is sent again only as
+:mod:`probes._http.retry` allows; ``requests`` counts the requests sent.
 
 Against the reference reflector (``reflector=True``, or detected from its answers) the
 probe measures each direction on its own: the request path from the reflector's
@@ -42,10 +43,12 @@ from probes._http.options import DEFAULT_MAX_BODY, HttpOptions
 from probes._http.places import (
     ReadSpec,
     SendSpec,
-    get_path,
 )
-from probes._http.readback import read_observation
+from probes._http.readback import ident_of, location_path, payload_segment, read_observation
 from probes._http.request import RequestPlan, build_request
+from probes._http.retry import RetryPolicy
+from probes._http.session import Login, Session, log_in, with_etag
+from probes._http.templated import fill_headers
 from probes._http.url import shown_url
 from probes._payload.expect import Expectation
 from probes._payload.locate import CALIBRATION_CALLS
@@ -60,6 +63,7 @@ from probes._payload.placeholders import (
 __all__ = ["HttpProbe", "http"]
 
 _REFLECTOR_HEADER = "x-fidelity-reflector"
+_FORMS = ("form", "multipart")
 
 
 class HttpProbe(Probe):
@@ -86,13 +90,20 @@ class HttpProbe(Probe):
         read_method: str = "GET",
         auth: tuple[str, str] | None = None,
         expect: str | None = None,
+        retries: int = 2,
+        retry_writes: bool = False,
+        request_limit: int | None = None,
+        form: Mapping[str, str] | None = None,
+        multipart: bool = False,
+        login: Mapping[str, Any] | None = None,
     ) -> None:
         options = HttpOptions(
             url, send, read, method=method, headers=headers, timeout=timeout,
             read_url=read_url, id_from=id_from, concurrency=concurrency, rate=rate,
             max_body=max_body, reflector=reflector, default_encoding=default_encoding,
             emit_charset=emit_charset, body=body, read_method=read_method, auth=auth,
-            expect=expect,
+            expect=expect, retries=retries, retry_writes=retry_writes, form=form,
+            multipart=multipart, login=login,
         )  # fmt: skip
         self.options = options
         # Requests go to the URL without its credentials (they are a header); names
@@ -144,6 +155,16 @@ class HttpProbe(Probe):
         self._starting = threading.Lock()
         self._counting = threading.Lock()
         self._requests = 0
+        self._retry = RetryPolicy(retries, retry_writes, self.timeout)
+        #: No retry is sent once this many requests went out (``--max-requests``).
+        self.request_limit = request_limit
+        #: How many requests were sent again (a "not now" answer, a reset connection).
+        self.retried = 0
+        self._form: dict[str, str] | None = dict(form) if form is not None else None
+        #: The session the login step opened (``login=``), once the probe started.
+        self.session: Session | None = None
+        #: Each value read back with ``read_url``: its ``{n}`` and ``{id}``.
+        self.reads: dict[str, tuple[int, str | None]] = {}
 
     # --- set-up ---------------------------------------------------------------------
 
@@ -166,7 +187,25 @@ class HttpProbe(Probe):
                     follow_redirects=False,
                     default_encoding=self.default_encoding,
                 )
+                if self.options.login_step is not None:
+                    self._log_in(self.options.login_step, self._client)
             return self._client
+
+    def _log_in(self, step: Login, client: httpx.Client) -> None:
+        """Log in: the session's cookies and token go with every request, as secrets."""
+        session = self.session = log_in(step, client, self._exchange)
+        self.headers.update(session.headers())
+        if session.form() and (self._form is not None or self.send.where in _FORMS):
+            self._form = {**(self._form or {}), **session.form()}
+        given = [*(step.form or {}).values(), *session.secrets]
+        found = {*self._secrets, *(s for s in given if len(s) >= 4)}
+        self._secrets = tuple(sorted(found, key=len, reverse=True))
+        # Every output of the run masks them too: the session's cookies and token, and
+        # the login form's secret-looking fields (its password, not its user name).
+        from fidelity._core.secrets import looks_secret, remember
+
+        remember(*session.secrets)
+        remember(*(v for k, v in (step.form or {}).items() if looks_secret(k)))
 
     def close(self) -> None:
         """Stop the worker threads and close the client's connections."""
@@ -217,9 +256,11 @@ class HttpProbe(Probe):
     # --- the synchronous face -------------------------------------------------------
 
     def _budget(self) -> float:
-        """An upper bound for one observation: up to four exchanges plus pacing."""
-        pacing = 4.0 * 2 * self.concurrency / self.rate if self.rate else 0.0
-        return 4 * (self.timeout + 1.0) + pacing + 5.0
+        """An upper bound for one observation: up to four exchanges, each sent up to
+        ``retries`` more times after a wait of at most the timeout, plus pacing."""
+        sends = 4 * (self._retry.retries + 1)
+        pacing = sends * 2.0 * self.concurrency / self.rate if self.rate else 0.0
+        return sends * (2 * self.timeout + 1.0) + pacing + 5.0
 
     def _wait(self, text: str, future: concurrent.futures.Future[Observation]) -> Observation:
         try:
@@ -281,8 +322,9 @@ class HttpProbe(Probe):
         try:
             assert self._client is not None
             plan = RequestPlan(
-                self.method, self.url, self.headers, self.send, self.read, self.place, self.body
-            )
+                self.method, self.url, self.headers, self.send, self.read, self.place, self.body,
+                self._form, self.options.multipart,
+            )  # fmt: skip
             values = Filled(payload=text, n=n, run=self.run_id)
             request = build_request(self._client, plan, text, echo=echo, values=values)
             request.read()
@@ -298,6 +340,28 @@ class HttpProbe(Probe):
     # --- observing ------------------------------------------------------------------
 
     def _exchange(self, request: httpx.Request) -> Reply:
+        """Send ``request`` and read its answer, sending it again as the retry policy
+        allows (:mod:`probes._http.retry`); a write refused for want of ``If-Match``
+        (428) or a stale one (412) goes again once with the ``ETag`` of its URL."""
+        reply = self._sent(request)
+        refused = reply.status in (412, 428) and request.method not in ("GET", "HEAD")
+        if refused and self._client is not None and self._may_send_again():
+            return with_etag(request, reply, self._client, self._sent, self.headers)
+        return reply
+
+    def _sent(self, request: httpx.Request) -> Reply:
+        def retried() -> None:
+            with self._counting:
+                self.retried += 1
+
+        once = lambda: self._exchange_once(request)  # noqa: E731
+        return self._retry.send(request.method, once, self._may_send_again, retried)
+
+    def _may_send_again(self) -> bool:
+        limit = self.request_limit
+        return limit is None or self._requests < limit
+
+    def _exchange_once(self, request: httpx.Request) -> Reply:
         assert self._transport is not None
         reply = exchange(
             self._transport,
@@ -335,11 +399,12 @@ class HttpProbe(Probe):
     @staticmethod
     def _rejected(text: str, reply: Reply, **fields: Any) -> Observation:
         reason = reply.response.reason_phrase
+        note = f" ({reply.note})" if reply.note else ""
         return Observation(
             sent=text,
             status=Status.REJECTED,
             error_type=f"HTTP {reply.status}",
-            error=f"HTTP {reply.status} {reason}: {reply.excerpt()}",
+            error=f"HTTP {reply.status} {reason}{note}: {reply.excerpt()}",
             **fields,
         )
 
@@ -390,7 +455,7 @@ class HttpProbe(Probe):
             return self._rejected(text, reply, wire=wire)
         if self.read_url is not None:
             try:
-                reply = self._read_back(reply, n)
+                reply = self._read_back(reply, n, text)
             except ExchangeFailure as failure:
                 return self._failed(text, failure, wire=wire)
             if reply.status >= 400:
@@ -400,60 +465,38 @@ class HttpProbe(Probe):
             text, reply, wire=wire, expected=self.options.expected, values=values
         )
 
-    def _read_back(self, reply: Reply, n: int) -> Reply:
+    def _read_back(self, reply: Reply, n: int, text: str = "") -> Reply:
         """The second request of write-then-read: ``GET read_url``, its ``{id}`` taken
-        from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled."""
-        assert self._read_url is not None
-        assert self._client is not None
+        from the write response at ``id_from``, its ``{n}`` and ``{run}`` filled, and
+        ``{payload}`` as ``text`` percent-encoded as one path segment."""
         ident: str | None = None
         if self._id_spec is not None:
-            ident = self._ident(reply, self._id_spec)
+            ident = ident_of(reply, self._id_spec)
             if ident is None:
                 raise ExchangeFailure(
                     Status.LOST,
                     "NoId",
                     f"the write response has no id at {self.id_from} to read back with.",
                 )
-            ident = self._location_path(reply, ident) if self._by_location else path_segment(ident)
-        values = Filled(payload="", n=n, run=self.run_id, id=ident)
+            ident = location_path(reply, ident) if self._by_location else path_segment(ident)
+        self.reads[text] = (n, ident)
+        return self.read_back_again(n, ident, text)
+
+    def read_back_again(self, n: int, ident: str | None, text: str) -> Reply:
+        """The read-back of payload ``n`` (its ``{id}`` ``ident``), sent (again)."""
+        assert self._read_url is not None
+        assert self._client is not None
+        segment = payload_segment(text) if "payload" in self._read_url.names else ""
+        values = Filled(payload=segment, n=n, run=self.run_id, id=ident)
         url = self._read_url.fill(values)
-        return self._exchange(self._client.build_request(self.read_method, url))
+        headers = fill_headers(self.headers, values)
+        return self._exchange(self._client.build_request(self.read_method, url, headers=headers))
 
     @property
     def _by_location(self) -> bool:
         """Whether the id is a ``Location`` header: a URL, not one path segment."""
         spec = self._id_spec
         return spec is not None and spec.where == "header" and spec.name.lower() == "location"
-
-    @staticmethod
-    def _location_path(reply: Reply, location: str) -> str:
-        """The path and query of ``location`` resolved against the write's URL (RFC 9110:
-        a URI reference); its host is not followed (``read_url`` names it)."""
-        try:
-            target = reply.response.request.url.join(location)
-        except (httpx.InvalidURL, ValueError):
-            raise ExchangeFailure(
-                Status.LOST, "NoId", "the write response's Location header is not a URL."
-            ) from None
-        return target.raw_path.decode("ascii")
-
-    @staticmethod
-    def _ident(reply: Reply, spec: ReadSpec) -> str | None:
-        """The id the write response holds at ``spec`` (``None`` when it holds none)."""
-        if spec.where == "header":
-            header: str | None = reply.response.headers.get(spec.name)
-            return header
-        if spec.where == "regex":
-            match = spec.pattern.search(reply.response.text)
-            return str(match.group(1)) if match is not None else None
-        found, ident = False, None
-        with contextlib.suppress(ValueError):
-            found, ident = get_path(reply.json(), spec.name)
-        if not found or ident is None or isinstance(ident, (dict, list)):
-            return None
-        if isinstance(ident, bool):
-            return "true" if ident else "false"
-        return str(ident)
 
     # --- locating the read-back -----------------------------------------------------
 
@@ -652,6 +695,11 @@ http = factory(
     (``True``) or disables (``False``) the per-direction measurement against the
     reference reflector, which is otherwise detected;
     ``emit_charset`` is the charset the reflector declares when it emits a text body
-    (``None``: no charset parameter). Bad arguments raise ``UsageError``.
+    (``None``: no charset parameter). A ``429`` or ``503`` answer, or a connection
+    reset before the answer began, is sent again up to ``retries`` times (default 2)
+    for GET, HEAD, PUT, DELETE and OPTIONS, honouring ``Retry-After`` up to
+    ``timeout`` seconds; a POST or PATCH only with ``retry_writes=True`` (otherwise its
+    answer stands, saying the server refused it for now); no retry goes out once
+    ``request_limit`` requests were sent. Bad arguments raise ``UsageError``.
     """,
 )

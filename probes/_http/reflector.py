@@ -119,8 +119,11 @@ def http_reflector(*, timeout: float = _START_TIMEOUT) -> Iterator[HttpReflector
     Raises ``TargetError`` (with the server's last words) when it does not come up
     within ``timeout`` seconds.
     """
-    command = [sys.executable, "-m", "probes._http", "--port", "0"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # -P and no PYTHONPATH: neither the current directory nor the user's paths come
+    # first on sys.path, so a repository's own ``probes`` cannot stand in for ours.
+    command = [sys.executable, "-P", "-m", "probes._http", "--port", "0"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONUNBUFFERED"] = "1"
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, env=env

@@ -16,6 +16,8 @@ import httpx
 from probes._http.body import json_body
 from probes._http.evidence import PLACEHOLDER
 from probes._http.places import ReadSpec, SendSpec
+from probes._http.session import form_fields
+from probes._http.templated import fill_headers, fill_url, url_names
 from probes._mcp.template import ArgumentTemplate
 from probes._payload.placeholders import Filled, path_segment
 
@@ -41,6 +43,10 @@ class RequestPlan:
     read: ReadSpec
     place: SendSpec
     body: ArgumentTemplate | None = None
+    #: The form's other fields (a template, see :func:`probes._http.session.form_fields`),
+    #: sent urlencoded, or as multipart with ``multipart``.
+    form: Mapping[str, str] | None = None
+    multipart: bool = False
 
 
 def build_request(
@@ -53,17 +59,28 @@ def build_request(
 ) -> httpx.Request:
     """The request that carries ``text`` at the send place (not yet encoded); with
     ``echo``, asking the reflector to echo the value back at the read place. ``values``
-    fill the body template's placeholders (``{n}`` 0 when not given)."""
+    fill the placeholders of the body template, the URL and the header values (``{n}``
+    0 when not given)."""
     where, name = plan.send.where, plan.send.name
-    headers = dict(plan.headers)
     kwargs: dict[str, Any] = {}
-    url = plan.url
     filled = values if values is not None else Filled(payload=text, n=0, run="")
+    headers = fill_headers(plan.headers, filled)
+    # {n}, {run} and {payload} (one path segment) first: the send place's value, filled
+    # after them, is never read as a placeholder.
+    url = fill_url(plan.url, filled) if url_names(plan.url) else plan.url
     if where == "json" or (plan.body is not None and where in _BODY_FREE):
         # JSON written here, so a lone surrogate goes out as its \udXXX escape.
         kwargs["content"] = json_body(plan.body, name if where == "json" else None, text, filled)
         headers["content-type"] = "application/json"
-    if where == "json":
+    if plan.form is not None:
+        fields = form_fields(plan.form, filled)
+        if where in ("form", "multipart"):
+            fields[name] = text
+        if plan.multipart or where == "multipart":
+            kwargs["files"] = {k: (None, v) for k, v in fields.items()}
+        else:
+            kwargs["data"] = fields
+    if where == "json" or (plan.form is not None and where in ("form", "multipart")):
         pass
     elif where == "form":
         kwargs["data"] = {name: text}

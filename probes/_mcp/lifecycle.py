@@ -22,6 +22,7 @@ from fidelity._core.extras import install_hint
 from fidelity._core.kinds import Status
 from fidelity._probe.observation import Direction, Observation
 from probes._mcp.options import McpOptions
+from probes._mcp.transport import FirstAnswer
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -71,6 +72,11 @@ class Sessions:
         self._restart_failures = 0
         self._gave_up = ""
         self._gave_up_type = "TargetError"
+        #: True once the sessions go over the legacy HTTP+SSE transport: asked for
+        #: (``transport='sse'``), or fallen back to when the URL refused the Streamable
+        #: HTTP handshake with a 4xx, as the MCP spec's backwards compatibility says.
+        self.sse = options.transport == "sse"
+        self._first: FirstAnswer | None = None
         #: The caller's environment when the probe opened (``inherit_env``).
         self._environ: dict[str, str] | None = None
         #: The sandbox's directory while the probe is open (``sandbox=True``).
@@ -175,7 +181,7 @@ class Sessions:
                 max_reply=self.options.max_reply,
             )
         try:
-            session.start()
+            session = self._handshake(session)
         except TargetError as exc:
             raise TargetError(self.with_stderr(str(exc).rstrip("."))) from None
         self._started += 1
@@ -189,6 +195,37 @@ class Sessions:
         self.server_info = str(getattr(session, "server_info", "") or "")
         if not self.library:
             self.library = _library_of(session)
+        return session
+
+    def _handshake(self, session: Session) -> Session:
+        """Start ``session``; over HTTP, when the first session's handshake POST got a 4xx
+        that says the URL does not speak Streamable HTTP (404, 405, 400...), start a
+        session over the legacy SSE transport instead, and keep to it."""
+        try:
+            session.start()
+        except TargetError as exc:
+            first = self._first
+            if self._started or first is None or not first.wants_sse:
+                raise
+            from probes._mcp.session import McpSession
+
+            self.sse = True
+            assert self._loop is not None
+            session = McpSession(
+                self._loop,
+                self._make_client,
+                timeout=float(self.options.timeout),
+                on_noise=self._noise,
+                max_reply=self.options.max_reply,
+            )
+            try:
+                session.start()
+            except TargetError as sse_exc:
+                self.sse = False
+                raise TargetError(
+                    f"{str(exc).rstrip('.')}; the handshake POST got HTTP {first.status} and "
+                    f"the legacy SSE transport failed too ({str(sse_exc).rstrip('.')})."
+                ) from None
         return session
 
     def current(self, text: str, direction: Direction) -> Session | Observation:
@@ -310,7 +347,8 @@ class Sessions:
     ) -> Client:
         from fidelity._core.version import __version__
         from probes._mcp.sdk import LegacyClient, sdk_major
-        from probes._mcp.session import guard_transport, streamable_http
+        from probes._mcp.session import guard_transport
+        from probes._mcp.transport import legacy_sse, streamable_http
 
         timeout, mode, where = (
             float(self.options.timeout),
@@ -319,7 +357,13 @@ class Sessions:
         )
         transport: Any
         if isinstance(where, str):
-            transport = guard_transport(streamable_http(where, self.options.headers), close_within)
+            headers = self.options.headers
+            if self.sse:
+                raw: Any = legacy_sse(where, headers)
+            else:
+                self._first = FirstAnswer() if self._started == 0 else None
+                raw = streamable_http(where, headers, self._first)
+            transport = guard_transport(raw, close_within)
         else:
             transport = guard_transport(self._stdio(), close_within)
         if sdk_major() < 2:  # SDK 1.x: its ClientSession, shaped as mcp.Client

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import os
 import sys
@@ -18,10 +19,13 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from probes._mcp.reply_limit import ReplyLimit
+from probes._mcp.tool_cap import ToolCap
 
 __all__ = ["REPLY_LIMIT", "SPAWNED", "EventLoopThread", "Spawned"]
 
 _T = TypeVar("_T")
+#: How long a cancelled session waits for the server it was starting, to end it.
+_SPAWN_WAIT = 2.0
 
 #: Where the event loop records the server processes the current session task spawns.
 SPAWNED: contextvars.ContextVar[list[Spawned] | None] = contextvars.ContextVar(
@@ -48,31 +52,52 @@ class _RecordingLoop(asyncio.SelectorEventLoop):
     async def subprocess_exec(self, protocol_factory: Any, *args: Any, **kwargs: Any) -> Any:
         limit = REPLY_LIMIT.get()
         if limit is not None:
-            protocol_factory = _bounded_stdout(protocol_factory, limit.lines())
-        transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
+            protocol_factory = _bounded_stdout(protocol_factory, limit.lines(), limit.tool_cap)
         sink = SPAWNED.get()
+        spawn = asyncio.ensure_future(super().subprocess_exec(protocol_factory, *args, **kwargs))
+        try:
+            transport, protocol = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # Cancelled (the session let go: a signal, a timeout) while the process was
+            # being started: it exists, or soon will. Note it all the same, so the
+            # session ends it with its process group, then go on being cancelled.
+            with contextlib.suppress(BaseException):
+                transport, _ = await asyncio.wait_for(spawn, _SPAWN_WAIT)
+                if sink is not None:
+                    sink.append(Spawned(transport))
+            raise
         if sink is not None:
             sink.append(Spawned(transport))
         return transport, protocol
 
 
 def _bounded_stdout(
-    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes]
+    protocol_factory: Callable[[], Any], admit: Callable[[bytes], bytes], cap: ToolCap
 ) -> Callable[[], Any]:
-    """``protocol_factory``, its protocols passing the child's stdout through ``admit``."""
+    """``protocol_factory``, its protocols passing the child's stdout through ``admit``,
+    then whole lines only through ``cap`` (a last line without a break when it closes)."""
 
     def make() -> Any:
         protocol = protocol_factory()
         received = protocol.pipe_data_received
+        lost = protocol.pipe_connection_lost
 
         def pipe_data_received(fd: int, data: bytes) -> None:
             if fd == 1:
-                data = admit(data)
+                data = cap.feed(admit(data))
                 if not data:
                     return
             received(fd, data)
 
+        def pipe_connection_lost(fd: int, exc: BaseException | None) -> None:
+            if fd == 1:
+                rest = cap.flush()
+                if rest:
+                    received(fd, rest)
+            lost(fd, exc)
+
         protocol.pipe_data_received = pipe_data_received
+        protocol.pipe_connection_lost = pipe_connection_lost
         return protocol
 
     return make

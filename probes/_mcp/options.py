@@ -49,7 +49,7 @@ class McpOptions:
     read: str | None = "text"
     read_tool: str | None = None
     read_args: Mapping[str, Any] | None = None
-    transport: Literal["stdio", "http"] | None = None
+    transport: Literal["stdio", "http", "sse"] | None = None
     timeout: float = 10.0
     allow_destructive: bool = False
     env: Mapping[str, str] | None = None
@@ -89,6 +89,11 @@ class McpOptions:
                 "secrets from env=."
             )
         self._resolve("where", list(self.target) if kind == "stdio" else str(self.target))
+        if self.transport == "sse" and self.client == "typescript":
+            raise UsageError(
+                "transport='sse' (the legacy HTTP+SSE transport) goes through the Python MCP "
+                "clients; leave out client='typescript'."
+            )
         self._check_spawn(kind)
         self._check_calls()
         self._check_session()
@@ -202,7 +207,8 @@ class McpOptions:
 
 def transport_of(target: object, transport: str | None) -> Literal["stdio", "http"]:
     """The transport of ``target`` (an argv list: stdio; an http(s) URL: http), checked
-    against the ``transport`` named, if any."""
+    against the ``transport`` named, if any (``sse`` names the legacy HTTP+SSE
+    transport of an http(s) URL)."""
     if isinstance(target, (list, tuple)):
         if not target or not all(isinstance(a, str) for a in target):
             raise UsageError("an MCP stdio target must be a non-empty list of strings (the argv).")
@@ -217,9 +223,11 @@ def transport_of(target: object, transport: str | None) -> Literal["stdio", "htt
         )
     else:
         raise UsageError(f"target={target!r} must be an argv list (stdio) or an http(s) URL.")
-    if transport is not None and transport != kind:
+    if transport is not None and transport != kind and not (kind, transport) == ("http", "sse"):
         raise UsageError(
             f"transport={transport!r} does not fit the target: an argv list is 'stdio', "
-            "an http(s) URL is 'http'."
+            "an http(s) URL is 'http' (Streamable HTTP, falling back to the legacy SSE "
+            "transport when the URL does not answer it) or 'sse' (the legacy SSE transport "
+            "only)."
         )
     return kind

@@ -99,7 +99,7 @@ class McpProbe(Probe):
         read: str | None = "text",
         read_tool: str | None = None,
         read_args: Mapping[str, Any] | None = None,
-        transport: Literal["stdio", "http"] | None = None,
+        transport: Literal["stdio", "http", "sse"] | None = None,
         timeout: float = 10.0,
         allow_destructive: bool = False,
         env: Mapping[str, str] | None = None,
@@ -135,6 +135,8 @@ class McpProbe(Probe):
         self.read_template = options.read_template
         self.expected = options.expected
         self.max_reply = max_reply
+        #: The ``{n}`` each payload was sent with (a read after a restart repeats it).
+        self.numbers: dict[str, int] = {}
         self.tool = tool
         self.param = param
         self.args = dict(args) if args is not None else None
@@ -157,6 +159,7 @@ class McpProbe(Probe):
         self._sessions = Sessions(options, on_new=self._listed_again)
         self._calls = CallStep(self._sessions, self.timeout)
         self._tools: tuple[McpTool, ...] | None = None
+        self._tools_cut = 0
         self._configured = False
         self._plan: CallPlan | None = None
         self._split = False
@@ -205,6 +208,7 @@ class McpProbe(Probe):
             session = self._sessions.connect()
             if first:
                 self._tools = self._records(session)
+                self._tools_cut = getattr(session, "tools_cut", 0)
         except (TargetError, UsageError):
             if first:
                 self.close()
@@ -294,6 +298,12 @@ class McpProbe(Probe):
         if client is not None:
             options["mode"] = None
         return McpProbe(**options)
+
+    @property
+    def tools_cut(self) -> int:
+        """How many tools the server listed when that was more than a run reads (5000:
+        only the first are kept, even within one ``tools/list`` page); ``0`` otherwise."""
+        return self._tools_cut
 
     @property
     def stdout_noise(self) -> tuple[int, str]:
@@ -472,7 +482,7 @@ class McpProbe(Probe):
         plan = self.plan
         target = self.target if isinstance(self.target, str) else shlex.join(self.target)
         return ProbeSetup(
-            transport=f"mcp {self.transport}",
+            transport=f"mcp {'sse' if self._sessions.sse else self.transport}",
             target=target,
             tool=self.tool,
             param=str(plan.param) if plan.param is not None else "",
@@ -541,6 +551,7 @@ class McpProbe(Probe):
         return dataclasses.replace(main, parts=(request, response))
 
     def _values(self, payload: str, n: int) -> Filled:
+        self.numbers[payload] = n
         return Filled(payload=payload, n=n, run=self.run_id)
 
     def _chain(self, text: str, values: Filled) -> Any:
@@ -568,7 +579,9 @@ mcp = factory(
     doc="""A probe that sends each payload into the arguments of an MCP ``tool`` and reads it back.
 
     ``target``: an argv list (a stdio server the SDK spawns; its stderr is kept in a
-    bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP).
+    bounded buffer, never shown raw) or an ``http(s)`` URL (Streamable HTTP; when its
+    handshake POST gets a 4xx such as 404 or 405, the legacy HTTP+SSE transport, as the
+    MCP spec's backwards compatibility says; ``transport="sse"`` goes straight to it).
     ``param``: where the payload goes, a path into the arguments (``message``,
     ``edits[0].oldText``, ``entities[0].observations[0]``); by default the tool's only
     free-form string parameter (several, or none, is a ``UsageError`` listing them).

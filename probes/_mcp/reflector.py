@@ -137,8 +137,12 @@ def _serve_http(host: str, port: int) -> None:
 
 
 def reflector_argv() -> list[str]:
-    """The command that runs the Python reflector over stdio."""
-    return [sys.executable, "-m", "probes._mcp", "--transport", "stdio"]
+    """The command that runs the Python reflector over stdio.
+
+    ``-P`` keeps the current directory off ``sys.path``: a repository's own ``probes``
+    package cannot stand in for ours.
+    """
+    return [sys.executable, "-P", "-m", "probes._mcp", "--transport", "stdio"]
 
 
 class McpReflector:
@@ -175,8 +179,9 @@ class McpReflector:
         self.stop()
 
     def _start_http(self) -> str:
-        argv = [sys.executable, "-m", "probes._mcp", "--transport", "http"]
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        argv = [sys.executable, "-P", "-m", "probes._mcp", "--transport", "http"]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["PYTHONUNBUFFERED"] = "1"
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -225,7 +230,7 @@ class McpReflector:
 def mcp_reflector(transport: Literal["stdio", "http"] = "stdio") -> McpReflector:
     """Return a context manager yielding a target for the Python MCP reflector.
 
-    ``stdio`` yields ``[sys.executable, "-m", "probes._mcp", "--transport", "stdio"]``;
+    ``stdio`` yields ``[sys.executable, "-P", "-m", "probes._mcp", "--transport", "stdio"]``;
     ``http`` starts the reflector on 127.0.0.1 with an OS-assigned port and yields its
     URL, stopping it on exit.
     """

@@ -21,6 +21,8 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from probes._mcp.tool_cap import ToolCap
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -74,6 +76,8 @@ class ReplyLimit:
         #: Why the message was not read, when not for its length (a refused coding).
         self.reason = ""
         self._on_exceeded = on_exceeded
+        #: The tool cap of the session's stdio server (one ``tools/list`` page cut).
+        self.tool_cap = ToolCap()
 
     def exceeded(self, reason: str = "") -> None:
         """Note that a message went past the limit (or was refused for ``reason``);
@@ -187,16 +191,23 @@ def bounded_http_client(
             if refused:
                 limit.exceeded(refused)
                 raise _cut_error(limit.limit, lib)
+            cap = limit.tool_cap.fresh()  # this response's lines: a page cut to the cap
             try:
                 async with contextlib.aclosing(response.aiter_raw()) as raw:
                     async for chunk in raw:
                         for piece in decoder.pieces(chunk):
                             count(piece)
-                            yield piece
+                            whole = cap.feed(piece)
+                            if cap.listed:
+                                limit.tool_cap.listed = max(limit.tool_cap.listed, cap.listed)
+                            if whole:
+                                yield whole
                 rest = decoder.finish()
             except DecodeFailed as exc:  # as httpx says a body is not valid in its coding
                 raise lib.DecodingError(str(exc)) from None
             count(rest)
+            rest = cap.feed(rest) + cap.flush()
+            limit.tool_cap.listed = max(limit.tool_cap.listed, cap.listed)
             if rest:
                 yield rest
 

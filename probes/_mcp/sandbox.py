@@ -98,8 +98,11 @@ def sandboxed(directory: str | None) -> Iterator[None]:
     if directory is None:
         yield
         return
+    from probes._process import contained
+
     make_sandbox(directory)
     try:
-        yield
+        with contained():  # what the servers left running ends before its directory goes
+            yield
     finally:
         remove_sandbox(directory)

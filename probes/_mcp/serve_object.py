@@ -19,6 +19,7 @@ import importlib
 import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 __all__ = ["SERVE_FROM", "load", "main", "prepare"]
@@ -44,10 +45,7 @@ def _attribute(spec: str, example: str, what: str = "server spec") -> Any:
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise SpecError(
-            f"cannot import {module_name!r} ({exc}); run from the directory that "
-            "holds it, or install its package"
-        ) from None
+        raise SpecError(_import_advice(module_name, exc)) from None
     for part in attribute.split("."):
         if not hasattr(obj, part):
             raise SpecError(f"{module_name!r} has no attribute {attribute!r}")
@@ -66,6 +64,43 @@ def load(spec: str) -> Any:
             "object, a low-level Server, or a function that returns one)"
         )
     return obj
+
+
+def _import_advice(module_name: str, exc: ImportError) -> str:
+    """Why ``module_name`` cannot be imported, and what to do.
+
+    The usual cause is the directory: the module is elsewhere. But when its top-level
+    package was found somewhere else (a ``tests`` package some installed distribution
+    put into site-packages takes the name before a ``tests/`` folder without
+    ``__init__.py``), running from the right directory does not help: say which one.
+    """
+    top = module_name.partition(".")[0]
+    found = sys.modules.get(top)
+    where = _location(found) if top != module_name and found is not None else None
+    here = Path.cwd().resolve()
+    if where is not None and not where.is_relative_to(here):
+        local = here / top
+        if local.is_dir() and not (local / "__init__.py").exists():
+            fix = f"add an __init__.py to {top}/ here, so that this directory's {top!r} wins"
+        else:
+            fix = "uninstall the distribution that installed it, or rename the local package"
+        return (
+            f"cannot import {module_name!r} ({exc}): {top!r} was imported from {where}, "
+            f"not from {here}: an installed package takes the name; {fix}"
+        )
+    return (
+        f"cannot import {module_name!r} ({exc}); run from the directory that holds it, "
+        "or install its package"
+    )
+
+
+def _location(module: Any) -> Path | None:
+    """The directory a module or package was imported from (``None`` when unknown)."""
+    file = getattr(module, "__file__", None)
+    if file:
+        return Path(file).resolve().parent
+    paths = list(getattr(module, "__path__", []) or [])
+    return Path(paths[0]).resolve() if paths else None
 
 
 def prepare(spec: str) -> None:

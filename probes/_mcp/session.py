@@ -45,6 +45,7 @@ from probes._mcp.reply_limit import DEFAULT_MAX_REPLY, ReplyLimit, ReplyTooLarge
 from probes._mcp.server_output import SdkLogSink, StderrTail
 from probes._mcp.session_failure import describe_failure, raw_input, top_level_keys
 from probes._mcp.session_failure import top_level_keys as _top_level_keys  # noqa: F401 (tests)
+from probes._mcp.tool_cap import MAX_TOOLS
 from probes._mcp.transport import guard_transport, streamable_http
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ _DELETE_BOUND = 2.0
 #: A paginated tool listing is read for at most this many pages, and no further page
 #: once this many tools arrived (each page is bounded by the reply limit).
 _MAX_PAGES = 100
-_MAX_TOOLS = 5000
+_MAX_TOOLS = MAX_TOOLS
 #: A reply nested too deeply to be parsed, in one sentence whichever parser noticed it:
 #: the SDK's (pydantic's reason holds ``_SDK_TOO_DEEP``) or ``json``'s (RecursionError).
 _TOO_DEEP = "the JSON is nested too deeply to be read"
@@ -119,6 +120,9 @@ class McpSession:
         self.client: Client | None = None
         self.failure: BaseException | None = None
         self.tools: list[Any] = []
+        #: How many tools the server listed when that was more than the cap (``0``:
+        #: every tool was read); only the first ``MAX_TOOLS`` are kept.
+        self.tools_cut = 0
         #: The protocol version the handshake (or ``server/discover``) settled on.
         self.protocol_version = ""
         #: The server's ``serverInfo``, ``name version`` (empty when it sent none).
@@ -186,6 +190,10 @@ class McpSession:
                     self.tools.extend(listing.tools)
                     cursor = listing.next_cursor
                     pages += 1
+                listed = max(self._limit.tool_cap.listed, len(self.tools))
+                if listed > _MAX_TOOLS or (cursor is not None and listed >= _MAX_TOOLS):
+                    self.tools_cut = max(listed, _MAX_TOOLS + 1)
+                    del self.tools[_MAX_TOOLS:]
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:  # the host task is outermost: keep what ended it

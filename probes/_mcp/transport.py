@@ -13,17 +13,44 @@ from typing import Any
 from probes._mcp.failures import UnencodableRequest
 from probes._mcp.loop import REPLY_LIMIT
 
-__all__ = ["guard_transport", "streamable_http"]
+__all__ = ["FirstAnswer", "guard_transport", "legacy_sse", "streamable_http"]
+
+#: The statuses of a refused ``initialize`` POST that do not mean "no Streamable HTTP
+#: here": credentials, consent and pacing are the same on the legacy transport.
+_NOT_A_FALLBACK = frozenset({401, 403, 407, 429})
+
+
+class FirstAnswer:
+    """The status of the first answer to a POST a Streamable HTTP transport sent (the
+    handshake's), so a session that failed can tell "this URL does not speak Streamable
+    HTTP" (a 4xx such as 404 or 405, the MCP spec's cue to try the legacy SSE transport)
+    from any other failure."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+
+    async def __call__(self, response: Any) -> None:
+        if self.status is None and response.request.method == "POST":
+            self.status = int(response.status_code)
+
+    @property
+    def wants_sse(self) -> bool:
+        """True when the handshake's POST got a 4xx that the legacy transport may not."""
+        status = self.status
+        return status is not None and 400 <= status < 500 and status not in _NOT_A_FALLBACK
 
 
 @contextlib.asynccontextmanager
-async def streamable_http(url: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[Any]:
+async def streamable_http(
+    url: str, headers: Mapping[str, str] | None = None, first: FirstAnswer | None = None
+) -> AsyncIterator[Any]:
     """The SDK's Streamable HTTP transport to ``url``, bounded by the session's reply limit.
 
     Entered in the session's task (where the limit is known); without a limit it is
-    the SDK's transport as it comes. ``headers`` go with every request. With SDK 1.x
-    the transport is its ``streamable_http_client`` on an ``httpx`` client bounded the
-    same way (the reply limit counts each event as it arrives).
+    the SDK's transport as it comes. ``headers`` go with every request; ``first``
+    notes the status of the first POST's answer (SDK 2.x). With SDK 1.x the transport
+    is its ``streamable_http_client`` on an ``httpx`` client bounded the same way (the
+    reply limit counts each event as it arrives).
     """
     from probes._mcp.sdk import sdk_major
 
@@ -37,7 +64,17 @@ async def streamable_http(url: str, headers: Mapping[str, str] | None = None) ->
 
     limit = REPLY_LIMIT.get()
     async with contextlib.AsyncExitStack() as stack:
-        if limit is None and not headers:
+        if first is not None:
+            client = await stack.enter_async_context(_http_client(headers, first))
+            if limit is None:
+                streams = await stack.enter_async_context(
+                    streamable_http_client(url, http_client=client)
+                )
+            else:
+                streams = await stack.enter_async_context(
+                    streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
+                )
+        elif limit is None and not headers:
             streams = await stack.enter_async_context(streamable_http_client(url))
         elif limit is None:
             from mcp.shared._httpx_utils import create_mcp_http_client
@@ -52,6 +89,43 @@ async def streamable_http(url: str, headers: Mapping[str, str] | None = None) ->
                 streamable_http_client(url, http_client=client, max_sse_event_size=limit.limit)
             )
         yield streams
+
+
+def _http_client(headers: Mapping[str, str] | None, first: FirstAnswer | None = None) -> Any:
+    """An HTTP client for an SDK transport: bounded by the session's reply limit when
+    there is one, ``first`` told of every answer."""
+    import importlib
+
+    from probes._mcp.sdk import sdk_major
+
+    limit = REPLY_LIMIT.get()
+    if limit is not None:
+        from probes._mcp.reply_limit import bounded_http_client
+
+        http = "httpx" if sdk_major() < 2 else "httpx2"
+        client = bounded_http_client(limit, headers, http=http)
+    else:
+        utils: Any = importlib.import_module("mcp.shared._httpx_utils")
+        client = utils.create_mcp_http_client(dict(headers or {}))
+    if first is not None:
+        client.event_hooks["response"] = [*client.event_hooks["response"], first]
+    return client
+
+
+@contextlib.asynccontextmanager
+async def legacy_sse(url: str, headers: Mapping[str, str] | None = None) -> AsyncIterator[Any]:
+    """The SDK's client of the legacy HTTP+SSE transport (MCP 2024-11-05) to ``url``:
+    a ``GET`` that opens the event stream, the ``endpoint`` event it waits for, and
+    every message sent there by ``POST``; bounded by the session's reply limit."""
+    from mcp.client.sse import sse_client
+
+    def factory(
+        headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+    ) -> Any:
+        return _http_client(headers)
+
+    async with sse_client(url, headers=dict(headers or {}), httpx_client_factory=factory) as s:
+        yield s
 
 
 @contextlib.asynccontextmanager

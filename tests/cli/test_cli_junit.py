@@ -97,9 +97,16 @@ def test_all_tools_a_case_per_parameter_and_the_joined_result_gives_the_same_byt
     check_schema(out.read_text(encoding="utf-8"))
     found = cases(out)
     names = [name for _, name in found]
-    # A case per parameter surveyed: echo's message, and the prompt's arguments.
+    # A case per parameter surveyed: echo's message, and the prompt's arguments; the two
+    # that measured nothing are <error> cases, so the file agrees with exit 3.
     assert "echo.message" in names
-    assert len(names) == len(set(names)) == len(json.loads(result_json.read_text())["cards"])
+    assert len(names) == len(set(names)) == len(json.loads(result_json.read_text())["cards"]) + 2
+    unmeasured = ("prompt:resource-prompt.resourceId", "prompt:resource-prompt.resourceType")
+    from junitparser import Error
+
+    for key, case in found.items():
+        errors = [r for r in case.result if isinstance(r, Error)]  # type: ignore[attr-defined]
+        assert len(errors) == (1 if key[1] in unmeasured else 0), key
     again = fidelity("card", str(result_json), "--junit", str(joined))
     assert again.returncode == 0, again.stderr
     assert joined.read_bytes() == out.read_bytes()
@@ -146,3 +153,51 @@ def test_clients_a_case_per_client(tmp_path: Path) -> None:
     found = cases(out)
     assert [name for _, name in found] == ["echo.text [python]", "echo.text [python-2026]"]
     assert all(not case.result for case in found.values())  # type: ignore[attr-defined]
+
+
+def test_client_side_refusals_are_not_errors(tmp_path: Path) -> None:
+    """Lone surrogates cannot be encoded by the MCP client (or put in an HTTP header by
+    httpx): those payloads were never sent, so they are counted as rejected and never
+    make a case an error, in a probe's case and in a survey's family cases alike."""
+    out = tmp_path / "p.xml"
+    result = fidelity(
+        "probe", "--mcp", "--families", "quotes,surrogates", "--quiet", "--junit", str(out),
+        "--", sys.executable, "-m", "probes._mcp",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    root = check_schema(out.read_text(encoding="utf-8"))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("1", "0", "0")
+    [case] = cases(out).values()
+    assert not case.result  # type: ignore[attr-defined]
+    assert case.system_out == "25 payloads: 17 preserved, 8 rejected"  # type: ignore[attr-defined]
+
+    out = tmp_path / "s.xml"
+    result = fidelity(
+        "survey", "--chains", "mcp.stdio,http header", "--families", "surrogates,quotes",
+        "--quiet", "--junit", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    root = check_schema(out.read_text(encoding="utf-8"))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "0", "0")
+    found = cases(out)
+    outs = {key: case.system_out for key, case in found.items()}  # type: ignore[attr-defined]
+    assert outs == {
+        ("mcp.stdio", "quotes"): "17 payloads: 17 preserved",
+        ("mcp.stdio", "surrogates"): "8 payloads: 8 rejected",
+        ("http header", "quotes"): "17 payloads: 5 preserved, 12 rejected",
+        ("http header", "surrogates"): "8 payloads: 8 rejected",
+    }
+    assert all(not case.result for case in found.values())  # type: ignore[attr-defined]
+
+    # Every payload refused by the client: nothing reached the target, which is neither
+    # a failure of the target nor an error of the run.
+    out = tmp_path / "only.xml"
+    result = fidelity(
+        "probe", "--mcp", "--families", "surrogates", "--quiet", "--junit", str(out),
+        "--", sys.executable, "-m", "probes._mcp",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    root = check_schema(out.read_text(encoding="utf-8"))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("1", "0", "0")
+    [case] = cases(out).values()
+    assert case.system_out == "8 payloads: 8 rejected"  # type: ignore[attr-defined]

@@ -210,3 +210,34 @@ def test_a_write_tool_is_read_back_through_its_paired_read_tool(
         r"'search' answered: searched the note names for fidelity-[0-9a-f]{8}-0-q: 0\)\Z",
         reasons["save_note.name"],
     )
+
+
+@pytest.mark.parametrize(
+    ("server", "options", "code"),
+    [
+        # the reflector keeps every quote: exit 0
+        (("-m", "probes._mcp"), (), 0),
+        # the quote-edit server straightens them: rewrites found, exit 1
+        ((str(SERVERS / "mcp_quote_edit.py"),), (
+            "--yes", "--tool", "edit", "--param", "old_string",
+            "--args", '{"path": "d", "old_string": "{payload}", "new_string": "x"}',
+            "--read", "armored:searched",
+        ), 1),
+    ],
+)  # fmt: skip
+def test_a_sandbox_is_removed_whatever_the_exit_code(
+    tmp_path: Path, temp: Path, server: tuple[str, ...], options: tuple[str, ...], code: int
+) -> None:
+    """The sandbox goes at the end of every run, not only of one that failed: a run that
+    found nothing (0) and one that found rewrites (1) leave no directory behind."""
+    work = tmp_path / "work"
+    work.mkdir()
+    # (a process of its own: TMPDIR is read once per process)
+    result = fidelity(
+        "probe", "--mcp", "--sandbox", "--families", "quotes", "--quiet", *options,
+        "--", sys.executable, *server,
+        cwd=work, env={"TMPDIR": str(temp)}, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == code, result.stderr
+    assert list(temp.iterdir()) == []
+    assert list(work.iterdir()) == []

@@ -70,7 +70,6 @@ SERVER = HOSTILE_MCP
         (["--mcp", "--read", "json:a..b", "--", "server"], ["--read 'json:a..b'", "path"]),
         (["--mcp", "--read-url", "http://h/x", "--", "server"], ["--read-url", "--read-tool"]),
         (["http://127.0.0.1:9/", "--before", "w={}"], ["--before", "MCP targets only"]),
-        (["http://127.0.0.1:9/", "--read-url", "http://h/{payload}"], ["{payload}", "{id}"]),
         (["http://127.0.0.1:9/", "--read-url", "http://h/{id}"], ["needs --id-from"]),
         (["http://127.0.0.1:9/", "--id-from", "json:id"], ["add --read-url"]),
         (

@@ -12,7 +12,6 @@ import contextlib
 import json
 import resource
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -128,23 +127,23 @@ def test_garbage_json_to_stdout_stays_pure(server: Callable[[str], str]) -> None
     assert {o["status"] for o in card["observations"]} == {"broken"}
 
 
-def _measured(*args: str, timeout: float) -> tuple[int, str, float, int]:
-    """Run ``fidelity ARGS``: its exit code, stderr, wall seconds and peak memory (KiB on
-    Linux: the largest ``ru_maxrss`` of the test run's child processes so far, this one
-    included, so a bound on it bounds this run)."""
-    started = time.monotonic()
+def _measured(*args: str, timeout: float) -> tuple[int, str, int]:
+    """Run ``fidelity ARGS``: its exit code, stderr and peak memory (KiB on Linux: the
+    largest ``ru_maxrss`` of the test run's child processes so far, this one included,
+    so a bound on it bounds this run). A run still going after ``timeout`` seconds
+    fails the test, saying so (the bound is the point: a bomb being unpacked hangs)."""
     process = subprocess.Popen(
         [*FIDELITY, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     try:
         _, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"fidelity {' '.join(args[:2])} was still running after {timeout} s")
     finally:
         process.kill()
-    elapsed = time.monotonic() - started
     return (
         process.returncode,
         stderr,
-        elapsed,
         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
     )
 
@@ -163,15 +162,16 @@ def test_a_gzip_bomb_is_not_unpacked(
     decoding; one layer of 2 GiB is decoded no further than max_body. Either ends within
     the timeout with one sentence, exit 3, in bounded memory (it took 4.2 GB and 24 s)."""
     url = server(mode)
-    code, stderr, elapsed, peak_kib = _measured(
+    # (--timeout 5 a request, at most 6 requests: 45 s is far beyond an honest run,
+    # far below the minutes a bomb being unpacked takes)
+    code, stderr, peak_kib = _measured(
         "probe", url, "--families", "quotes", "--max-requests", "6", "--read", "json:text",
-        "--timeout", "5", "--json", str(tmp_path / "result.json"), timeout=60,
+        "--timeout", "5", "--json", str(tmp_path / "result.json"), timeout=45,
     )  # fmt: skip
     assert code == 3, stderr
     assert "Traceback" not in stderr
     (line,) = stderr.strip().splitlines()
     assert words in line
-    assert elapsed < 15
     assert peak_kib < 1024 * 1024  # under 1 GiB, with every process of the test run so far
     card = json.loads((tmp_path / "result.json").read_text())
     assert [o["status"] for o in card["observations"]] == ["broken"]

@@ -206,3 +206,26 @@ def test_a_card_made_on_one_python_names_the_change_when_checked_on_another(
         assert "newlines: " in first
     else:
         assert checked.returncode == 0, checked.stdout
+
+
+def test_a_fact_known_on_one_side_only_is_not_a_change() -> None:
+    """A card made where the server's version was unknown (or a library absent) and
+    checked where it is known says no change for that fact: only facts both sides
+    know are compared."""
+    both = Environment(python="3.11.7", implementation="CPython", platform="Linux x86_64")
+    more = dataclasses.replace(
+        both, libraries=(("PyYAML", "6.0.1"),), target=(("server", "echo 1.0"),)
+    )
+    assert differences(both, more) == ()
+    assert differences(more, both) == ()
+    # ...while a fact both know and that moved is one.
+    moved = dataclasses.replace(more, target=(("server", "echo 1.1"),))
+    assert differences(more, moved) == ("server echo 1.0 -> echo 1.1",)
+    # Through --check: the committed card knew the server, this run does not: matches.
+    card = _card()
+    committed = card.with_environment(more)
+    now = card.with_environment(both)
+    doc = document.replace(b"", "t.p", committed.to_markdown())
+    out = io.StringIO()
+    assert document.check_blocks("DOC.md", doc, (("t.p", now),), out) == 0
+    assert out.getvalue() == "DOC.md, block t.p: matches.\n"

@@ -255,12 +255,13 @@ def test_whitespace_that_shifts_next_to_a_line_strip_keeps_the_line_break(sent: 
     assert strip.received == "\n"
 
 
-# -- the compiled diff ----------------------------------------------------------------------
+# -- the compiled alignment -----------------------------------------------------------------
 
 
-def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
-    # fast_diff_match_patch reports ('+', 0) and ('-', 0) between these windows; an
-    # empty hunk used to be named unicode.nfc (normalizing "" gives "").
+def test_an_empty_operation_of_the_compiled_alignment_is_no_hunk() -> None:
+    # The diff this project used before (fast_diff_match_patch) reported ('+', 0) and
+    # ('-', 0) between these windows; an empty hunk used to be named unicode.nfc
+    # (normalizing "" gives "").
     from fidelity._compare.diff import _compiled
 
     middle = (
@@ -269,7 +270,7 @@ def test_an_empty_operation_of_the_compiled_diff_is_no_hunk() -> None:
     sent = "new our had does" + middle
     received = middle + "s had through mo"
     found: list[tuple[int, int, int, int]] = []
-    _compiled(sent, received, (0, len(sent), 0, len(received)), found, 0.0)
+    _compiled(sent, received, (0, len(sent), 0, len(received)), found)
     assert found
     assert all(i < ie or j < je for i, ie, j, je in found)
 
@@ -324,3 +325,20 @@ def test_a_final_line_separator_written_as_lf_is_no_strip(separator: str) -> Non
         print(line, file=buf)
     c = fidelity.compare(sent, buf.getvalue())
     assert c.kinds == {"newline.separator_to_lf"}, c.render()
+
+
+def test_edits_beyond_a_large_insertion_are_still_aligned() -> None:
+    # 100 000 code points inserted: no anchor is within reach of where the text goes
+    # on, so the region is split at runs found in both texts; the edits before and
+    # after the insertion stay one-letter hunks instead of one hunk to the end.
+    from fidelity._compare.diff import hunks
+
+    sent = " ".join(f"w{n}" for n in range(60_000))
+    k = len(sent) // 2
+    e = len(sent) - 1000
+    received = sent[:1000] + "X" + sent[1001:k] + "z" * 100_000 + sent[k:e] + "Y" + sent[e + 1 :]
+    assert hunks(sent, received) == [
+        (1000, 1001, 1000, 1001),
+        (k, k, k, k + 100_000),
+        (e, e + 1, e + 100_000, e + 100_001),
+    ]

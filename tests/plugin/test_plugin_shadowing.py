@@ -10,63 +10,91 @@ def build_order(n):
     return {"id": n}
 """
 
+USER_PROBES = """
+# The user's own probes (health checks), unrelated to param-fidelity.
+def liveness():
+    return True
+"""
+
 USER_TESTS = """
+import pytest
+
+import probes
 import strategies
 import tool
 
-def test_own_strategies():
+def test_own_modules():
     assert strategies.build_order(3) == {"id": 3}
+    assert probes.liveness()
 
-def test_check_still_works(fidelity):
+def test_check_works(fidelity):
     fidelity.check(tool.send, "plain")
 
-def test_survey_names_the_shadowing(fidelity):
-    fidelity.survey(tool.send)
+@pytest.mark.fidelity(allow=["quote.straighten"])
+def test_survey_works(fidelity):
+    result = fidelity.survey(tool.send, families=["quotes"])
+    assert result.kinds == {"quote.straighten"}
 
-def test_fixture_strategies_names_the_shadowing(fidelity):
-    fidelity.strategies.text()
+def test_fixture_packages_are_ours(fidelity):
+    assert fidelity.strategies.text() is not None
+    assert fidelity.probes.function(tool.send) is not None
+    assert strategies.build_order(1) == {"id": 1}  # the name stays the user's
 
 def test_direct_use_gets_a_hint():
     strategies.text()
 """
 
+OWNS = (
+    "*the module 'strategies' imported from *strategies.py is the repository's own, "
+    "not param-fidelity's strategies package*"
+)
 
-def test_a_local_strategies_module_is_named_not_an_attribute_error(
-    tool_repo: pytest.Pytester,
+
+@pytest.mark.parametrize(
+    ("package", "mode"),
+    [
+        (False, "prepend"),
+        (False, "importlib"),
+        (True, "prepend"),
+        (True, "importlib"),
+    ],
+    ids=["no-init-prepend", "no-init-importlib", "init-prepend", "init-importlib"],
+)
+def test_a_users_own_strategies_and_probes_leave_the_plugin_working(
+    tool_repo: pytest.Pytester, package: bool, mode: str
 ) -> None:
+    # tests/strategies.py and tests/probes.py, as Hypothesis and pytest layouts have
+    # them, with and without tests/__init__.py, in both import modes; `pythonpath`
+    # puts tests/ on sys.path so that `import strategies` finds the user's module
+    # in every one of them.
     tests = tool_repo.mkdir("tests")
+    if package:
+        (tests / "__init__.py").write_text("", encoding="utf-8")
     (tests / "strategies.py").write_text(USER_STRATEGIES, encoding="utf-8")
+    (tests / "probes.py").write_text(USER_PROBES, encoding="utf-8")
     (tests / "test_user.py").write_text(USER_TESTS, encoding="utf-8")
     (tests / "tool.py").write_text((tool_repo.path / "tool.py").read_text(), encoding="utf-8")
-    # A subprocess: in this process our own ``strategies`` may already be imported.
-    result = tool_repo.runpytest_subprocess("tests", "-p", "no:cacheprovider", timeout=120)
-    result.assert_outcomes(passed=2, failed=3)
-    shadowed = "*the module 'strategies' imported from *tests/strategies.py is not param-fidelity's"
-    text = result.stdout.str()
-    assert text.count("a local 'strategies' module shadows it") >= 3
-    result.stdout.fnmatch_lines(
-        [
-            "*test_survey_names_the_shadowing*",
-            f"{shadowed}*",
-        ]
+    tool_repo.makeini("[pytest]\npythonpath = tests\n")
+    # A subprocess: in this process our own ``strategies`` is already imported.
+    result = tool_repo.runpytest_subprocess(
+        "tests", "-p", "no:cacheprovider", f"--import-mode={mode}", timeout=120
     )
-    # Plain use of the shadowed module keeps its AttributeError, with our hint beside it.
+    result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines(
         [
             "*AttributeError: module 'strategies' has no attribute 'text'*",
             "*- param-fidelity -*",
-            f"{shadowed}*",
+            OWNS + "*",
         ]
     )
+    result.stdout.no_fnmatch_line("*UsageError*")
 
 
-def test_a_local_probes_package_fails_reflector_fixtures_in_one_sentence(
+def test_a_local_probes_package_leaves_the_reflector_fixtures_working(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.mkpydir("probes")
-    (pytester.path / "probes" / "__init__.py").write_text(
-        "def liveness():\n    return True\n", encoding="utf-8"
-    )
+    (pytester.path / "probes" / "__init__.py").write_text(USER_PROBES, encoding="utf-8")
     pytester.makepyfile(
         test_user="""
         import probes
@@ -74,17 +102,13 @@ def test_a_local_probes_package_fails_reflector_fixtures_in_one_sentence(
         def test_own_probes():
             assert probes.liveness()
 
-        def test_reflector(fidelity_http_reflector):
-            pass
+        def test_reflector(fidelity, fidelity_http_reflector):
+            fidelity.check(fidelity_http_reflector, "plain")
+            assert probes.liveness()
         """
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
-    result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(
-        ["the module 'probes' imported from *probes/__init__.py is not param-fidelity's*"]
-    )
-    result.stdout.no_fnmatch_line("*_plugin_reflectors.py*")
-    result.stdout.no_fnmatch_line("*_imports.py*")
+    result.assert_outcomes(passed=2)
 
 
 def test_a_typo_in_the_users_own_strategies_gets_no_hint_from_us(

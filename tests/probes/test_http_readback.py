@@ -57,7 +57,6 @@ def test_a_missing_id_is_lost(store: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"read_url": "http://h/{payload}"}, "{payload}"),
         ({"read_url": "http://h/{nope}"}, "unknown placeholder"),
         ({"read_url": "http://h/{id}"}, "needs id_from"),
         ({"read_url": "http://h/x", "id_from": "body"}, "json:PATH, header:NAME or regex"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,37 @@ def test_a_lowlevel_server_by_import_path(tmp_path: Path) -> None:
         observed = probe.observe("caf\u00e9\r\n")
     assert probe.name == "mcp stdio lowserver:server echo.text"
     assert observed.status is Status.PRESERVED
+
+
+def test_a_tests_package_installed_elsewhere_is_named_not_the_directory(
+    tmp_path: Path,
+) -> None:
+    # Some distributions put a top-level ``tests`` package into site-packages; a
+    # repository whose tests/ has no __init__.py then cannot import tests.fidelity_app
+    # from its own root, and "run from the directory that holds it" is wrong advice.
+    installed = tmp_path / "site"
+    (installed / "tests").mkdir(parents=True)
+    (installed / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "fidelity_app.py").write_text("app = None\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "probes._mcp.serve_object", "tests.fidelity_app:app"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(installed)},
+        check=False,
+    )
+    assert done.returncode == 2
+    site = (installed / "tests").resolve()
+    assert done.stderr == (
+        "fidelity: cannot import 'tests.fidelity_app' (No module named 'tests.fidelity_app'): "
+        f"'tests' was imported from {site}, not from {repo.resolve()}: an installed package "
+        "takes the name; add an __init__.py to tests/ here, so that this directory's "
+        "'tests' wins.\n"
+    )
 
 
 def test_a_bad_spec_is_one_sentence(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@
 Binds 127.0.0.1 on an OS-assigned port, prints ``listening on http://127.0.0.1:PORT/``
 (flushed) and serves until killed (Starlette under uvicorn). Every route but
 ``/_bodies`` wants basic auth with USER:PASSWORD or ``Authorization: Bearer TOKEN``
-(401 otherwise, echoing the ``Authorization`` header it got, as careless servers do).
+(401 otherwise, echoing the ``Authorization`` header it got, and the part after its
+scheme alone, as careless servers do).
 Answers are JSON with non-ASCII escaped (as ``json.dumps`` writes it),
 so a lone surrogate the client sent as an escape comes back as one.
 
@@ -48,8 +49,10 @@ def _app(basic: str, token: str) -> Any:
         bodies.append(raw.decode("latin-1"))
         got = request.headers.get("authorization")
         if got not in good:
-            # Careless, as some servers are: the credentials it got, echoed back.
-            return answer({"detail": "Not authenticated", "got": got}, 401), None
+            # Careless, as some servers are: the credentials it got, echoed back, and
+            # the part after the scheme alone (the token, the base64 of user:password).
+            token = (got or "").partition(" ")[2]
+            return answer({"detail": "Not authenticated", "got": got, "token": token}, 401), None
         if not raw:
             return None, None
         try:

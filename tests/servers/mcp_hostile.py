@@ -21,6 +21,8 @@ The tools it lists:
 - ``--tools JSON``: this ``tools/list`` answer instead, verbatim (names may repeat,
   annotations may be missing or odd); a call answers all its arguments as the
   structured content too, and a tool named ``reject`` answers ``isError`` (``refused``);
+- ``--tiny-tools N``: N more tools (``t00000``...) of a few bytes each, all of them in
+  the one ``tools/list`` page (60,000 fit in 4 MiB);
 - ``--many-tools N``: N more tools (``tool00000``...), each with a long name, many
   arguments and a long description.
 
@@ -50,6 +52,11 @@ How it misbehaves:
   ``tools/list``) until stdin closes, then exit;
 - ``--freeze-on WORD``: on a call whose text contains WORD, stop reading and answering
   for good (a closed stdin does not end it either: only a signal does);
+- ``--echo-env NAME``: answer every echo with the value of the variable NAME after the
+  text, raw and in base64 (a server that echoes the secret it was given);
+- ``--env-dump PATH``: at start-up, write this process's environment to PATH (JSON);
+- ``--daemon PATH``: at start-up, leave a daemon behind (a double fork, ``setsid``,
+  stdio closed) that writes its pid to PATH, then sleeps for an hour;
 - ``--stall``: freeze at start-up, before the handshake;
 - ``--noise``: before each answer, write a non-protocol line, a line with an ESC
   sequence and a bidi override, and a line of invalid UTF-8 on stdout;
@@ -70,6 +77,7 @@ How it misbehaves:
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -184,6 +192,23 @@ def _send(out: Any, message: dict[str, Any]) -> None:
     out.flush()
 
 
+def _daemonise(pid_file: str) -> None:
+    """Leave a grandchild in a session of its own, as a daemon does; wait for its pid."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for fd in (0, 1, 2):
+                os.close(fd)
+            with open(pid_file + ".tmp", "w", encoding="ascii") as f:
+                f.write(str(os.getpid()))
+            os.rename(pid_file + ".tmp", pid_file)
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
+    while not os.path.exists(pid_file):
+        time.sleep(0.01)
+
+
 def _freeze() -> None:
     """Neither read nor answer, ever: only a signal ends this process."""
     while True:
@@ -239,6 +264,8 @@ def main(argv: list[str]) -> int:
         listed = _echo_annotations(argv)
         tools = _tools(listed)[1:] if listed == "absent" else _tools(listed)
     tools += _many_tools(int(option(argv, "--many-tools") or 0))
+    tiny = int(option(argv, "--tiny-tools") or 0)
+    tools += [{"name": f"t{i:05d}", "inputSchema": {"type": "object"}} for i in range(tiny)]
     big = int(option(argv, "--big-reply") or -1)
     deep = int(option(argv, "--deep-reply") or 0)
     delay = float(option(argv, "--delay") or 0)
@@ -250,6 +277,14 @@ def main(argv: list[str]) -> int:
             pids.append(child.pid)
         with open(pid_file, "w", encoding="ascii") as f:
             f.write("".join(f"{pid}\n" for pid in pids))
+    echo_env = option(argv, "--echo-env")
+    env_dump = option(argv, "--env-dump")
+    if env_dump is not None:
+        with open(env_dump, "w", encoding="utf-8") as f:
+            json.dump(dict(os.environ), f)
+    daemon = option(argv, "--daemon")
+    if daemon is not None:
+        _daemonise(daemon)
     if "--stall" in argv:
         _freeze()
     muted = False
@@ -289,6 +324,9 @@ def main(argv: list[str]) -> int:
         if hang or _matches(freeze_on, text):
             _freeze()
         reply, error = text, False
+        if echo_env is not None:  # the secret it was given, echoed raw and in base64
+            secret = os.environ.get(echo_env, "")
+            reply = f"{text} {secret} {base64.b64encode(secret.encode()).decode()}"
         if _matches(lose_on, text):
             continue  # never carried out, never answered
         if store is not None:

@@ -10,6 +10,8 @@ what it says as mcp_hostile.py says it over stdio is in mcp_wire.py) and offers
   pieces so the server never holds it whole; with ``--sse`` as one server-sent event,
   with ``--gzip`` compressed (a small body on the wire that inflates to N bytes);
 - ``--deep-reply N``: answer every call with a ``structuredContent`` nesting N arrays;
+- ``--tiny-tools N``: list N more tools (``t00000``...) of a few bytes each, all in the
+  one ``tools/list`` answer (with ``--sse`` as one server-sent event);
 - ``--gzip-bomb stacked|big``: answer every call with 2 GiB of zero bytes in gzip:
   ``Content-Encoding: gzip, gzip, gzip`` (under 300 bytes) or one layer (about 2 MB).
 """
@@ -59,6 +61,8 @@ def app(argv: list[str]) -> Starlette:
     deep = int(option(argv, "--deep-reply") or 0)
     bomb = option(argv, "--gzip-bomb")
     sse, gzip = "--sse" in argv, "--gzip" in argv
+    count = int(option(argv, "--tiny-tools") or 0)
+    tiny = [{"name": f"t{i:05d}", "inputSchema": {"type": "object"}} for i in range(count)]
 
     async def mcp(request: Request) -> Any:
         if request.method != "POST":
@@ -68,7 +72,12 @@ def app(argv: list[str]) -> Starlette:
         if mid is None:
             return Response(status_code=202)
         if method != "tools/call":
-            return JSONResponse(answer(message, [_ECHO], "hostile-http"))
+            listed = [_ECHO, *tiny]
+            reply = answer(message, listed, "hostile-http")
+            if sse and method == "tools/list":
+                event = b"event: message\ndata: " + json.dumps(reply).encode() + b"\n\n"
+                return Response(event, media_type="text/event-stream")
+            return JSONResponse(reply)
         if big >= 0:
             return _big_body(mid, big, sse, gzip)
         if bomb == "stacked":

@@ -14,9 +14,11 @@ from typing import Any
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-placeholders (in --args, --read-args, --before, --read-url, --expect, --body):
+placeholders (in --args, --read-args, --before, --read-url, --expect, --body, --form,
+--default, header values and the target URL):
   "{payload}"  a string value that is exactly this becomes the payload ("{payload}{mark}"
-               inside a longer string only with --expect, which says what to read back)
+               inside a longer string only with --expect, which says what to read back);
+               in the URL's path and --read-url, the payload as one path segment
   {n}          a number unique to the payload: 1, 2, 3... (0, 1000001, 1000002 for the
                calibration calls when the read-back is located)
   {run}        an id unique to the run;  {{ and }} are literal braces
@@ -137,6 +139,13 @@ def register(sub: Any) -> None:
     target.add_argument(
         "--mcp", action="store_true", help="the target is an MCP server (stdio command or URL)"
     )
+    target.add_argument(
+        "--transport",
+        choices=("http", "sse"),
+        help="MCP over a URL: http (Streamable HTTP, falling back to the legacy SSE "
+        "transport when the URL answers its handshake with a 4xx; the default) or sse "
+        "(the legacy HTTP+SSE transport only)",
+    )
     target.add_argument("--tool", help="MCP tool to call (default: echo)")
     target.add_argument(
         "--prompt",
@@ -189,6 +198,9 @@ def register(sub: Any) -> None:
         help="HTTP and MCP over HTTP: basic auth (credentials in the URL work too); the "
         "password is shown as *** everywhere",
     )
+    from fidelity._sweep.http_flags import register as register_http_flags
+
+    register_http_flags(target)
     target.add_argument(
         "--method",
         metavar="METHOD",
@@ -285,6 +297,14 @@ def register(sub: Any) -> None:
         help="MCP stdio: run the server in a fresh temporary directory (its working "
         "directory, {sandbox} in the command and arguments) with its own HOME and TMPDIR "
         "and a minimal environment, all removed afterwards",
+    )
+    target.add_argument(
+        "--env",
+        action="append",
+        metavar="NAME=VALUE",
+        help="MCP stdio: a variable in the server's environment (repeat for several; "
+        "${VAR} is taken from your environment): the way to pass a secret, whose value is "
+        "shown as *** everywhere and never recorded",
     )
     target.add_argument(
         "--openapi",

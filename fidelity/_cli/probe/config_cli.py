@@ -44,15 +44,23 @@ def run_config(args: argparse.Namespace) -> int:
     from fidelity._cli import error
     from fidelity._report.results import writable
     from fidelity._sweep.joined import servers_map, write_cards
-    from fidelity._sweep.servers import fleet_options, run_fleet
+    from fidelity._sweep.servers import check_block_names, fleet_options, run_fleet
 
     _check(args)
     options = fleet_options(vars(args))
     for option, path in (("--json", args.json), ("--card", args.card), ("--junit", args.junit)):
         if path is not None:
             writable(path, option)
+    if args.card is not None:
+        check_block_names(options.servers)  # before the first server starts
     fleet = run_fleet(options, _section)
     sys.stdout.write(servers_map(fleet.cards, fleet.failed))
+    if fleet.stopped is not None:
+        # What the servers gave so far goes to --json and --junit; a card block is
+        # replaced only by a complete card.
+        write_cards(fleet.cards, json_path=args.json, junit_path=args.junit, failed=fleet.failed)
+        write_cards([c for c in fleet.cards if c.complete], card_path=args.card)
+        raise fleet.stopped
     write_cards(
         fleet.cards,
         json_path=args.json,

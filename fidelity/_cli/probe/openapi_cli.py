@@ -82,7 +82,15 @@ def run_openapi(args: argparse.Namespace) -> int:
         defaults=parse_defaults(args.default),
     )
     timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
-    base = resolve_base(options.spec, words[0] if words else None, timeout)
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
+    base = resolve_base(
+        options.spec,
+        words[0] if words else None,
+        timeout,
+        headers=parse_headers(args.header),
+        auth=parse_auth(args.auth),
+    )
     args.target = [base]
     if errors:
         from fidelity._cli.probe.errors_cli import run_errors_http

@@ -71,12 +71,15 @@ def _arguments(props: dict[str, Any], required: set[Any]) -> str:
 
 def list_tools(plan: ProbePlan) -> int:
     """Print the MCP server's tools; return exit code 0."""
-    from fidelity._sweep.listing import tools_of
+    from fidelity._sweep.listing import tools_cut_warning, tools_of
     from probes.frontend import consent_reason
 
-    tools = tools_of(plan)
+    found: list[int] = []
+    tools = tools_of(plan, cut=found)
     out = sys.stdout
     out.write(f"{len(tools)} tool{'s' if len(tools) != 1 else ''} on {safe(plan.shown_target)}:\n")
+    if found and found[0]:
+        out.write(f"  {tools_cut_warning(found[0])}\n")
     for tool in tools[:_MAX_TOOLS]:
         schema = dict(tool.input_schema)
         raw = schema.get("properties")
