@@ -36,6 +36,7 @@ from fidelity._probe.contract import Probe, factory, observe_value
 from fidelity._probe.observation import Direction, Hop, Observation
 from fidelity._probe.setup import ProbeSetup
 from probes._http.calibrate import calibrate
+from probes._http.credentials import credentials_of
 from probes._http.deadline import DeadlineTransport
 from probes._http.evidence import RequestEvidence, blame
 from probes._http.exchange import ExchangeFailure, Pacer, Reply, exchange
@@ -125,7 +126,7 @@ class HttpProbe(Probe):
         self.max_body = max_body
         self.headers = dict(options.request_headers)
         self._server_header = ""
-        self._secrets = _secrets(options)
+        self._secrets = credentials_of(options)
         self.default_encoding = default_encoding
         self.emit_charset = emit_charset
         self.place = options.place
@@ -636,36 +637,6 @@ class HttpProbe(Probe):
         if round_trip.status in (Status.PRESERVED, Status.TRANSFORMED):
             round_trip = dataclasses.replace(round_trip, hops=hops, blame=blame(text, list(hops)))
         return dataclasses.replace(round_trip, wire=wire, parts=(request_part, response_part))
-
-
-def _secrets(options: HttpOptions) -> tuple[str, ...]:
-    """What an excerpt of a server's answer must not show: every header value given, the
-    token after its scheme (``Bearer TOKEN``), the basic credentials and their password."""
-    found: set[str] = set()
-    for name, value in options.request_headers.items():
-        if name.lower() in _PLAIN_HEADERS:
-            continue
-        found.add(value)
-        found.add(value.rpartition(" ")[2])
-    if options.auth is not None:
-        found.add(options.auth[1])
-    found.update(_url_password(options.url))
-    # Longest first, so a token inside a longer value is not left half shown.
-    return tuple(sorted((s for s in found if len(s) >= 4), key=len, reverse=True))
-
-
-def _url_password(url: str) -> tuple[str, ...]:
-    authority = url.partition("://")[2].partition("/")[0]
-    userinfo, at, _ = authority.rpartition("@")
-    if not at or ":" not in userinfo:
-        return ()
-    from urllib.parse import unquote
-
-    return (unquote(userinfo.partition(":")[2]),)
-
-
-#: Header values that hold no secret (kept readable in excerpts).
-_PLAIN_HEADERS = frozenset({"accept", "content-type", "user-agent", "accept-language"})
 
 
 http = factory(

@@ -30,6 +30,7 @@ import httpx
 
 from fidelity._core.errors import TargetError, UsageError
 from fidelity._core.render import safe
+from fidelity._core.secrets import looks_secret, remember
 from probes._http.exchange import ExchangeFailure, Reply
 from probes._payload.placeholders import Filled
 
@@ -166,6 +167,9 @@ def log_in(
 ) -> Session:
     """Run the login step with ``client``'s requests sent by ``send``; the session it
     opened. A login page or step that fails is a ``TargetError`` in one sentence."""
+    # Every output of the run masks the login form's secret fields (its password, not
+    # its user name), then the session's cookies and token once it has them.
+    remember(*(v for k, v in (login.form or {}).items() if looks_secret(k)))
     session = Session(token_to=login.csrf_to)
     where = login.url
     kind, _, name = (login.csrf_from or "").partition(":")
@@ -211,6 +215,7 @@ def log_in(
             f"the login at {safe(where)} was answered HTTP {reply.status} but set no cookie: "
             "nothing keeps the session (check the login URL and its fields)."
         )
+    remember(*session.secrets)
     return session
 
 

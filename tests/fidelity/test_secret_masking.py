@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from fidelity._sweep.config import ConfigServer, redact
 from fidelity._sweep.errors_verdict import mask
+from probes._http.credentials import credentials_of as _secrets
 from probes._http.options import HttpOptions
-from probes._http.probe import _secrets
 
 
 def test_the_http_probe_hides_header_values_the_bare_token_auth_and_url_password() -> None:
