@@ -27,6 +27,7 @@ __all__ = [
     "FunctionProbe",
     "PayloadPlace",
     "Probe",
+    "Wrapping",
     "callable_name",
     "factory",
     "observe_value",
@@ -343,3 +344,30 @@ def factory(cls: Callable[_P, _T], *, name: str, doc: str) -> Callable[_P, _T]:
     make.__module__ = cls.__module__
     make.__signature__ = inspect.signature(cls)  # type: ignore[attr-defined]
     return make
+
+
+class Wrapping(Probe):
+    """A probe around ``inner`` (a front that paces it, masks what it saw...): what it
+    counts, splits and reports of its environment are ``inner``'s, and closing it closes
+    ``inner``. A subclass gives ``observe`` and ``observe_many``."""
+
+    inner: Probe
+
+    @property
+    def requests(self) -> int | None:
+        return self.inner.requests
+
+    @property
+    def max_requests_per_observation(self) -> int:
+        return self.inner.max_requests_per_observation
+
+    @property
+    def splits_directions(self) -> bool:
+        return self.inner.splits_directions
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        return self.inner.environment
+
+    def close(self) -> None:
+        self.inner.close()

@@ -12,10 +12,10 @@ again, so the verdict, the card and every report are made from the masked value.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 from fidelity._core.secrets import known, mask, mask_bytes
-from fidelity._probe.contract import Probe
+from fidelity._probe.contract import Probe, Wrapping
 from fidelity._probe.observation import Observation
 
 __all__ = ["Masked", "mask_observation"]
@@ -68,7 +68,7 @@ def mask_observation(observation: Observation) -> Observation:
     )
 
 
-class Masked(Probe):
+class Masked(Wrapping):
     """``inner``, every observation it gives masked (:func:`mask_observation`)."""
 
     def __init__(self, inner: Probe) -> None:
@@ -81,22 +81,3 @@ class Masked(Probe):
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
         for observation in self.inner.observe_many(texts):
             yield mask_observation(observation)
-
-    @property
-    def requests(self) -> int | None:
-        return self.inner.requests
-
-    @property
-    def max_requests_per_observation(self) -> int:
-        return self.inner.max_requests_per_observation
-
-    @property
-    def splits_directions(self) -> bool:
-        return self.inner.splits_directions
-
-    @property
-    def environment(self) -> Mapping[str, str]:
-        return self.inner.environment
-
-    def close(self) -> None:
-        self.inner.close()

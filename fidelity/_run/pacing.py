@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
-from fidelity._probe.contract import Probe
+from fidelity._probe.contract import Probe, Wrapping
 from fidelity._probe.observation import Observation
 from fidelity._run.budget import calls_per_payload
 from fidelity._run.options import RunOptions
@@ -37,7 +37,7 @@ def calibration_pace(options: RunOptions, probe: Probe) -> Pacer | None:
     return Pacer(calls_per_payload(options, probe) / options.rate)
 
 
-class RateLimited(Probe):
+class RateLimited(Wrapping):
     """Space the observations of ``inner`` so it sends at most ``rate`` calls a second.
 
     ``just_called``: calls were made around the limiter just before (the calibration
@@ -60,22 +60,3 @@ class RateLimited(Probe):
     def observe_many(self, texts: Iterable[str]) -> Iterator[Observation]:
         for text in texts:
             yield self.observe(text)
-
-    @property
-    def requests(self) -> int | None:
-        return self.inner.requests
-
-    @property
-    def max_requests_per_observation(self) -> int:
-        return self.inner.max_requests_per_observation
-
-    @property
-    def splits_directions(self) -> bool:
-        return self.inner.splits_directions
-
-    @property
-    def environment(self) -> Mapping[str, str]:
-        return self.inner.environment
-
-    def close(self) -> None:
-        self.inner.close()

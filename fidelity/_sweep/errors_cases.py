@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fidelity._sweep.openapi_made import FORMATS
+
 __all__ = [
     "EXTRA_ARGUMENT",
     "NOT_AN_OPTION",
@@ -54,18 +56,6 @@ _OFF_PATTERN = ("", "-", "fidelity not matching", "0")
 #: ``maxLength:ARG`` is made only up to this length (a longer value is not sent).
 _LONGEST = 100_000
 _DEPTH = 8
-_FORMATS = {
-    "date-time": "2024-01-01T00:00:00Z",
-    "date": "2024-01-01",
-    "time": "00:00:00",
-    "email": "user@example.com",
-    "uuid": "00000000-0000-4000-8000-000000000000",
-    "uri": "https://example.com/",
-    "url": "https://example.com/",
-    "hostname": "example.com",
-    "ipv4": "127.0.0.1",
-    "ipv6": "::1",
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,8 +110,8 @@ def _first_branch(schema: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _string(schema: Mapping[str, Any]) -> str:
     fmt = schema.get("format")
-    if isinstance(fmt, str) and fmt in _FORMATS:
-        return _FORMATS[fmt]
+    if isinstance(fmt, str) and fmt in FORMATS:
+        return FORMATS[fmt]
     text = "fidelity"
     low, high = schema.get("minLength"), schema.get("maxLength")
     if isinstance(low, int) and low > len(text):

@@ -25,6 +25,7 @@ from typing import Any
 from fidelity._core.errors import UsageError
 
 __all__ = [
+    "FORMATS",
     "MAX_MADE",
     "MadeBudget",
     "made_value",
@@ -43,7 +44,8 @@ _CAMEL = re.compile(rf"[a-z0-9](?:{_WORDS.title()}|ID)$")
 _SUFFIX, _SUFFIX_LONGEST, _SHORT_SUFFIX_LONGEST = "-{run}-{n}", 17, 15
 _SUFFIX_SHORTEST = 11
 
-_FORMATS = {
+#: A valid value of each string ``format`` a schema may declare.
+FORMATS = {
     "date-time": "2024-01-01T00:00:00Z",
     "date": "2024-01-01",
     "time": "00:00:00",
@@ -165,8 +167,8 @@ def made_value(
     if kind == "null":
         return None
     fmt = schema.get("format")
-    if isinstance(fmt, str) and fmt in _FORMATS:
-        return _FORMATS[fmt]
+    if isinstance(fmt, str) and fmt in FORMATS:
+        return FORMATS[fmt]
     length = max(int(schema.get("minLength", 0) or 0), 1)
     text = f"value{rng.randint(0, 9999)}"
     text = (text * (length // len(text) + 1))[: max(length, len(text))]
