@@ -312,27 +312,11 @@ def _sweep_config(
 
 
 def _sweep_openapi(options: argparse.Namespace, base_url: str | None) -> Sweep:
-    from fidelity._sweep.openapi_run import (
-        OpenApiOptions,
-        execute_openapi,
-        parse_defaults,
-        resolve_base,
-    )
-    from fidelity._sweep.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
+    from fidelity._sweep.openapi_run import execute_openapi, openapi_target
+    from fidelity._sweep.plan import plan_from_args
     from fidelity._sweep.result import Recorder
 
-    spec = options.openapi
-    openapi = OpenApiOptions(
-        spec=spec,
-        only=tuple(options.only_op or ()),
-        skip=tuple(options.skip_op or ()),
-        defaults=parse_defaults(options.default),
-    )
-    from fidelity._sweep.request_options import parse_auth, parse_headers
-
-    timeout = parse_seconds("--timeout", options.timeout, default=DEFAULT_TIMEOUT)
-    headers, auth = parse_headers(options.header), parse_auth(options.auth)
-    options.target = [resolve_base(spec, base_url, timeout, headers=headers, auth=auth)]
+    openapi = openapi_target(options, base_url)
     plan = plan_from_args(options)
     recorder = Recorder()
     return _ended(recorder, plan, lambda: execute_openapi(plan, openapi, recorder.listen))

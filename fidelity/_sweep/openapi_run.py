@@ -32,10 +32,12 @@ from fidelity._sweep.rows_model import ParamRun
 from probes.frontend import CALIBRATION_CALLS
 
 if TYPE_CHECKING:
+    import argparse
+
     from fidelity._core.payload import Payload
     from fidelity._sweep.plan import ProbePlan
 
-__all__ = ["OpenApiOptions", "execute_openapi", "parse_defaults"]
+__all__ = ["OpenApiOptions", "execute_openapi", "openapi_target", "parse_defaults"]
 
 #: What one field costs at least: its calibration call and one payload.
 _LEAST = CALIBRATION_CALLS + 1
@@ -195,6 +197,25 @@ def resolve_base(
             f"(such as fidelity probe --openapi SPEC {safe(mask_url(base))})."
         )
     return base
+
+
+def openapi_target(args: argparse.Namespace, base_url: str | None) -> OpenApiOptions:
+    """The operations' options of an ``--openapi`` run from its option values, with
+    ``args.target`` set to the API's base URL (``base_url``, or the document's server,
+    the document fetched with the run's credentials: :func:`resolve_base`)."""
+    from fidelity._sweep.plan import DEFAULT_TIMEOUT, parse_seconds
+    from fidelity._sweep.request_options import parse_auth, parse_headers
+
+    options = OpenApiOptions(
+        spec=args.openapi,
+        only=tuple(args.only_op or ()),
+        skip=tuple(args.skip_op or ()),
+        defaults=parse_defaults(args.default),
+    )
+    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
+    headers, auth = parse_headers(args.header), parse_auth(args.auth)
+    args.target = [resolve_base(options.spec, base_url, timeout, headers=headers, auth=auth)]
+    return options
 
 
 def execute_openapi(plan: ProbePlan, options: OpenApiOptions, listen: Listen | None = None) -> int:

@@ -40,13 +40,8 @@ def refuse_openapi_options(args: argparse.Namespace) -> None:
 def run_openapi(args: argparse.Namespace) -> int:
     """Check the ``--openapi`` command line, find the base URL, run the survey."""
     from fidelity._cli.probe.listeners import terminal
-    from fidelity._sweep.openapi_run import (
-        OpenApiOptions,
-        execute_openapi,
-        parse_defaults,
-        resolve_base,
-    )
-    from fidelity._sweep.plan import DEFAULT_TIMEOUT, parse_seconds, plan_from_args
+    from fidelity._sweep.openapi_run import execute_openapi, openapi_target
+    from fidelity._sweep.plan import plan_from_args
 
     errors = bool(getattr(args, "errors", False))
     allow: tuple[str, ...] = ()
@@ -75,23 +70,7 @@ def run_openapi(args: argparse.Namespace) -> int:
             f"{words[0]!r} is not a base URL; give the API's http(s) URL after the options, "
             "or none to use the document's first server."
         )
-    options = OpenApiOptions(
-        spec=args.openapi,
-        only=tuple(args.only_op or ()),
-        skip=tuple(args.skip_op or ()),
-        defaults=parse_defaults(args.default),
-    )
-    timeout = parse_seconds("--timeout", args.timeout, default=DEFAULT_TIMEOUT)
-    from fidelity._sweep.request_options import parse_auth, parse_headers
-
-    base = resolve_base(
-        options.spec,
-        words[0] if words else None,
-        timeout,
-        headers=parse_headers(args.header),
-        auth=parse_auth(args.auth),
-    )
-    args.target = [base]
+    options = openapi_target(args, words[0] if words else None)
     if errors:
         from fidelity._cli.probe.errors_cli import run_errors_http
 
